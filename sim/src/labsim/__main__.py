@@ -1,0 +1,47 @@
+"""``python -m labsim [SCRIPT]``: run command lines and print a transcript.
+
+Each command is echoed as ``$ command`` followed by its output, like a terminal
+session. Commands come from SCRIPT, or from standard input when SCRIPT is omitted or
+is ``-``. The exit status is 0 unless ``--errexit`` is given, which stops at the first
+failing command and exits with its status (like ``set -e``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from labsim.shell.session import Session, transcript
+from labsim.zfs.versions import DEFAULT_VERSION, VERSIONS
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="labsim", description=__doc__.splitlines()[0])
+    parser.add_argument("script", nargs="?", default="-",
+                        help="file of command lines (default: standard input)")
+    parser.add_argument("--zfs-version", choices=sorted(VERSIONS), default=DEFAULT_VERSION.name,
+                        help="which OpenZFS behaviour to simulate (default: %(default)s)")
+    parser.add_argument("-e", "--errexit", action="store_true",
+                        help="stop at the first failing command and exit with its status")
+    parser.add_argument("--prompt", default="$ ", help="prefix of each echoed command")
+    args = parser.parse_args(argv)
+
+    try:
+        text = sys.stdin.read() if args.script == "-" else open(args.script).read()
+    except OSError as err:
+        parser.error(f"cannot read {args.script}: {err.strerror}")
+    session = Session(version=VERSIONS[args.zfs_version])
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        result = session.run(line)
+        sys.stdout.write(transcript([(line, result)], prompt=args.prompt))
+        sys.stdout.flush()
+        if args.errexit and result.status:
+            return result.status
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""Lesson simulations. Each scenario module offers ``describe()`` (its controls and
+defaults) and ``run(params)`` (a plotly figure spec, a summary and the command
+transcript that produced it). Add a lesson's scenario here and it is on every page."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from labsim.scenarios import pools_vdevs
+
+SCENARIOS: dict[str, ModuleType] = {"pools-vdevs": pools_vdevs}
+
+
+def get_scenario(name: str) -> ModuleType:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise ValueError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}") from None

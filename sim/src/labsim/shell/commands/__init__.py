@@ -1,0 +1,1 @@
+"""One module per tool: zpool, zfs, dd, and the few coreutils the lessons use."""

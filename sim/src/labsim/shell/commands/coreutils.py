@@ -1,0 +1,212 @@
+"""The few GNU coreutils the lessons use: truncate, rm, ls, and shell built-ins."""
+
+from __future__ import annotations
+
+import getopt
+
+from labsim.format import coreutils as fmt
+from labsim.shell import fs
+from labsim.shell.session import CommandResult, HostFile, Session, UsageError
+from labsim.shell.units import parse_coreutils_size
+from labsim.zfs.pool import File
+
+
+def _usage(tool: str, message: str) -> UsageError:
+    return UsageError(f"{tool}: {message}\nTry '{tool} --help' for more information.", 1)
+
+
+def truncate(session: Session, argv: list[str]) -> CommandResult:
+    try:
+        opts, files = getopt.gnu_getopt(argv[1:], "cs:", ["size=", "no-create"])
+    except getopt.GetoptError as err:
+        raise _usage("truncate", fmt.getopt_message(err)) from None
+    size_arg = next((v for k, v in opts if k in ("-s", "--size")), None)
+    no_create = any(k in ("-c", "--no-create") for k, _ in opts)
+    if size_arg is None:
+        raise _usage("truncate", "you must specify either '--size' or '--reference'")
+    if not files:
+        raise _usage("truncate", "missing file operand")
+    mode, number = (size_arg[0], size_arg[1:]) if size_arg[:1] in "+-<>/%" else ("=", size_arg)
+    amount = parse_coreutils_size(number)
+    if amount is None:
+        return CommandResult.fail(f"truncate: Invalid number: '{size_arg}'")
+    errors, status = [], 0
+    for name in files:
+        path = session.absolute(name)
+        if not fs.parent_exists(session, path):
+            errors.append(fmt.open_for_writing_failed("truncate", name))
+            status = 1
+            continue
+        hit = fs.mounted_dataset(session, path)
+        current = _size_of(session, path)
+        if current is None and no_create:
+            continue
+        new_size = _resize(current or 0, mode, amount)
+        if hit is not None and hit.name:
+            file = hit.dataset.files.setdefault(hit.name, File(hit.name))
+            file.size, file.mtime = new_size, session.clock  # sparse: nothing allocated
+        else:
+            session.host_files[path] = HostFile(new_size, session.clock)
+    return CommandResult(stderr="".join(errors), status=status)
+
+
+def _resize(current: int, mode: str, amount: int) -> int:
+    if mode == "+":
+        return current + amount
+    if mode == "-":
+        return max(0, current - amount)
+    if mode == "<":
+        return min(current, amount)
+    if mode == ">":
+        return max(current, amount)
+    if mode == "/":
+        return current // amount * amount if amount else current
+    if mode == "%":
+        return -(-current // amount) * amount if amount else current
+    return amount
+
+
+def _size_of(session: Session, path: str) -> int | None:
+    if path in session.host_files:
+        return session.host_files[path].size
+    hit = fs.mounted_dataset(session, path)
+    if hit is not None and hit.name in hit.dataset.files:
+        return hit.dataset.files[hit.name].size
+    return None
+
+
+def rm(session: Session, argv: list[str]) -> CommandResult:
+    from labsim.zfs.pool import remove_file
+
+    try:
+        opts, names = getopt.gnu_getopt(argv[1:], "frv", ["force", "recursive"])
+    except getopt.GetoptError as err:
+        raise _usage("rm", fmt.getopt_message(err)) from None
+    force = any(k in ("-f", "--force") for k, _ in opts)
+    if not names:
+        if force:
+            return CommandResult()
+        raise _usage("rm", "missing operand")
+    errors = []
+    for name in names:
+        path = session.absolute(name)
+        hit = fs.mounted_dataset(session, path)
+        if path in session.host_files:
+            del session.host_files[path]
+        elif hit is not None and hit.name in hit.dataset.files:
+            remove_file(hit.pool, hit.dataset, hit.name)
+        elif fs.is_dir(session, path):
+            errors.append(f"rm: cannot remove '{name}': Is a directory\n")
+        elif not force:
+            errors.append(f"rm: cannot remove '{name}': No such file or directory\n")
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+def ls(session: Session, argv: list[str]) -> CommandResult:
+    try:
+        opts, names = getopt.gnu_getopt(argv[1:], "lhaS1", ["human-readable"])
+    except getopt.GetoptError as err:
+        raise _usage("ls", fmt.getopt_message(err)) from None
+    long = any(k == "-l" for k, _ in opts)
+    human = any(k in ("-h", "--human-readable") for k, _ in opts)
+    names = names or ["."]
+    out, errors = [], []
+    files: list[tuple[str, int, int, float]] = []  # shown name, size, allocated, mtime
+    dirs: list[tuple[str, str]] = []
+    for name in names:
+        path = session.absolute(name)
+        entry = _stat(session, path)
+        if entry is not None:
+            files.append((name, *entry))
+        elif fs.is_dir(session, path):
+            dirs.append((name, path))
+        else:
+            errors.append(f"ls: cannot access '{name}': No such file or directory\n")
+    files.sort()
+    if files:
+        out.append(fmt.ls_lines(files, long=long, human=human, now=session.clock))
+    for i, (name, path) in enumerate(sorted(dirs)):
+        entries = sorted(_listdir(session, path))
+        if len(names) > 1:
+            out.append(("\n" if (i or files) else "") + f"{name}:\n")
+        out.append(fmt.ls_lines(entries, long=long, human=human, now=session.clock,
+                                total=True))
+    return CommandResult(stdout="".join(out), stderr="".join(errors),
+                         status=2 if errors else 0)
+
+
+def _stat(session: Session, path: str) -> tuple[int, int, float] | None:
+    if path in session.host_files:
+        f = session.host_files[path]
+        return f.size, 0, f.mtime
+    hit = fs.mounted_dataset(session, path)
+    if hit is not None and hit.name in hit.dataset.files:
+        f = hit.dataset.files[hit.name]
+        return f.size, f.allocated, f.mtime
+    return None
+
+
+def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
+    prefix = path.rstrip("/") + "/"
+    entries = []
+    for name, f in session.host_files.items():
+        if name.startswith(prefix) and "/" not in name[len(prefix):]:
+            entries.append((name[len(prefix):], f.size, 0, f.mtime))
+    hit = fs.mounted_dataset(session, path)
+    if hit is not None and hit.name == "":
+        for name, f in hit.dataset.files.items():
+            entries.append((name, f.size, f.allocated, f.mtime))
+    return entries
+
+
+def noop(session: Session, argv: list[str]) -> CommandResult:
+    return CommandResult()
+
+
+def sleep(session: Session, argv: list[str]) -> CommandResult:
+    try:
+        session.clock += float(argv[1])
+    except (IndexError, ValueError):
+        raise _usage("sleep", "missing operand" if len(argv) < 2
+                     else f"invalid time interval '{argv[1]}'") from None
+    return CommandResult()
+
+
+def echo(session: Session, argv: list[str]) -> CommandResult:
+    return CommandResult(stdout=" ".join(argv[1:]) + "\n")
+
+
+def pwd(session: Session, argv: list[str]) -> CommandResult:
+    return CommandResult(stdout=session.cwd + "\n")
+
+
+def cd(session: Session, argv: list[str]) -> CommandResult:
+    target = session.absolute(argv[1]) if len(argv) > 1 else "/root"
+    if not fs.is_dir(session, target):
+        return CommandResult.fail(f"bash: cd: {argv[1]}: No such file or directory")
+    session.cwd = target
+    return CommandResult()
+
+
+def mkdir(session: Session, argv: list[str]) -> CommandResult:
+    errors = []
+    parents = "-p" in argv
+    for name in (a for a in argv[1:] if not a.startswith("-")):
+        path = session.absolute(name)
+        if fs.is_dir(session, path):
+            if not parents:
+                errors.append(f"mkdir: cannot create directory '{name}': File exists\n")
+            continue
+        if not parents and not fs.parent_exists(session, path):
+            errors.append(f"mkdir: cannot create directory '{name}': "
+                          "No such file or directory\n")
+            continue
+        if fs.mounted_dataset(session, path) is not None:
+            errors.append(f"mkdir: labsim keeps files at the top of a dataset: '{name}'\n")
+            continue
+        session.host_dirs.add(path)
+        if parents:
+            while path != "/":
+                path = path.rsplit("/", 1)[0] or "/"
+                session.host_dirs.add(path)
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)

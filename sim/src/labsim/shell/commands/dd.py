@@ -1,0 +1,89 @@
+"""dd: the lessons' way of writing data. Reads /dev/zero or /dev/urandom, writes a file.
+
+Semantics follow GNU dd: output is truncated unless conv=notrunc; without count= it
+copies until the input ends (never, for /dev/zero) or the output fills up; the summary
+goes to stderr; a short write followed by an error counts the bytes but not the record.
+"""
+
+from __future__ import annotations
+
+from labsim.format import coreutils as fmt
+from labsim.shell import fs
+from labsim.shell.session import CommandResult, HostFile, Session, UsageError
+from labsim.shell.units import parse_dd_number
+from labsim.zfs.errors import NoSpace
+from labsim.zfs.pool import write_file
+
+SOURCES = {"/dev/zero": "zero", "/dev/urandom": "random", "/dev/random": "random"}
+# Throughput of the simulated machine, bytes per second, for dd's timing line.
+WRITE_RATE = {"zero": 900e6, "random": 250e6}
+HOST_FREE_BYTES = 40 << 30
+
+
+def main(session: Session, argv: list[str]) -> CommandResult:
+    operands = _parse(argv[1:])
+    bs = _number(operands.get("bs", "512"))
+    if bs == 0:
+        raise UsageError("dd: invalid number: '0'", 1)
+    count = _number(operands["count"]) if "count" in operands else None
+    source = operands.get("if")
+    target = operands.get("of")
+    if source is None or target is None:
+        return CommandResult.fail(
+            "dd: labsim reads if=/dev/zero or if=/dev/urandom and writes of=FILE")
+    content = SOURCES.get(source)
+    if content is None:
+        return CommandResult.fail(f"dd: failed to open '{source}': No such file or directory")
+    path = session.absolute(target)
+    if not fs.parent_exists(session, path):
+        return CommandResult.fail(f"dd: failed to open '{target}': No such file or directory")
+
+    wanted = bs * count if count is not None else None
+    hit = fs.mounted_dataset(session, path)
+    error = ""
+    if hit is not None and hit.name:
+        size = wanted if wanted is not None else 1 << 62
+        try:
+            written = write_file(hit.pool, hit.dataset, hit.name, size, content)
+        except NoSpace as full:
+            written = full.written
+            error = fmt.dd_write_error(target)
+        hit.dataset.files[hit.name].mtime = session.clock
+    elif hit is not None:
+        return CommandResult.fail(f"dd: failed to open '{target}': Is a directory")
+    else:
+        written = wanted if wanted is not None else HOST_FREE_BYTES
+        if wanted is None or wanted > HOST_FREE_BYTES:
+            written, error = HOST_FREE_BYTES, fmt.dd_write_error(target)
+        session.host_files[path] = HostFile(written, session.clock)
+
+    full_out, tail = divmod(written, bs)
+    if error:  # the record that hit ENOSPC was read in full but not written in full
+        records_in, partial_in, partial_out = full_out + 1, 0, 0
+    else:
+        records_in, partial_in = full_out, int(tail > 0)
+        partial_out = partial_in
+    seconds = max(written / WRITE_RATE[content], 2e-5)
+    session.clock += seconds
+    summary = fmt.dd_summary(records_in, partial_in, full_out, partial_out, written, seconds)
+    return CommandResult(stderr=error + summary, status=1 if error else 0)
+
+
+def _parse(args: list[str]) -> dict[str, str]:
+    known = {"if", "of", "bs", "count", "conv", "status", "oflag", "iflag", "seek", "skip",
+             "ibs", "obs"}
+    operands = {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if not sep or key not in known:
+            raise UsageError(f"dd: unrecognized operand '{arg}'\n"
+                             "Try 'dd --help' for more information.", 1)
+        operands[key] = value
+    return operands
+
+
+def _number(text: str) -> int:
+    value = parse_dd_number(text)
+    if value is None:
+        raise UsageError(f"dd: invalid number: '{text}'", 1)
+    return value

@@ -1,0 +1,159 @@
+"""A shell session: the state a learner's commands act on, and the dispatcher.
+
+A Session is the simulated machine: sparse files on the host, imported pools, the
+current directory and a clock. ``Session.run(line)`` parses one command line and
+returns what the real command would print and its exit status. Sessions share
+nothing, so a page can hold as many as it likes.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from labsim.zfs.pool import Pool
+from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    stdout: str = ""
+    stderr: str = ""
+    status: int = 0
+
+    @classmethod
+    def fail(cls, message: str, status: int = 1) -> CommandResult:
+        return cls(stderr=message if message.endswith("\n") else message + "\n", status=status)
+
+
+class UsageError(Exception):
+    """A command line the tool rejects; carries the tool's text and exit status."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+@dataclass
+class HostFile:
+    """A file on the host's own filesystem (the sparse files vdevs are made of)."""
+
+    size: int
+    mtime: float
+
+
+@dataclass
+class Session:
+    version: ZfsVersion = DEFAULT_VERSION
+    cwd: str = "/root"
+    host_files: dict[str, HostFile] = field(default_factory=dict)
+    host_dirs: set[str] = field(
+        default_factory=lambda: {"/", "/root", "/tmp", "/var", "/var/tmp", "/dev", "/mnt"}
+    )
+    pools: dict[str, Pool] = field(default_factory=dict)
+    clock: float = 1_795_000_000.0  # seconds since the epoch; advanced by slow commands
+    # Relative write throughput of each vdev's backing file, by path (default 1.0).
+    device_speed: dict[str, float] = field(default_factory=dict)
+
+    def run(self, line: str) -> CommandResult:
+        """Run one command line (several if separated by ';')."""
+        results = [self._run_one(part) for part in _split_commands(line)]
+        if not results:
+            return CommandResult()
+        return CommandResult(
+            stdout="".join(r.stdout for r in results),
+            stderr="".join(r.stderr for r in results),
+            status=results[-1].status,
+        )
+
+    def _run_one(self, line: str) -> CommandResult:
+        try:
+            argv = shlex.split(line, comments=True)
+        except ValueError:
+            return CommandResult.fail("bash: syntax error: unterminated quoted string", 2)
+        if not argv:
+            return CommandResult()
+        handler = _commands().get(argv[0])
+        if handler is None:
+            return CommandResult.fail(f"bash: {argv[0]}: command not found", 127)
+        try:
+            return handler(self, argv)
+        except UsageError as err:
+            return CommandResult.fail(err.message, err.status)
+
+    def absolute(self, path: str) -> str:
+        if not path.startswith("/"):
+            path = self.cwd.rstrip("/") + "/" + path
+        parts: list[str] = []
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if parts:
+                    parts.pop()
+            else:
+                parts.append(part)
+        return "/" + "/".join(parts)
+
+
+def _split_commands(line: str) -> list[str]:
+    """Split on ';' outside quotes (enough for lesson scripts)."""
+    parts, current, quote = [], [], ""
+    for ch in line:
+        if quote:
+            current.append(ch)
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+            current.append(ch)
+        elif ch == ";":
+            parts.append("".join(current))
+            current = []
+        elif ch == "#" and (not current or current[-1].isspace()):
+            break
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return [p for p in (p.strip() for p in parts) if p]
+
+
+def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
+    from labsim.shell.commands import coreutils, dd, zfs, zpool
+
+    return {
+        "zpool": zpool.main,
+        "zfs": zfs.main,
+        "dd": dd.main,
+        "truncate": coreutils.truncate,
+        "rm": coreutils.rm,
+        "ls": coreutils.ls,
+        "sync": coreutils.noop,
+        "sleep": coreutils.sleep,
+        "echo": coreutils.echo,
+        "cd": coreutils.cd,
+        "pwd": coreutils.pwd,
+        "mkdir": coreutils.mkdir,
+    }
+
+
+def run_script(text: str, session: Session | None = None) -> list[tuple[str, CommandResult]]:
+    """Run every line of ``text``; returns (line, result) pairs in order."""
+    session = session or Session()
+    out = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        out.append((line, session.run(line)))
+    return out
+
+
+def transcript(pairs: list[tuple[str, CommandResult]], prompt: str = "$ ") -> str:
+    """``$ command`` followed by what it printed, as a terminal would show it."""
+    chunks = []
+    for line, result in pairs:
+        chunks.append(f"{prompt}{line}\n{result.stdout}{result.stderr}")
+    return "".join(chunks)

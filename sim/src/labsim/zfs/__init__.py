@@ -1,0 +1,1 @@
+"""The ZFS model: vdevs, metaslabs, slop space, the allocator and pools, following OpenZFS."""

@@ -1,0 +1,144 @@
+"""Which top-level vdev receives each block: the rotor, the aliquot and the free-space bias.
+
+This follows metaslab_alloc_dva() in module/zfs/metaslab.c.
+
+* The metaslab class keeps a *rotor* pointing at one top-level vdev (metaslab group).
+  Blocks go to that vdev until it has taken its *aliquot* of bytes for this turn
+  (``metaslab_aliquot``, 512 KiB up to OpenZFS 2.1), then the rotor moves on.
+* When a vdev's turn starts, its aliquot is stretched or shrunk by a *bias* so that
+  vdevs with more free space take more per turn::
+
+      ratio = vs_free * mc_alloc_groups * 100 / (mc_free + 1)
+      mg_bias = (ratio - 100) * mg_aliquot / 100
+
+  A vdev with twice the pool's average free space gets twice the aliquot; an empty
+  10 GiB vdev next to an empty 2 GiB one takes 7 records of 128 KiB for every 2.
+* The free-space figures come from vdev_stat, which is updated when a transaction group
+  syncs. Inside one txg the bias is therefore fixed, and the model advances the allocator
+  a whole txg at a time: cheap enough to fill a terabyte in milliseconds, and exact in
+  the counts the rotor hands out.
+* OpenZFS 0.7 added the allocation throttle: a vdev with a full queue of outstanding
+  allocations is skipped while another still has room. Under a saturated stream of
+  writes, vdevs that finish writes faster take more blocks. ``throttle_pressure`` is
+  the share of allocations made in that saturated state (0 = the rotor alone decides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class GroupState:
+    """What the allocator knows about one top-level vdev at the start of a txg."""
+
+    free: int  # vs_space - vs_alloc
+    speed: float = 1.0  # relative write throughput, used only by the throttle
+
+
+def free_space_bias(vdev_free: int, class_free: int, alloc_groups: int, aliquot: int) -> int:
+    """mg_bias: bytes added to (or taken from) a vdev's aliquot for its next turn."""
+    ratio = (vdev_free * alloc_groups * 100) // (class_free + 1)
+    return _c_div((ratio - 100) * aliquot, 100)
+
+
+def _c_div(a: int, b: int) -> int:
+    """Integer division truncating toward zero, as C does for int64_t."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def records_per_turn(bias: int, aliquot: int, asize: int) -> int:
+    """Blocks of ``asize`` a vdev takes in one turn: until mca_aliquot >= aliquot + bias."""
+    threshold = aliquot + bias
+    if threshold <= asize:
+        return 1
+    return -(-threshold // asize)
+
+
+def rotor_shares(groups: list[GroupState], aliquot: int, asize: int) -> list[int]:
+    """Blocks each vdev takes per full turn of the rotor (0 for vdevs that are full)."""
+    live = [g for g in groups if g.free >= asize]
+    class_free = sum(g.free for g in live)
+    shares = []
+    for g in groups:
+        if g.free < asize:
+            shares.append(0)
+            continue
+        bias = free_space_bias(g.free, class_free, len(live), aliquot)
+        shares.append(records_per_turn(bias, aliquot, asize))
+    return shares
+
+
+@dataclass
+class Rotor:
+    """Carries the allocator's position between txgs so that splitting work into
+    chunks never changes the result: fractional blocks owed to each vdev are kept."""
+
+    owed: list[float] = field(default_factory=list)
+
+    def distribute(
+        self,
+        groups: list[GroupState],
+        blocks: int,
+        aliquot: int,
+        asize: int,
+        throttle_pressure: float = 0.0,
+    ) -> list[int]:
+        """Split ``blocks`` blocks of ``asize`` bytes among vdevs for one txg.
+
+        Never gives a vdev more blocks than fit in its free space; blocks that fit
+        nowhere are left unallocated (the caller sees a short total: ENOSPC).
+        """
+        n = len(groups)
+        if len(self.owed) < n:
+            self.owed.extend([0.0] * (n - len(self.owed)))
+        counts = [0] * n
+        capacity = [g.free // asize for g in groups]
+        remaining = blocks
+        while remaining > 0:
+            live = [i for i in range(n) if capacity[i] > counts[i]]
+            if not live:
+                break
+            state = [
+                GroupState(free=(capacity[i] - counts[i]) * asize if i in live else 0,
+                           speed=groups[i].speed)
+                for i in range(n)
+            ]
+            weights = self._weights(state, aliquot, asize, throttle_pressure)
+            total_weight = sum(weights)
+            given = 0
+            for i in live:
+                self.owed[i] += remaining * weights[i] / total_weight
+            for i in live:
+                take = min(int(self.owed[i]), capacity[i] - counts[i], remaining - given)
+                if take > 0:
+                    counts[i] += take
+                    self.owed[i] -= take
+                    given += take
+            if given == 0:
+                # Hand the last fractional block to the vdev owed the most.
+                best = max(live, key=lambda i: self.owed[i])
+                counts[best] += 1
+                self.owed[best] -= 1
+                given = 1
+            remaining -= given
+        return counts
+
+    @staticmethod
+    def _weights(
+        groups: list[GroupState], aliquot: int, asize: int, throttle_pressure: float
+    ) -> list[float]:
+        shares = rotor_shares(groups, aliquot, asize)
+        total = sum(shares)
+        if total == 0:
+            return [0.0] * len(groups)
+        weights = [s / total for s in shares]
+        if throttle_pressure > 0:
+            speed_total = sum(g.speed for g, s in zip(groups, shares, strict=True) if s)
+            weights = [
+                (1 - throttle_pressure) * w
+                + throttle_pressure * (g.speed / speed_total if s else 0.0)
+                for w, g, s in zip(weights, groups, shares, strict=True)
+            ]
+        return weights

@@ -1,0 +1,82 @@
+"""Invariants of the pool model, for any vdev sizes and any sequence of writes/deletes."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labsim.scenarios import pools_vdevs
+from labsim.zfs.errors import NoSpace
+from labsim.zfs.pool import create_pool, remove_file, write_file
+from labsim.zfs.versions import GiB, MiB, VERSIONS
+
+vdev_sizes = st.lists(st.integers(min_value=64, max_value=4096), min_size=1, max_size=4)
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("write"), st.integers(min_value=0, max_value=3000),
+                  st.sampled_from(["zero", "random"])),
+        st.tuples(st.just("delete"), st.integers(min_value=0, max_value=50), st.just("")),
+    ),
+    max_size=25,
+)
+
+
+def build(sizes_mib, ashift, version_name):
+    devices = [(f"/v{i}", size * MiB) for i, size in enumerate(sizes_mib)]
+    return create_pool("tank", devices, VERSIONS[version_name], ashift)
+
+
+@settings(max_examples=60, deadline=None)
+@given(vdev_sizes, st.sampled_from([9, 12, 13]), st.sampled_from(sorted(VERSIONS)), operations)
+def test_alloc_never_exceeds_size_and_bytes_are_conserved(sizes, ashift, version, ops):
+    pool = build(sizes, ashift, version)
+    base = pool.alloc
+    ds = pool.root
+    for n, (op, amount, content) in enumerate(ops):
+        if op == "write":
+            try:
+                write_file(pool, ds, f"f{n}", amount * MiB, content)
+            except NoSpace:
+                pass
+        elif ds.files:
+            names = sorted(ds.files)
+            remove_file(pool, ds, names[amount % len(names)])
+        for vdev in pool.vdevs:
+            assert 0 <= vdev.alloc <= vdev.space
+            assert sum(m.free for m in vdev.metaslabs) == vdev.free
+        # every allocated byte belongs to a file or to the pool's own metadata
+        assert pool.alloc == base + sum(f.allocated for f in ds.files.values())
+    for name in list(ds.files):
+        remove_file(pool, ds, name)
+    assert pool.alloc == base
+
+
+@settings(max_examples=30, deadline=None)
+@given(vdev_sizes, st.integers(min_value=1, max_value=8000))
+def test_ordinary_writes_never_eat_into_slop_space(sizes, mib):
+    pool = build(sizes, 12, "2.1")
+    try:
+        write_file(pool, pool.root, "big", mib * MiB, "random")
+    except NoSpace:
+        pass
+    assert pool.free >= pool.slop_space
+
+
+def test_same_parameters_same_result():
+    params = {"vdev1_gib": 6, "vdev2_gib": 3, "delete_every_other": True, "add_vdev_gib": 4}
+    assert pools_vdevs.run(params) == pools_vdevs.run(dict(params))
+
+
+def test_random_data_with_lz4_allocates_like_compression_off():
+    sizes = [1024, 1024]
+    a, b = build(sizes, 12, "2.1"), build(sizes, 12, "2.1")
+    b.root.properties["compression"] = "lz4"
+    write_file(a, a.root, "f", 300 * MiB, "random")
+    write_file(b, b.root, "f", 300 * MiB, "random")
+    assert a.alloc == b.alloc
+
+
+def test_zeros_with_compression_become_holes():
+    pool = build([1024], 12, "2.1")
+    before = pool.alloc
+    pool.root.properties["compression"] = "lz4"
+    write_file(pool, pool.root, "zeros", 1 * GiB // 4, "zero")
+    assert pool.alloc == before
