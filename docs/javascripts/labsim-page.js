@@ -1,0 +1,515 @@
+// Page glue for the simulations: loaded by site.js only on pages with a widget or a terminal.
+//
+//  * One Web Worker (labsim-worker.js, Python on Pyodide) per page load, started in the
+//    background after first paint and kept across instant navigation.
+//  * Widgets (<div class="labsim-widget" data-scenario="...">): controls and the first chart come
+//    from the JSON the site build embedded in the page, so they appear before Python is loaded;
+//    changing a control re-runs the scenario in the worker and updates the chart (Plotly.react).
+//  * Terminals (<div class="labsim-terminal" data-session="..." data-prompt="...">): see
+//    labsim-terminal.js.
+// sync() is called from mkdocs-material's document$ (first load and every instant navigation):
+// it unmounts what left the page and mounts what arrived.
+
+import { LabTerminal } from "./labsim-terminal.js";
+
+const ROOT = new URL("../", import.meta.url);
+const asset = (path) => new URL(path, ROOT).href;
+
+// ---------------------------------------------------------------------------------------------
+// The Python worker
+// ---------------------------------------------------------------------------------------------
+
+class PythonWorker {
+  constructor() {
+    this.state = "idle"; // idle -> loading -> ready | failed
+    this.error = null;
+    this.t0 = 0;
+    this.readyMs = null;
+    this.version = null;
+    this.nextId = 1;
+    this.calls = new Map();
+    this.listeners = new Set();
+  }
+
+  start() {
+    if (this.worker) return;
+    this.t0 = performance.now();
+    this.state = "loading";
+    this.worker = new Worker(asset("javascripts/labsim-worker.js"), { type: "module" });
+    this.worker.onmessage = ({ data }) => this.receive(data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.fail(event.message || "the Python worker could not start");
+    };
+    this.notify();
+  }
+
+  receive(data) {
+    if (data.event === "ready") {
+      this.state = "ready";
+      this.readyMs = data.ms;
+      this.version = data.version;
+      this.notify();
+    } else if (data.event === "failed") {
+      this.fail(data.error);
+    } else {
+      const call = this.calls.get(data.id);
+      if (!call) return;
+      this.calls.delete(data.id);
+      if (data.ok) call.resolve(data.result);
+      else call.reject(Object.assign(new Error(data.error), { traceback: data.traceback }));
+    }
+  }
+
+  fail(message) {
+    if (this.state === "failed") return;
+    this.state = "failed";
+    this.error = message;
+    console.error(`labsim: Python failed to load: ${message}`);
+    for (const call of this.calls.values()) call.reject(new Error(message));
+    this.calls.clear();
+    this.notify();
+  }
+
+  call(method, ...args) {
+    this.start();
+    if (this.state === "failed") return Promise.reject(new Error(this.error));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      this.worker.postMessage({ id, method, args });
+    });
+  }
+
+  elapsed() {
+    return (performance.now() - this.t0) / 1000;
+  }
+
+  loadingText() {
+    return `Loading Python… (${this.elapsed().toFixed(1)} s)`;
+  }
+
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  notify() {
+    for (const fn of this.listeners) fn(this.state);
+  }
+}
+
+const python = new PythonWorker();
+
+// For the benchmark, the browser tests and curious readers' devtools.
+window.labsim = { python, call: (method, ...args) => python.call(method, ...args) };
+
+function startPythonAfterFirstPaint() {
+  if (python.state !== "idle") return;
+  requestAnimationFrame(() => setTimeout(() => python.start(), 0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vendored libraries, loaded once per page load
+// ---------------------------------------------------------------------------------------------
+
+let plotlyPromise = null;
+function loadPlotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  plotlyPromise ??= new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = asset("assets/vendor/plotly/plotly.min.js");
+    script.onload = () => resolve(window.Plotly);
+    script.onerror = () => reject(new Error("cannot load plotly.js"));
+    document.body.appendChild(script); // outside the swapped container: survives navigation
+  });
+  return plotlyPromise;
+}
+
+function ensureStylesheet(href) {
+  if (document.querySelector(`link[rel=stylesheet][href="${href}"]`)) return;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = href;
+  document.body.appendChild(link); // not <head>: instant navigation prunes unknown head tags
+}
+
+// plotly.js keeps its CSS rules in <style id="plotly.js-style-*"> elements in <head>, added with
+// insertRule (so the element has no text). Instant navigation removes head elements that the new
+// page does not have, so we keep a copy of the rules and put them back after each page swap.
+const plotlyStyles = new Map();
+
+function snapshotPlotlyStyles() {
+  for (const style of document.querySelectorAll('style[id^="plotly.js-style"]')) {
+    try {
+      const rules = Array.from(style.sheet?.cssRules ?? [], (rule) => rule.cssText);
+      if (rules.length) plotlyStyles.set(style.id, rules.join("\n"));
+    } catch { /* not readable: leave it */ }
+  }
+}
+
+function restorePlotlyStyles() {
+  for (const [id, css] of plotlyStyles) {
+    if (document.getElementById(id)) continue;
+    const style = document.createElement("style");
+    style.id = id;
+    style.textContent = css;
+    document.head.appendChild(style);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Widgets
+// ---------------------------------------------------------------------------------------------
+
+const PLOT_CONFIG = {
+  displaylogo: false,
+  responsive: false, // a ResizeObserver per chart handles resizes (also inside tabs)
+  modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"],
+};
+
+function themedLayout(layout = {}) {
+  const css = getComputedStyle(document.body);
+  const fg = css.getPropertyValue("--md-default-fg-color").trim() || "#333";
+  const grid = css.getPropertyValue("--md-default-fg-color--lightest").trim() || "#ddd";
+  const themed = structuredClone(layout);
+  delete themed.width;
+  themed.autosize = true;
+  themed.height ??= 380;
+  themed.paper_bgcolor = "rgba(0,0,0,0)";
+  themed.plot_bgcolor = "rgba(0,0,0,0)";
+  themed.font = { family: css.fontFamily, ...themed.font, color: fg };
+  themed.margin ??= { t: 48, r: 16, b: 48, l: 64 };
+  for (const key of Object.keys(themed).filter((k) => /^[xy]axis\d*$/.test(k))) {
+    themed[key] = { gridcolor: grid, zerolinecolor: grid, linecolor: grid, ...themed[key] };
+  }
+  for (const key of ["xaxis", "yaxis"]) {
+    themed[key] = { gridcolor: grid, zerolinecolor: grid, linecolor: grid, ...themed[key] };
+  }
+  return themed;
+}
+
+function optionList(options = []) {
+  return options.map((option) => {
+    if (Array.isArray(option)) return { value: option[0], label: String(option[1]) };
+    if (option !== null && typeof option === "object") {
+      return { value: option.value, label: String(option.label ?? option.value) };
+    }
+    return { value: option, label: String(option) };
+  });
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  node.append(...children.filter(Boolean));
+  return node;
+}
+
+const sameParams = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+let widgetUid = 0;
+
+class Widget {
+  constructor(root, index) {
+    this.root = root;
+    this.index = index;
+    this.scenario = root.dataset.scenario;
+    this.payload = JSON.parse(root.querySelector("template.labsim-payload").content.textContent);
+    this.describe = this.payload.describe;
+    this.controls = this.describe.controls ?? [];
+    this.defaults = { ...this.describe.defaults };
+    for (const c of this.controls) if (!(c.name in this.defaults)) this.defaults[c.name] = c.default;
+    this.storageKey = `labsim:${root.dataset.build ?? "dev"}:${location.pathname}:${index}:${this.scenario}`;
+    this.params = { ...this.defaults, ...this.restore() };
+    this.figure = null;
+    this.wanted = null;
+    this.inflight = false;
+    this.error = null;
+    this.renders = 0;
+    this.disposed = false;
+    this.uid = `labsim-${++widgetUid}`;
+    this.build();
+    this.unsubscribe = python.subscribe(() => this.updateStatus());
+    this.timer = setInterval(() => python.state === "loading" && this.updateStatus(), 200);
+  }
+
+  // ----- state in localStorage -----------------------------------------------------------------
+  restore() {
+    try {
+      const stale = [];
+      for (let i = 0; i < localStorage.length; i++) {
+        const key = localStorage.key(i);
+        if (key.startsWith("labsim:") && !key.startsWith(`labsim:${this.root.dataset.build ?? "dev"}:`)) {
+          stale.push(key);
+        }
+      }
+      stale.forEach((key) => localStorage.removeItem(key));
+      const saved = JSON.parse(localStorage.getItem(this.storageKey) ?? "{}");
+      const known = Object.fromEntries(Object.entries(saved).filter(([k]) => k in this.defaults));
+      return known;
+    } catch {
+      return {};
+    }
+  }
+
+  save() {
+    try {
+      if (sameParams(this.params, this.defaults)) localStorage.removeItem(this.storageKey);
+      else localStorage.setItem(this.storageKey, JSON.stringify(this.params));
+    } catch { /* storage full or disabled */ }
+  }
+
+  // ----- DOM --------------------------------------------------------------------------------
+  build() {
+    this.root.querySelector(".labsim-ui")?.remove();
+    this.form = el("form", { class: "labsim-controls", "aria-label": "Simulation parameters" });
+    this.form.addEventListener("submit", (event) => event.preventDefault());
+    this.inputs = new Map();
+    for (const control of this.controls) this.form.append(this.buildControl(control));
+    this.chart = el("div", { class: "labsim-chart" });
+    this.chart.style.minHeight = `${this.payload.result?.figure?.layout?.height ?? 380}px`;
+    this.summary = el("p", { class: "labsim-summary", "aria-live": "polite" });
+    this.status = el("span", { class: "labsim-status", role: "status" });
+    this.resetButton = el("button", { type: "button", class: "md-button labsim-reset", text: "Reset to lesson defaults" });
+    this.resetButton.addEventListener("click", () => this.reset());
+    this.transcript = el("code");
+    this.transcriptBox = el("details", { class: "labsim-transcript" },
+      el("summary", { text: "Commands behind this chart" }), el("pre", {}, this.transcript));
+    const title = this.describe.title ? el("div", { class: "labsim-title", text: this.describe.title }) : null;
+    this.ui = el("div", { class: "labsim-ui" }, title, this.form, this.chart,
+      el("div", { class: "labsim-bar" }, this.status, this.resetButton), this.summary, this.transcriptBox);
+    this.root.append(this.ui);
+    this.showValues();
+  }
+
+  buildControl(control) {
+    const id = `${this.uid}-${control.name}`;
+    const value = this.params[control.name];
+    const unit = control.unit ? el("span", { class: "labsim-unit", text: control.unit }) : null;
+    let input;
+    let output = null;
+    switch (control.kind) {
+      case "checkbox":
+        input = el("input", { type: "checkbox", id, name: control.name });
+        input.checked = Boolean(value);
+        input.addEventListener("change", () => this.changed(control, false));
+        this.inputs.set(control.name, { control, input, output });
+        return el("div", { class: "labsim-control labsim-control--checkbox" }, input,
+          el("label", { for: id, text: control.label ?? control.name }));
+      case "select": {
+        input = el("select", { id, name: control.name });
+        optionList(control.options).forEach((option, i) => {
+          const node = el("option", { value: String(i), text: option.label });
+          if (sameParams(option.value, value)) node.selected = true;
+          input.append(node);
+        });
+        input.addEventListener("change", () => this.changed(control, false));
+        break;
+      }
+      case "range":
+        input = el("input", { type: "range", id, name: control.name, min: control.min, max: control.max, step: control.step ?? "any" });
+        input.value = value;
+        output = el("output", { for: id, class: "labsim-value" });
+        input.addEventListener("input", () => this.changed(control, true));
+        input.addEventListener("change", () => this.changed(control, false));
+        break;
+      default: // number
+        input = el("input", { type: "number", id, name: control.name, min: control.min, max: control.max, step: control.step ?? "any" });
+        input.value = value;
+        input.addEventListener("change", () => this.changed(control, false));
+    }
+    this.inputs.set(control.name, { control, input, output });
+    return el("div", { class: `labsim-control labsim-control--${control.kind ?? "number"}` },
+      el("label", { for: id, text: control.label ?? control.name }),
+      el("div", { class: "labsim-input" }, input, output, unit));
+  }
+
+  readControl(control) {
+    const { input } = this.inputs.get(control.name) ?? {};
+    if (control.kind === "checkbox") return input.checked;
+    if (control.kind === "select") return optionList(control.options)[Number(input.value)]?.value;
+    const number = Number(input.value);
+    if (input.value === "" || !Number.isFinite(number)) return this.params[control.name];
+    const min = control.min ?? -Infinity;
+    const max = control.max ?? Infinity;
+    return Math.min(max, Math.max(min, number));
+  }
+
+  showValues() {
+    for (const { control, input, output } of this.inputs.values()) {
+      const value = this.params[control.name];
+      if (control.kind === "select") {
+        input.value = String(optionList(control.options).findIndex((o) => sameParams(o.value, value)));
+      } else if (control.kind === "checkbox") {
+        input.checked = Boolean(value);
+      } else {
+        input.value = value;
+      }
+      if (output) output.textContent = String(value);
+    }
+  }
+
+  // ----- running ----------------------------------------------------------------------------
+  changed(control, dragging) {
+    this.params = { ...this.params, [control.name]: this.readControl(control) };
+    this.showValues();
+    this.save();
+    this.request(dragging ? 60 : 0);
+  }
+
+  request(delay) {
+    this.wanted = { ...this.params };
+    clearTimeout(this.debounce);
+    if (delay) this.debounce = setTimeout(() => this.kick(), delay);
+    else this.kick();
+  }
+
+  async kick() {
+    if (this.inflight || !this.wanted || this.disposed) return;
+    const params = this.wanted;
+    this.wanted = null;
+    this.inflight = true;
+    this.error = null;
+    this.updateStatus();
+    const t0 = performance.now();
+    try {
+      const result = JSON.parse(await python.call("simulate", this.scenario, JSON.stringify(params)));
+      if (!this.disposed && !this.wanted) await this.render(result, performance.now() - t0);
+    } catch (error) {
+      this.error = error.message;
+      console.error(`labsim: scenario ${this.scenario} failed`, error.traceback ?? error);
+    } finally {
+      this.inflight = false;
+      this.updateStatus();
+      if (this.wanted) this.kick();
+    }
+  }
+
+  reset() {
+    clearTimeout(this.debounce);
+    this.wanted = null;
+    this.params = { ...this.defaults };
+    this.showValues();
+    this.save();
+    this.error = null;
+    if (this.inflight) this.wanted = { ...this.params }; // overtake the run in flight
+    else this.render(this.payload.result, 0); // the embedded result: no Python needed
+    this.updateStatus();
+  }
+
+  async render(result, ms) {
+    const Plotly = await loadPlotly();
+    if (this.disposed) return;
+    this.figure = result.figure;
+    restorePlotlyStyles();
+    await Plotly.react(this.chart, result.figure.data ?? [], themedLayout(result.figure.layout), PLOT_CONFIG);
+    snapshotPlotlyStyles();
+    this.summary.textContent = result.summary ?? "";
+    this.transcript.textContent = result.transcript ?? "";
+    this.transcriptBox.hidden = !result.transcript;
+    this.renders += 1;
+    this.root.dataset.renders = String(this.renders);
+    this.root.dispatchEvent(new CustomEvent("labsim:rendered", { detail: { ms, renders: this.renders } }));
+    if (!this.resizer) {
+      this.resizer = new ResizeObserver(() => this.chart.isConnected && Plotly.Plots.resize(this.chart));
+      this.resizer.observe(this.chart);
+    }
+  }
+
+  retheme() {
+    if (this.figure && window.Plotly) {
+      Plotly.react(this.chart, this.figure.data ?? [], themedLayout(this.figure.layout), PLOT_CONFIG);
+    }
+  }
+
+  updateStatus() {
+    let text;
+    let state;
+    if (this.error) [state, text] = ["error", `Error: ${this.error}`];
+    else if (python.state === "failed") [state, text] = ["error", `Python failed to load: ${python.error}`];
+    else if (python.state === "loading" || python.state === "idle") {
+      state = "loading";
+      text = python.loadingText();
+      if (this.wanted || this.inflight) text += " — your change runs as soon as it is ready";
+    } else if (this.inflight) [state, text] = ["running", "Running…"];
+    else [state, text] = ["ready", "Ready"];
+    this.root.dataset.state = state;
+    if (this.status.textContent !== text) this.status.textContent = text;
+  }
+
+  mount() {
+    this.updateStatus();
+    const first = this.render(this.payload.result, 0);
+    if (!sameParams(this.params, this.defaults)) this.request(0); // restored from localStorage
+    return first;
+  }
+
+  dispose() {
+    this.disposed = true;
+    clearTimeout(this.debounce);
+    clearInterval(this.timer);
+    this.unsubscribe();
+    this.resizer?.disconnect();
+    if (window.Plotly) window.Plotly.purge(this.chart);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mounting
+// ---------------------------------------------------------------------------------------------
+
+const mounted = new Map(); // element -> Widget | LabTerminal
+const terminalState = new Map(); // session id -> history and screen, kept across navigation
+
+new MutationObserver(() => {
+  for (const component of mounted.values()) component.retheme?.();
+}).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+
+export function sync() {
+  restorePlotlyStyles();
+  for (const [element, component] of mounted) {
+    if (!element.isConnected) {
+      component.dispose();
+      mounted.delete(element);
+    }
+  }
+  const widgets = [...document.querySelectorAll(".labsim-widget")];
+  const terminals = [...document.querySelectorAll(".labsim-terminal")];
+  if (terminals.length) ensureStylesheet(asset("assets/vendor/xterm/xterm.css"));
+  const firstPaint = [];
+  widgets.forEach((element, index) => {
+    if (mounted.has(element)) return;
+    try {
+      const widget = new Widget(element, index);
+      mounted.set(element, widget);
+      firstPaint.push(widget.mount());
+    } catch (error) {
+      console.error("labsim: cannot mount widget", element, error);
+      element.append(el("p", { class: "labsim-error", text: `This simulation cannot start: ${error.message}` }));
+    }
+  });
+  for (const element of terminals) {
+    if (mounted.has(element)) continue;
+    const session = element.dataset.session || "default";
+    if (!terminalState.has(session)) terminalState.set(session, { history: [], screen: "" });
+    const terminal = new LabTerminal(element, {
+      python,
+      session,
+      prompt: element.dataset.prompt ?? "$ ",
+      state: terminalState.get(session),
+      assets: {
+        xterm: asset("assets/vendor/xterm/xterm.mjs"),
+        fit: asset("assets/vendor/xterm/addon-fit.mjs"),
+      },
+    });
+    mounted.set(element, terminal);
+  }
+  if (widgets.length || terminals.length) startPythonAfterFirstPaint();
+  return Promise.all(firstPaint);
+}

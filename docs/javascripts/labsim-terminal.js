@@ -1,0 +1,333 @@
+// An xterm.js terminal with a small line editor, talking to labsim's shell in the Python worker.
+//
+// Keys: printable text and paste, Enter, Backspace/Delete, Left/Right, Home/End (also Ctrl-A/E),
+// Up/Down history, Ctrl-C (cancel the line), Ctrl-L (clear screen), Ctrl-U/Ctrl-K/Ctrl-W (kill).
+// `clear` clears the screen. Commands typed while Python loads, or while a command runs, are
+// kept (type-ahead) and run in order.
+// The session state (labsim's machine, the history and the screen text) lives on across instant
+// navigation; "Reset machine" starts the session afresh.
+
+const MAX_SCREEN = 200_000; // characters of output kept to repaint the screen after navigation
+const RED = "\x1b[31m";
+const DIM = "\x1b[2m";
+const RESET = "\x1b[0m";
+
+const THEME = {
+  background: "#1b1d23",
+  foreground: "#e6e6e6",
+  cursor: "#e6e6e6",
+  selectionBackground: "#44475a",
+  red: "#ff6e6e",
+  brightRed: "#ff8f8f",
+  green: "#8ae28a",
+  yellow: "#f1e05a",
+  blue: "#82aaff",
+};
+
+const ESCAPE = /^\x1b(?:\[[0-9;]*[A-Za-z~]|O[A-Za-z])/;
+
+export class LabTerminal {
+  constructor(root, { python, session, prompt, state, assets }) {
+    this.root = root;
+    this.python = python;
+    this.session = session;
+    this.prompt = prompt;
+    this.state = state; // {history: [], screen: ""} shared by every mount of this session
+    this.line = [];
+    this.cursor = 0;
+    this.drawn = 0; // cursor offset from the start of the prompt, as last drawn
+    this.historyIndex = state.history.length;
+    this.draft = null;
+    this.busy = false;
+    this.typeahead = "";
+    this.disposed = false;
+    this.commands = 0;
+    root.labsimTerminal = this;
+    this.opened = this.open(assets).catch((error) => {
+      console.error("labsim: cannot start the terminal", error);
+      root.append(Object.assign(document.createElement("p"), {
+        className: "labsim-error", textContent: `The terminal cannot start: ${error.message}`,
+      }));
+    });
+  }
+
+  async open(assets) {
+    const [{ Terminal }, { FitAddon }] = await Promise.all([import(assets.xterm), import(assets.fit)]);
+    if (this.disposed) return;
+    this.root.querySelector(".labsim-term-ui")?.remove();
+    const screen = document.createElement("div");
+    screen.className = "labsim-term-screen";
+    this.status = document.createElement("span");
+    this.status.className = "labsim-status";
+    this.status.setAttribute("role", "status");
+    const reset = document.createElement("button");
+    reset.type = "button";
+    reset.className = "md-button labsim-reset";
+    reset.textContent = "Reset machine";
+    reset.title = "Forget everything done in this terminal and start with a fresh machine";
+    reset.addEventListener("click", () => this.resetMachine());
+    const bar = document.createElement("div");
+    bar.className = "labsim-bar";
+    bar.append(this.status, reset);
+    const ui = document.createElement("div");
+    ui.className = "labsim-term-ui";
+    ui.append(screen, bar);
+    this.root.append(ui);
+
+    this.term = new Terminal({
+      rows: 12,
+      convertEol: true,
+      cursorBlink: true,
+      fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace',
+      fontSize: 14,
+      scrollback: 2000,
+      theme: THEME,
+    });
+    this.fit = new FitAddon();
+    this.term.loadAddon(this.fit);
+    this.term.open(screen);
+    this.fitColumns();
+    this.resizer = new ResizeObserver(() => this.fitColumns());
+    this.resizer.observe(screen);
+    this.term.onData((data) => this.input(data));
+    this.unsubscribe = this.python.subscribe(() => this.updateStatus());
+    this.timer = setInterval(() => this.python.state === "loading" && this.updateStatus(), 250);
+    if (this.state.screen) this.term.write(this.state.screen);
+    this.showPrompt();
+    this.updateStatus();
+  }
+
+  fitColumns() {
+    if (!this.term || this.disposed) return;
+    const dims = this.fit.proposeDimensions();
+    if (dims && Number.isFinite(dims.cols) && dims.cols > 0 && dims.cols !== this.term.cols) {
+      this.term.resize(Math.max(20, dims.cols), 12);
+    }
+  }
+
+  // ----- output -------------------------------------------------------------------------------
+  write(text) {
+    // Recorded so the screen can be repainted when the reader comes back to the page.
+    let screen = this.state.screen + text;
+    if (screen.length > MAX_SCREEN) {
+      screen = screen.slice(screen.length - MAX_SCREEN);
+      screen = screen.slice(screen.indexOf("\n") + 1);
+    }
+    this.state.screen = screen;
+    this.term?.write(text);
+  }
+
+  clearScreen() {
+    this.state.screen = "";
+    this.term.write("\x1b[H\x1b[2J\x1b[3J");
+    this.drawn = 0;
+  }
+
+  showPrompt() {
+    this.line = [];
+    this.cursor = 0;
+    this.drawn = 0;
+    this.draft = null;
+    this.historyIndex = this.state.history.length;
+    this.term.write(this.prompt);
+    this.drawn = [...this.prompt].length;
+  }
+
+  // Redraw prompt + line, then put the cursor where it belongs (handles wrapped long lines).
+  redraw() {
+    const cols = this.term.cols;
+    const promptLength = [...this.prompt].length;
+    let out = "";
+    const up = Math.floor(this.drawn / cols);
+    if (up) out += `\x1b[${up}A`;
+    out += "\r\x1b[J" + this.prompt + this.line.join("");
+    const end = promptLength + this.line.length;
+    if (end > 0 && end % cols === 0) out += "\r\n"; // leave the pending-wrap state
+    const target = promptLength + this.cursor;
+    const rowsBack = Math.floor(end / cols) - Math.floor(target / cols);
+    if (rowsBack) out += `\x1b[${rowsBack}A`;
+    out += "\r";
+    if (target % cols) out += `\x1b[${target % cols}C`;
+    this.term.write(out);
+    this.drawn = target;
+  }
+
+  // Move below the input line (to a fresh line) before printing output.
+  finishLine() {
+    const cols = this.term.cols;
+    const end = [...this.prompt].length + this.line.length;
+    const down = Math.floor(end / cols) - Math.floor(this.drawn / cols);
+    if (down > 0) this.term.write(`\x1b[${down}B`);
+    this.term.write("\r\n");
+  }
+
+  // ----- input --------------------------------------------------------------------------------
+  input(data) {
+    if (!this.term) return;
+    let i = 0;
+    while (i < data.length) {
+      if (this.busy) {
+        this.typeahead += data.slice(i);
+        return;
+      }
+      let token = data[i];
+      if (token === "\x1b") token = data.slice(i).match(ESCAPE)?.[0] ?? "\x1b";
+      i += token.length;
+      if (token === "\r" && data[i] === "\n") i += 1;
+      this.key(token);
+    }
+  }
+
+  key(token) {
+    switch (token) {
+      case "\r": case "\n": return this.submit();
+      case "\x7f": case "\b":
+        if (this.cursor > 0) { this.line.splice(this.cursor - 1, 1); this.cursor -= 1; this.redraw(); }
+        return;
+      case "\x1b[3~": case "\x04":
+        if (this.cursor < this.line.length) { this.line.splice(this.cursor, 1); this.redraw(); }
+        return;
+      case "\x1b[D": case "\x02":
+        if (this.cursor > 0) { this.cursor -= 1; this.redraw(); }
+        return;
+      case "\x1b[C": case "\x06":
+        if (this.cursor < this.line.length) { this.cursor += 1; this.redraw(); }
+        return;
+      case "\x1b[H": case "\x1bOH": case "\x1b[1~": case "\x01":
+        this.cursor = 0; return this.redraw();
+      case "\x1b[F": case "\x1bOF": case "\x1b[4~": case "\x05":
+        this.cursor = this.line.length; return this.redraw();
+      case "\x1b[A": case "\x10": return this.recall(-1);
+      case "\x1b[B": case "\x0e": return this.recall(+1);
+      case "\x15": // Ctrl-U
+        this.line.splice(0, this.cursor); this.cursor = 0; return this.redraw();
+      case "\x0b": // Ctrl-K
+        this.line.splice(this.cursor); return this.redraw();
+      case "\x17": { // Ctrl-W
+        let start = this.cursor;
+        while (start > 0 && this.line[start - 1] === " ") start -= 1;
+        while (start > 0 && this.line[start - 1] !== " ") start -= 1;
+        this.line.splice(start, this.cursor - start);
+        this.cursor = start;
+        return this.redraw();
+      }
+      case "\x03": { // Ctrl-C
+        const text = `${this.line.join("")}^C`;
+        this.line = [...text];
+        this.cursor = this.line.length;
+        this.redraw();
+        this.finishLine();
+        this.state.screen += `${this.prompt}${text}\r\n`;
+        return this.showPrompt();
+      }
+      case "\x0c": // Ctrl-L
+        this.clearScreen();
+        this.drawn = 0;
+        return this.redraw();
+      default:
+        if (token.length === 1 && token >= " ") {
+          this.line.splice(this.cursor, 0, token);
+          this.cursor += 1;
+          this.redraw();
+        }
+        // other control keys and escape sequences (Tab, F-keys, …) are ignored
+    }
+  }
+
+  recall(step) {
+    const history = this.state.history;
+    const index = Math.min(history.length, Math.max(0, this.historyIndex + step));
+    if (index === this.historyIndex) return;
+    if (this.historyIndex === history.length) this.draft = this.line.join("");
+    this.historyIndex = index;
+    const text = index === history.length ? this.draft ?? "" : history[index];
+    this.line = [...text];
+    this.cursor = this.line.length;
+    this.redraw();
+  }
+
+  async submit() {
+    const text = this.line.join("");
+    this.cursor = this.line.length;
+    this.redraw();
+    this.finishLine();
+    this.state.screen += `${this.prompt}${text}\r\n`;
+    const command = text.trim();
+    if (command && this.state.history.at(-1) !== text) this.state.history.push(text);
+    if (!command) return this.showPrompt();
+    if (command === "clear") {
+      this.clearScreen();
+      return this.showPrompt();
+    }
+    this.busy = true;
+    this.updateStatus();
+    if (this.python.state !== "ready") this.write(`${DIM}starting Python…${RESET}\r\n`);
+    try {
+      const reply = JSON.parse(await this.python.call("terminal", this.session, text));
+      if (reply.stdout) this.write(withNewline(reply.stdout));
+      if (reply.stderr) this.write(`${RED}${withNewline(reply.stderr).replace(/\n$/, "")}${RESET}\n`);
+    } catch (error) {
+      this.write(`${RED}labsim: internal error: ${error.message}${RESET}\r\n`);
+      console.error(`labsim: terminal command failed: ${text}`, error.traceback ?? error);
+    }
+    this.commands += 1;
+    this.root.dataset.commands = String(this.commands);
+    this.busy = false;
+    if (this.disposed) return;
+    this.showPrompt();
+    this.updateStatus();
+    const pending = this.typeahead;
+    this.typeahead = "";
+    if (pending) this.input(pending);
+  }
+
+  async resetMachine() {
+    this.typeahead = "";
+    this.state.history.length = 0;
+    try {
+      await this.python.call("reset", this.session);
+    } catch (error) {
+      console.error("labsim: reset failed", error);
+    }
+    if (this.disposed) return;
+    this.clearScreen();
+    this.write(`${DIM}(fresh machine)${RESET}\r\n`);
+    this.showPrompt();
+    this.term.focus();
+  }
+
+  updateStatus() {
+    if (!this.status) return;
+    const python = this.python;
+    let text = "Ready";
+    let state = "ready";
+    if (python.state === "failed") [state, text] = ["error", `Python failed to load: ${python.error}`];
+    else if (python.state !== "ready") [state, text] = ["loading", python.loadingText()];
+    else if (this.busy) [state, text] = ["running", "Running…"];
+    this.root.dataset.state = state;
+    if (this.status.textContent !== text) this.status.textContent = text;
+  }
+
+  /** The terminal's text, one string per line (for tests). */
+  text() {
+    const buffer = this.term?.buffer.active;
+    if (!buffer) return "";
+    const lines = [];
+    for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y).translateToString(true));
+    return lines.join("\n").replace(/\n+$/, "");
+  }
+
+  dispose() {
+    this.disposed = true;
+    clearInterval(this.timer);
+    this.unsubscribe?.();
+    this.resizer?.disconnect();
+    this.term?.dispose();
+    this.term = null;
+    delete this.root.labsimTerminal;
+  }
+}
+
+function withNewline(text) {
+  return text.endsWith("\n") ? text : `${text}\n`;
+}

@@ -1,0 +1,86 @@
+// The Web Worker running labsim on Pyodide. One per page load (shared by all widgets and
+// terminals of the page and kept across instant navigation).
+//
+// Protocol: the page posts {id, method, args}; the worker answers {id, ok: true, result} or
+// {id, ok: false, error}. It also posts {event: "ready", ms, version} once Python is up, or
+// {event: "failed", error}. Methods: describe, simulate, terminal, reset (labsim.web.Bridge,
+// JSON strings in and out), ping, and _exec (run Python source, return repr of the last
+// expression; used by the benchmark and the tests).
+
+const ROOT = new URL("../", import.meta.url);
+const PYODIDE = new URL("assets/vendor/pyodide/", ROOT);
+const WHEELS = new URL("assets/wheels/", ROOT);
+
+let pyodide = null;
+let bridge = null;
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function fetchWheel() {
+  const response = await fetch(new URL("labsim.json", WHEELS), { cache: "no-cache" });
+  if (!response.ok) throw new Error(`labsim.json: HTTP ${response.status}`);
+  const manifest = await response.json();
+  const url = new URL(manifest.wheel, WHEELS);
+  url.searchParams.set("v", manifest.sha256.slice(0, 12)); // new build, new URL
+  return { manifest, bytes: await fetchBytes(url) };
+}
+
+async function boot() {
+  const t0 = performance.now();
+  const wheel = fetchWheel();
+  const { loadPyodide } = await import(new URL("pyodide.mjs", PYODIDE).href);
+  pyodide = await loadPyodide({
+    indexURL: PYODIDE.href,
+    stdout: (line) => console.log("[python]", line),
+    stderr: (line) => console.warn("[python]", line),
+  });
+  const { manifest, bytes } = await wheel;
+  pyodide.unpackArchive(bytes, "wheel");
+  pyodide.runPython("import labsim.web\n_labsim_bridge = labsim.web.Bridge()");
+  bridge = pyodide.globals.get("_labsim_bridge");
+  return { ms: Math.round(performance.now() - t0), version: manifest.version };
+}
+
+const ready = boot().then(
+  (info) => { postMessage({ event: "ready", ...info }); return info; },
+  (error) => { postMessage({ event: "failed", error: String(error?.message ?? error) }); throw error; },
+);
+ready.catch(() => {}); // reported above; every call also answers with the error
+
+const methods = {
+  ping: () => "pong",
+  describe: (scenario) => bridge.describe(scenario),
+  simulate: (scenario, paramsJson) => bridge.simulate(scenario, paramsJson),
+  terminal: (sessionId, line) => bridge.terminal(sessionId, line),
+  reset: (sessionId) => { bridge.reset(sessionId); return null; },
+  _exec: (source) => {
+    const value = pyodide.runPython(source);
+    const text = value?.toString?.() ?? String(value);
+    value?.destroy?.();
+    return text;
+  },
+};
+
+function pythonError(error) {
+  // A PythonError message is the whole traceback; its last line names the exception.
+  const text = String(error?.message ?? error).trim();
+  const lines = text.split("\n");
+  return { error: lines[lines.length - 1], traceback: text };
+}
+
+self.onmessage = async ({ data }) => {
+  const { id, method, args = [] } = data;
+  try {
+    await ready;
+    if (!Object.hasOwn(methods, method)) throw new Error(`unknown method ${method}`);
+    const t0 = performance.now();
+    const result = methods[method](...args);
+    postMessage({ id, ok: true, result, ms: performance.now() - t0 });
+  } catch (error) {
+    postMessage({ id, ok: false, ...pythonError(error) });
+  }
+};

@@ -1,0 +1,260 @@
+"""MkDocs hooks: the site machinery behind the in-page simulations.
+
+On every build (``mkdocs build`` and ``mkdocs serve`` alike) this module
+
+* copies the browser assets from ``node_modules/`` into ``<site>/assets/vendor/`` (Pyodide's five
+  core files, plotly.js, xterm.js and its fit addon), so nothing is ever fetched from a CDN;
+* packs the simulator ``sim/src/labsim`` into a pure-Python wheel at
+  ``<site>/assets/wheels/labsim-<version>-py3-none-any.whl`` plus ``labsim.json`` (name, version,
+  sha256) that the Web Worker reads;
+* embeds, into every ``<div class="labsim-widget" data-scenario="...">`` of a page, the scenario's
+  controls and first result computed here in CPython (``labsim.web.initial_payload``), so the
+  first chart renders with plotly.js without waiting for Python in the browser.
+
+Pages without a widget or terminal get nothing extra (the small ``javascripts/site.js`` loads the
+heavy parts only when a page needs them). The markup convention is documented in
+docs/contributing.md, section "Widgets and terminals".
+
+``LABSIM_SRC`` (environment) points the build at another ``src`` directory holding a ``labsim``
+package; the default is ``sim/src`` of this repository.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import importlib
+import io
+import json
+import logging
+import mimetypes
+import os
+import re
+import shutil
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+log = logging.getLogger("mkdocs.hooks.labsim")
+
+REPO = Path(__file__).resolve().parent.parent
+NODE_MODULES = REPO / "node_modules"
+SIM_SRC = Path(os.environ.get("LABSIM_SRC") or REPO / "sim" / "src").resolve()
+PYPROJECT = REPO / "sim" / "pyproject.toml"
+
+# (file under node_modules, destination under <site>/assets/vendor)
+VENDOR_FILES = [
+    *((f"pyodide/{name}", f"pyodide/{name}") for name in (
+        "pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+        "pyodide-lock.json")),
+    ("plotly.js-dist-min/plotly.min.js", "plotly/plotly.min.js"),
+    ("@xterm/xterm/lib/xterm.mjs", "xterm/xterm.mjs"),
+    ("@xterm/xterm/css/xterm.css", "xterm/xterm.css"),
+    ("@xterm/addon-fit/lib/addon-fit.mjs", "xterm/addon-fit.mjs"),
+]
+
+WIDGET_TAG = re.compile(r"<div\b[^>]*\bclass\s*=\s*([\"'])(?:(?!\1).)*\blabsim-widget\b[^>]*>",
+                        re.S)
+TERMINAL_TAG = re.compile(r"<div\b[^>]*\bclass\s*=\s*([\"'])(?:(?!\1).)*\blabsim-terminal\b", re.S)
+ATTR = re.compile(r"([\w:-]+)\s*=\s*(\"[^\"]*\"|'[^']*')")
+
+# The served MIME types must be right for module scripts and streaming WebAssembly compilation;
+# `mkdocs serve` and the test server both go through the mimetypes module.
+mimetypes.add_type("text/javascript", ".mjs")
+mimetypes.add_type("application/wasm", ".wasm")
+mimetypes.add_type("application/json", ".map")
+
+
+class _Build:
+    """State of the current build: the wheel and the payloads computed so far."""
+
+    def __init__(self) -> None:
+        self.wheel_name = ""
+        self.wheel_bytes = b""
+        self.version = ""
+        self.sha256 = ""
+        self.web = None
+        self.payloads: dict[tuple[str, str], str] = {}
+
+
+_build = _Build()
+
+
+# ---------------------------------------------------------------------------------------------
+# The labsim wheel
+# ---------------------------------------------------------------------------------------------
+
+def _labsim_version() -> str:
+    try:
+        return tomllib.loads(PYPROJECT.read_text())["project"]["version"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "0"
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"sha256={digest}"
+
+
+def build_wheel(src: Path = SIM_SRC, version: str | None = None) -> tuple[str, bytes]:
+    """A reproducible pure-Python wheel of ``src/labsim`` (same sources -> same bytes).
+
+    Written directly with zipfile: a few milliseconds instead of seconds for ``pip wheel``,
+    and no build backend is needed. Pyodide installs it with ``unpackArchive(bytes, "wheel")``.
+    """
+    version = version or _labsim_version()
+    package = src / "labsim"
+    if not (package / "__init__.py").is_file():
+        raise PluginError(f"labsim sources not found at {package}")
+    files: list[tuple[str, bytes]] = []
+    for path in sorted(package.rglob("*")):
+        if path.is_dir() or "__pycache__" in path.parts or path.suffix in {".pyc", ".pyo"}:
+            continue
+        files.append((path.relative_to(src).as_posix(), path.read_bytes()))
+    dist_info = f"labsim-{version}.dist-info"
+    files.append((f"{dist_info}/METADATA",
+                  f"Metadata-Version: 2.1\nName: labsim\nVersion: {version}\n".encode()))
+    files.append((f"{dist_info}/WHEEL",
+                  b"Wheel-Version: 1.0\nGenerator: zfs-field-labs mkdocs hook\n"
+                  b"Root-Is-Purelib: true\nTag: py3-none-any\n"))
+    record = "".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in files)
+    record += f"{dist_info}/RECORD,,\n"
+    files.append((f"{dist_info}/RECORD", record.encode()))
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+    return f"labsim-{version}-py3-none-any.whl", buf.getvalue()
+
+
+def _import_labsim_web():
+    """Import labsim.web from SIM_SRC, fresh (``mkdocs serve`` rebuilds after edits)."""
+    for name in [n for n in sys.modules if n == "labsim" or n.startswith("labsim.")]:
+        del sys.modules[name]
+    if str(SIM_SRC) in sys.path:
+        sys.path.remove(str(SIM_SRC))
+    sys.path.insert(0, str(SIM_SRC))
+    importlib.invalidate_caches()
+    return importlib.import_module("labsim.web")
+
+
+# ---------------------------------------------------------------------------------------------
+# Widget payloads
+# ---------------------------------------------------------------------------------------------
+
+def _attrs(tag: str) -> dict[str, str]:
+    return {k.lower(): html.unescape(v[1:-1]) for k, v in ATTR.findall(tag)}
+
+
+def _payload_json(scenario: str, params: str) -> str:
+    """The JSON embedded for one widget: {"describe", "result"} (computed once per build)."""
+    key = (scenario, params)
+    if key not in _build.payloads:
+        web = _build.web
+        payload = web.initial_payload(scenario)
+        if params:
+            overrides = json.loads(params)
+            defaults = {**payload["describe"]["defaults"], **overrides}
+            payload["describe"]["defaults"] = defaults
+            payload["result"] = json.loads(web.Bridge().simulate(scenario, json.dumps(defaults)))
+        text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
+        # The payload lives in a <template>: escape it as HTML text.
+        _build.payloads[key] = html.escape(text, quote=False)
+    return _build.payloads[key]
+
+
+def _embed_widget(match: re.Match, page_name: str) -> str:
+    tag = match.group(0)
+    attrs = _attrs(tag)
+    scenario = attrs.get("data-scenario", "")
+    if not scenario:
+        log.error("%s: labsim-widget without data-scenario", page_name)
+        return tag
+    try:
+        body = _payload_json(scenario, attrs.get("data-params", ""))
+    except Exception as exc:  # an error in the lesson's scenario must not stop `mkdocs serve`
+        log.error("%s: scenario %r failed at build time: %s: %s", page_name, scenario,
+                  type(exc).__name__, exc)
+        message = html.escape(f"Simulation {scenario!r} failed to build: {exc}")
+        return f'{tag}<p class="labsim-error">{message}</p>'
+    tag = tag[:-1] + f' data-build="{_build.sha256[:12]}">'
+    # Not <script type="application/json">: instant navigation re-creates every <script> in the
+    # swapped content without its type, which would run the JSON as JavaScript.
+    return f'{tag}<template class="labsim-payload">{body}</template>'
+
+
+def _head_hints(base: str) -> str:
+    """Preload hints so plotly.js downloads while the page parses (widget pages only)."""
+    return (f'<link rel="preload" href="{base}assets/vendor/plotly/plotly.min.js" as="script">'
+            f'<link rel="modulepreload" href="{base}javascripts/labsim-page.js">')
+
+
+# ---------------------------------------------------------------------------------------------
+# MkDocs events
+# ---------------------------------------------------------------------------------------------
+
+def on_pre_build(config, **kwargs) -> None:
+    _build.__init__()
+    _build.version = _labsim_version()
+    _build.wheel_name, _build.wheel_bytes = build_wheel(SIM_SRC, _build.version)
+    _build.sha256 = hashlib.sha256(_build.wheel_bytes).hexdigest()
+    try:
+        _build.web = _import_labsim_web()
+    except Exception as exc:
+        raise PluginError(f"cannot import labsim.web from {SIM_SRC}: "
+                          f"{type(exc).__name__}: {exc}") from exc
+
+
+def on_post_page(output: str, page, config, **kwargs) -> str:
+    """Runs after the search index saw the page, so embedded JSON is not indexed as text."""
+    has_widget = WIDGET_TAG.search(output) is not None
+    if not has_widget and TERMINAL_TAG.search(output) is None:
+        return output
+    name = page.file.src_uri
+    output = WIDGET_TAG.sub(lambda m: _embed_widget(m, name), output)
+    if has_widget:
+        base = "../" * page.url.count("/")  # relative root, as mkdocs writes its own links
+        output = output.replace("</head>", _head_hints(base) + "</head>", 1)
+    return output
+
+
+def _copy_if_changed(src: Path, dest: Path) -> None:
+    if dest.exists():
+        s, d = src.stat(), dest.stat()
+        if s.st_size == d.st_size and int(s.st_mtime) == int(d.st_mtime):
+            return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dest)
+
+
+def on_post_build(config, **kwargs) -> None:
+    site = Path(config["site_dir"])
+    missing = [src for src, _ in VENDOR_FILES if not (NODE_MODULES / src).is_file()]
+    if missing:
+        raise PluginError("missing browser assets in node_modules/ (run `npm install` or "
+                          f"`make build`): {', '.join(missing)}")
+    for src, dest in VENDOR_FILES:
+        _copy_if_changed(NODE_MODULES / src, site / "assets" / "vendor" / dest)
+
+    wheels = site / "assets" / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    for old in wheels.glob("*.whl"):
+        if old.name != _build.wheel_name:
+            old.unlink()
+    (wheels / _build.wheel_name).write_bytes(_build.wheel_bytes)
+    manifest = {"wheel": _build.wheel_name, "version": _build.version, "sha256": _build.sha256}
+    (wheels / "labsim.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def on_serve(server, config, builder, **kwargs):
+    """Rebuild when the simulator or this hook changes under `mkdocs serve`."""
+    server.watch(str(SIM_SRC))
+    return server
