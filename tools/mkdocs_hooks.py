@@ -213,6 +213,16 @@ def on_pre_build(config, **kwargs) -> None:
                           f"{type(exc).__name__}: {exc}") from exc
 
 
+def on_page_content(html_text: str, page, config, files, **kwargs) -> str:
+    """Instructors see the lesson's timings (front matter `teaching`, `exercises`) under the title."""
+    parts = [f"{label}: {page.meta[key]} min" for key, label in
+             (("teaching", "Teaching"), ("exercises", "Exercises")) if page.meta.get(key)]
+    if not parts or "</h1>" not in html_text:
+        return html_text
+    badge = f'<p class="zfl-timing zfl-instructor-only">{" · ".join(parts)}</p>'
+    return html_text.replace("</h1>", "</h1>" + badge, 1)
+
+
 def on_post_page(output: str, page, config, **kwargs) -> str:
     """Runs after the search index saw the page, so embedded JSON is not indexed as text."""
     has_widget = WIDGET_TAG.search(output) is not None

@@ -28,6 +28,14 @@ class Handler(SimpleHTTPRequestHandler):
         pass
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # the browser went away: fine
+            super().handle_error(request, client_address)
+
+
 def free_port() -> int:
     import socket
 
@@ -36,11 +44,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(directory: Path | str, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+def start(directory: Path | str, port: int = 0) -> tuple[Server, str]:
     """Serve ``directory`` in a daemon thread; returns (server, base URL ending in '/')."""
     handler = functools.partial(Handler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 

@@ -218,6 +218,7 @@ let widgetUid = 0;
 class Widget {
   constructor(root, index) {
     this.root = root;
+    root.labsimWidget = this; // for the browser tests and devtools
     this.index = index;
     this.scenario = root.dataset.scenario;
     this.payload = JSON.parse(root.querySelector("template.labsim-payload").content.textContent);

@@ -270,12 +270,13 @@ export class LabTerminal {
       this.write(`${RED}labsim: internal error: ${error.message}${RESET}\r\n`);
       console.error(`labsim: terminal command failed: ${text}`, error.traceback ?? error);
     }
-    this.commands += 1;
-    this.root.dataset.commands = String(this.commands);
     this.busy = false;
     if (this.disposed) return;
     this.showPrompt();
     this.updateStatus();
+    await this.flushed();
+    this.commands += 1;
+    this.root.dataset.commands = String(this.commands); // the answer is on screen now
     const pending = this.typeahead;
     this.typeahead = "";
     if (pending) this.input(pending);
@@ -306,6 +307,11 @@ export class LabTerminal {
     else if (this.busy) [state, text] = ["running", "Running…"];
     this.root.dataset.state = state;
     if (this.status.textContent !== text) this.status.textContent = text;
+  }
+
+  /** Resolves once xterm.js has processed everything written so far. */
+  flushed() {
+    return new Promise((resolve) => (this.term ? this.term.write("", resolve) : resolve()));
   }
 
   /** The terminal's text, one string per line (for tests). */
