@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "GET_COLUMNS",
+    "InvalidColumn",
     "POOL_PROPS",
     "DATASET_PROPS",
     "Prop",
@@ -172,6 +173,18 @@ class UnknownProperty(ValueError):
         super().__init__(self.message)
 
 
+class InvalidColumn(ValueError):
+    """``zfs get -o`` / ``zpool get -o`` named a field that is not one of name,
+    property, value, received, source: "invalid column name 'xyz'"
+    (cmd/zfs/zfs_main.c zfs_do_get; cmd/zpool/zpool_main.c zpool_do_get), followed
+    by the usage (exit 2)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.message = f"invalid column name '{name}'"
+        super().__init__(self.message)
+
+
 def lookup(table: dict[str, Prop], name: str) -> Prop:
     """``zprop_name_to_prop()``: the property name itself, or its column name in
     lower case (``propname_match()`` compares ``tolower(colname)`` with the input)."""
@@ -231,7 +244,7 @@ def format_get_table(
     """
     for col in columns:
         if col not in GET_COLUMNS:
-            raise UnknownProperty(col)
+            raise InvalidColumn(col)
     widths = {col: len(title) for col, title in GET_COLUMNS.items()}
     for name, prop, _value, _source in rows:
         widths["property"] = max(widths["property"], len(prop))
