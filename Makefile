@@ -6,11 +6,13 @@ VENV    := .venv/.installed
 NODE    := node_modules/.installed
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
+# Material for MkDocs prints a banner about its end of life on every build; keep output readable.
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build test test-fast lint bench clean
 
 serve: $(VENV) $(NODE)            ## serve the course on http://127.0.0.1:8000 with working simulations
-	$(PY) -m mkdocs serve --dev-addr $(HOST):$(PORT) --no-livereload
+	SITE_URL=http://$(HOST):$(PORT)/ $(PY) -m mkdocs serve --dev-addr $(HOST):$(PORT) --no-livereload
 
 build: $(VENV) $(NODE)            ## build the static site into site/
 	$(PY) -m mkdocs build --strict

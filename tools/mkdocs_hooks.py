@@ -214,7 +214,7 @@ def on_pre_build(config, **kwargs) -> None:
 
 
 def on_page_content(html_text: str, page, config, files, **kwargs) -> str:
-    """Instructors see the lesson's timings (front matter `teaching`, `exercises`) under the title."""
+    """Instructors see the timings (front matter `teaching`, `exercises`) under the title."""
     parts = [f"{label}: {page.meta[key]} min" for key, label in
              (("teaching", "Teaching"), ("exercises", "Exercises")) if page.meta.get(key)]
     if not parts or "</h1>" not in html_text:

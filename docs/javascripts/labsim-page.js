@@ -47,6 +47,7 @@ class PythonWorker {
   receive(data) {
     if (data.event === "ready") {
       this.state = "ready";
+      this.readyAt = performance.now(); // since navigation start, for the benchmark
       this.readyMs = data.ms;
       this.version = data.version;
       this.notify();
@@ -405,8 +406,9 @@ class Widget {
   }
 
   async render(result, ms) {
+    const ticket = (this.ticket = (this.ticket ?? 0) + 1);
     const Plotly = await loadPlotly();
-    if (this.disposed) return;
+    if (this.disposed || ticket !== this.ticket) return; // a newer result got here first
     this.figure = result.figure;
     restorePlotlyStyles();
     await Plotly.react(this.chart, result.figure.data ?? [], themedLayout(result.figure.layout), PLOT_CONFIG);

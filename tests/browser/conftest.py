@@ -41,7 +41,8 @@ def site(tmp_path_factory) -> Iterator[str]:
     # site_url must be where the site is served, or instant navigation falls back to reloads.
     env = {**os.environ, "SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"}
     build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site_dir)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+         "--site-dir", str(site_dir)],
         cwd=REPO, env=env, capture_output=True, text=True)
     assert build.returncode == 0, f"mkdocs build --strict failed:\n{build.stdout}\n{build.stderr}"
     server, served = start(site_dir, port)

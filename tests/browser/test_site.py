@@ -11,7 +11,6 @@ import re
 import time
 
 import pytest
-
 from labsim.web import Bridge, initial_payload
 
 pytestmark = pytest.mark.browser
@@ -96,6 +95,18 @@ def choose_other_option(page) -> None:
         str(slider["min"]))
 
 
+def wait_renders(page, at_least: int) -> None:
+    page.wait_for_function(
+        f"() => Number(document.querySelector('.labsim-widget').dataset.renders) >= {at_least}",
+        timeout=PYTHON_TIMEOUT)
+
+
+def plotly_css_in_force(page) -> bool:
+    """plotly.js's own CSS applies (its SVG layers are stacked, not laid out in a column)."""
+    return page.eval_on_selector(f"{WIDGET} .main-svg",
+                                 "el => getComputedStyle(el).position") == "absolute"
+
+
 def widget_params(page) -> dict:
     return page.evaluate("() => document.querySelector('.labsim-widget').labsimWidget.params")
 
@@ -110,16 +121,17 @@ def test_first_chart_comes_from_the_embedded_payload(page, site, results_dir):
     open_lesson(page, site)
     payload = initial_payload(SCENARIO)
     assert plotted(page) == traces(payload["result"]["figure"])
-    assert page.locator(f"{WIDGET} .labsim-chart .trace").count() >= len(payload["result"]["figure"]["data"])
+    shown = page.locator(f"{WIDGET} .labsim-chart .trace").count()
+    assert shown >= len(payload["result"]["figure"]["data"])
     assert page.locator(f"{WIDGET} .labsim-control").count() == len(payload["describe"]["controls"])
     for control in payload["describe"]["controls"]:
         assert page.locator(f"{WIDGET} label", has_text=control["label"]).count() >= 1
     assert page.text_content(f"{WIDGET} .labsim-summary") == payload["result"]["summary"]
     assert page.text_content(f"{WIDGET} .labsim-status").startswith("Loading Python…")
-    # plotly's own CSS is in force (its layers are stacked, not laid out one under another)
-    assert page.eval_on_selector(f"{WIDGET} .main-svg", "el => getComputedStyle(el).position") == "absolute"
+    assert plotly_css_in_force(page)
     # the chart fills the content column
-    chart_width = page.eval_on_selector(f"{WIDGET} .main-svg", "el => el.getBoundingClientRect().width")
+    chart_width = page.eval_on_selector(f"{WIDGET} .main-svg",
+                                        "el => el.getBoundingClientRect().width")
     column = page.eval_on_selector(".md-content__inner", "el => el.clientWidth")
     assert chart_width > 0.8 * column - 80
 
@@ -131,7 +143,7 @@ def test_python_reruns_the_scenario_when_a_control_changes(page, site, results_d
     before = plotted(page)
     count = renders(page)
     choose_other_option(page)
-    page.wait_for_function(f"() => Number(document.querySelector('.labsim-widget').dataset.renders) > {count}")
+    wait_renders(page, count + 1)
     page.wait_for_selector(f"{WIDGET}[data-state=ready]")
     params = widget_params(page)
     expected = json.loads(Bridge().simulate(SCENARIO, json.dumps(params)))
@@ -144,9 +156,8 @@ def test_python_reruns_the_scenario_when_a_control_changes(page, site, results_d
     page.reload()
     page.wait_for_selector(f"{WIDGET} .main-svg")
     assert widget_params(page) == params
-    page.wait_for_function(f"() => document.querySelector('.labsim-widget').dataset.state === 'ready'"
-                           f" && Number(document.querySelector('.labsim-widget').dataset.renders) >= 2",
-                           timeout=PYTHON_TIMEOUT)
+    wait_renders(page, 2)  # the embedded chart, then the restored values run in Python
+    wait_python(page)
     assert plotted(page) == traces(expected["figure"])
     page.click(f"{WIDGET} .labsim-reset")
     assert plotted(page) == traces(initial_payload(SCENARIO)["result"]["figure"])
@@ -218,7 +229,7 @@ def test_instant_navigation_keeps_page_and_simulations_working(page, site):
     page.locator(".md-nav--primary a[href$='setup/']").first.click()
     page.wait_for_url("**/setup/")
     page.wait_for_selector("h1:has-text('Running the labs')")
-    assert page.evaluate("window.__notReloaded") == "yes", "instant navigation fell back to a reload"
+    assert page.evaluate("window.__notReloaded") == "yes", "instant navigation reloaded the page"
     assert page.locator(WIDGET).count() == 0
 
     lesson_link = page.locator(".md-nav--primary a[href$='01-pools-vdevs/']").first
@@ -231,19 +242,21 @@ def test_instant_navigation_keeps_page_and_simulations_working(page, site):
     # the second visit loads neither Python nor plotly again
     again = page.watch.requests[requests_before:]
     assert not [u for u in again if "pyodide" in u or "plotly.min.js" in u], again
-    assert page.eval_on_selector(f"{WIDGET} .main-svg", "el => getComputedStyle(el).position") == "absolute"
+    assert plotly_css_in_force(page)
     assert plotted(page) == traces(initial_payload(SCENARIO)["result"]["figure"])
 
     count = renders(page)
     choose_other_option(page)
-    page.wait_for_function(f"() => Number(document.querySelector('.labsim-widget').dataset.renders) > {count}")
-    assert plotted(page) == traces(json.loads(Bridge().simulate(SCENARIO, json.dumps(widget_params(page))))["figure"])
+    wait_renders(page, count + 1)
+    expected = json.loads(Bridge().simulate(SCENARIO, json.dumps(widget_params(page))))
+    assert plotted(page) == traces(expected["figure"])
 
     # the terminal shows the earlier session and still answers
     assert "root@lab:~# zpool list" in terminal_text(page)
     page.click(f"{TERMINAL} .xterm")
     run_in_terminal(page, "zpool create tank /nonexistent")
-    assert_shown(terminal_text(page), json.loads(Bridge().terminal("t", "zpool create tank /nonexistent")))
+    reply = json.loads(Bridge().terminal("t", "zpool create tank /nonexistent"))
+    assert_shown(terminal_text(page), reply)
 
     # and back in history (popstate) works too
     page.go_back()  # (navigation.tracking may add a #fragment to the URL)

@@ -1,0 +1,192 @@
+"""Performance of the course site as ONE JSON object on stdout (`make bench`); never fails.
+
+Measures, on the lesson-1 page in headless Debian chromium with a fresh profile per cold run:
+
+* mkdocs_build_s: `mkdocs build --strict` of the whole site;
+* first_chart_s: navigation start -> the first plotly chart's SVG is in the page (cold);
+* pyodide_ready_s: navigation start -> Python ready in the worker (cold), and pyodide_boot_s,
+  the worker's own time from its start to a ready labsim.web.Bridge;
+* rerun_ms: a control changed -> the chart re-rendered with the new result (median of N);
+* fill_1tib_pyodide_ms / fill_1tib_cpython_ms: the simulator filling a 1 TiB pool (two 512 GiB
+  vdevs, OpenZFS 2.1 allocator) with 128 KiB records until it is full.
+
+Progress goes to stderr; stdout carries only the JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+sys.path.insert(0, os.environ.get("LABSIM_SRC") or str(REPO / "sim" / "src"))
+
+from static_server import free_port, start  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LESSON = "lessons/01-pools-vdevs/"
+COLD_RUNS = int(os.environ.get("BENCH_COLD_RUNS", "3"))
+RERUNS = int(os.environ.get("BENCH_RERUNS", "5"))
+
+TARGETS = {"first_chart_s": 4.0, "rerun_ms": 100.0, "fill_1tib_pyodide_ms": 200.0}
+
+# The same source runs in CPython (here) and in Pyodide (in the page's worker).
+FILL_1TIB = """
+import time as _time
+from labsim.zfs.errors import NoSpace as _NoSpace
+from labsim.zfs.pool import create_pool as _create_pool, property_value as _prop
+from labsim.zfs.pool import write_file as _write_file
+from labsim.zfs.versions import KiB as _KiB, TiB as _TiB, get_version as _get_version
+
+def _fill_1tib():
+    t0 = _time.perf_counter()
+    pool = _create_pool("bench", [("/var/tmp/a.raw", _TiB // 2), ("/var/tmp/b.raw", _TiB // 2)],
+                        _get_version("2.1"))
+    assert int(_prop(pool, pool.root, "recordsize")[0]) == 128 * _KiB
+    try:
+        _write_file(pool, pool.root, "fill", 2 * _TiB, "random")
+    except _NoSpace:
+        pass
+    return (_time.perf_counter() - t0) * 1000, pool.alloc / pool.space
+"""
+
+FIRST_CHART_PROBE = """
+new MutationObserver((_, observer) => {
+  if (document.querySelector('.labsim-widget .labsim-chart .main-svg')) {
+    window.__firstChart = performance.now();
+    observer.disconnect();
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+RERUN_JS = """async ([name, index]) => {
+  const widget = document.querySelector('.labsim-widget');
+  const select = widget.querySelector(`select[name="${name}"]`);
+  const done = new Promise(resolve => widget.addEventListener(
+    'labsim:rendered', e => resolve(e.detail), {once: true}));
+  const t0 = performance.now();
+  select.value = String(index);
+  select.dispatchEvent(new Event('change', {bubbles: true}));
+  const detail = await done;
+  return {total: performance.now() - t0, python: detail.ms};
+}"""
+
+
+def log(*args) -> None:
+    print(*args, file=sys.stderr, flush=True)
+
+
+def build_site(site_dir: Path, url: str) -> float:
+    env = {**os.environ, "SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+                    "--site-dir", str(site_dir)], cwd=REPO, env=env, check=True)
+    return time.perf_counter() - t0
+
+
+def cpython_fill(runs: int = 3) -> tuple[float, float]:
+    scope: dict = {}
+    exec(FILL_1TIB, scope)  # noqa: S102 - our own benchmark source
+    results = [scope["_fill_1tib"]() for _ in range(runs)]
+    return statistics.median(r[0] for r in results), results[0][1]
+
+
+def rerun_control() -> tuple[str, int] | None:
+    from labsim.web import initial_payload
+
+    for control in initial_payload("pools-vdevs")["describe"]["controls"]:
+        if control["kind"] == "select" and len(control.get("options", [])) > 1:
+            return control["name"], len(control["options"])
+    return None
+
+
+def browser_runs(url: str) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    cold: list[dict] = []
+    out: dict = {}
+    with sync_playwright() as p:
+        for run in range(COLD_RUNS):
+            # A new browser process with a new temporary profile: nothing cached, nothing compiled.
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.add_init_script(FIRST_CHART_PROBE)
+            page.goto(url + LESSON)
+            page.wait_for_function("window.__firstChart", timeout=60_000)
+            page.wait_for_function("window.labsim?.python?.state === 'ready'", timeout=120_000)
+            timing = page.evaluate("""() => ({first: window.__firstChart,
+                ready: window.labsim.python.readyAt, boot: window.labsim.python.readyMs})""")
+            cold.append(timing)
+            log(f"cold run {run + 1}: first chart {timing['first']:.0f} ms, "
+                f"Python ready {timing['ready']:.0f} ms")
+            if run == COLD_RUNS - 1:
+                control = rerun_control()
+                if control:
+                    name, count = control
+                    samples = []
+                    page.wait_for_selector(".labsim-widget[data-state=ready]")
+                    for i in range(RERUNS + 1):
+                        samples.append(page.evaluate(RERUN_JS, [name, (i + 1) % count]))
+                    samples = samples[1:]  # the first run also warms up the code paths
+                    out["rerun_ms"] = round(statistics.median(s["total"] for s in samples), 1)
+                    python_ms = statistics.median(s["python"] for s in samples)
+                    out["rerun_python_ms"] = round(python_ms, 1)
+                    out["rerun_samples_ms"] = [round(s["total"], 1) for s in samples]
+                    out["rerun_control"] = name
+                else:
+                    out["rerun_ms"] = None
+                page.evaluate(f"window.labsim.call('_exec', {json.dumps(FILL_1TIB)} + '\\n1')")
+                fills = [json.loads(page.evaluate(
+                    "window.labsim.call('_exec', 'import json as _j\\n_j.dumps(_fill_1tib())')"))
+                    for _ in range(3)]
+                out["fill_1tib_pyodide_ms"] = round(statistics.median(f[0] for f in fills), 1)
+                out["fill_1tib_pyodide_samples_ms"] = [round(f[0], 1) for f in fills]
+            browser.close()
+    out["first_chart_s"] = round(statistics.median(c["first"] for c in cold) / 1000, 2)
+    out["first_chart_samples_s"] = [round(c["first"] / 1000, 2) for c in cold]
+    out["pyodide_ready_s"] = round(statistics.median(c["ready"] for c in cold) / 1000, 2)
+    out["pyodide_boot_s"] = round(statistics.median(c["boot"] for c in cold) / 1000, 2)
+    return out
+
+
+def main() -> None:
+    result: dict = {}
+    with tempfile.TemporaryDirectory(prefix="zfl-bench-") as tmp:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/"
+        log("building the site…")
+        result["mkdocs_build_s"] = round(build_site(Path(tmp), url), 2)
+        server, _ = start(tmp, port)
+        try:
+            log("browser runs…")
+            result.update(browser_runs(url))
+        finally:
+            server.shutdown()
+    log("CPython fill…")
+    fill_ms, full = cpython_fill()
+    result["fill_1tib_cpython_ms"] = round(fill_ms, 1)
+    result["fill_1tib_pool_full_fraction"] = round(full, 4)
+    result["targets"] = TARGETS
+    result["meets_targets"] = {
+        key: result.get(key) is not None and result[key] <= limit
+        for key, limit in TARGETS.items()
+    }
+    result["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(),
+                         "cold_runs": COLD_RUNS, "reruns": RERUNS}
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
