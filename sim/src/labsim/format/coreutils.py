@@ -15,6 +15,10 @@ Sources:
   number"))`` so a bad size reads "truncate: Invalid number: '5X'".
 * rm: src/remove.c "cannot remove %s".
 * getopt: glibc posix/getopt.c messages.
+
+Unlike :mod:`labsim.shell.messages`, the error texts here end with their newline
+(dd prints its error and then its summary; several errors are concatenated), except
+``getopt_message()``, which is a fragment.
 """
 
 from __future__ import annotations

@@ -17,6 +17,15 @@ from __future__ import annotations
 import math
 
 __all__ = [
+    "HUMAN_AUTOSCALE",
+    "HUMAN_B",
+    "HUMAN_BASE_1024",
+    "HUMAN_CEILING",
+    "HUMAN_FLOOR",
+    "HUMAN_ROUND_TO_NEAREST",
+    "HUMAN_SI",
+    "HUMAN_SPACE_BEFORE_UNIT",
+    "HUMAN_SUPPRESS_POINT_ZERO",
     "NICENUM_1024",
     "NICENUM_BYTES",
     "NICENUM_RAW",

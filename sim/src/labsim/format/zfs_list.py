@@ -25,13 +25,13 @@ from collections.abc import Mapping, Sequence
 from labsim.format import numbers as num
 from labsim.format.zprop import (
     DATASET_PROPS,
-    GET_COLUMNS,
     NUMBER,
     InvalidColumn,
     Prop,
     UnknownProperty,
     expanded_width,
     format_get_table,
+    get_fields,
     lookup,
 )
 
@@ -141,20 +141,6 @@ def format_zfs_list(
 
     text = "" if scripted else line([p.colname for p in props], False)
     return text + "".join(line(v, scripted) for v in values)
-
-
-def get_fields(spec: str | Sequence[str] | None) -> tuple[str, ...]:
-    """The ``-o`` fields of ``zfs get``: default name,property,value,source; "all"
-    is name,property,value,received,source (zfs_do_get)."""
-    if spec is None:
-        return ("name", "property", "value", "source")
-    fields = spec.split(",") if isinstance(spec, str) else list(spec)
-    if fields == ["all"]:
-        return tuple(GET_COLUMNS)
-    for field in fields:
-        if field not in GET_COLUMNS:
-            raise InvalidColumn(field)
-    return tuple(fields)
 
 
 def format_zfs_get(

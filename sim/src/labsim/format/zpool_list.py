@@ -37,6 +37,7 @@ from labsim.format.zprop import (
     column_width,
     expanded_width,
     format_get_table,
+    get_fields,
     lookup,
 )
 
@@ -356,7 +357,7 @@ def format_zpool_get(
     *,
     parsable: bool = False,
     scripted: bool = False,
-    columns: Sequence[str] | None = None,
+    columns: str | Sequence[str] | None = None,
 ) -> str:
     """What ``zpool get [-H] [-p] [-o field,...] prop[,prop] pool`` prints.
 
@@ -374,6 +375,5 @@ def format_zpool_get(
         cooked.append((name, prop.name, text, source))
         by_prop.setdefault(prop.name, []).append(text)
     widths = [expanded_width(POOL_PROPS[p], texts, parsable) for p, texts in by_prop.items()]
-    return format_get_table(cooked, widths, scripted=scripted,
-                            columns=tuple(columns or ("name", "property", "value", "source")))
+    return format_get_table(cooked, widths, scripted=scripted, columns=get_fields(columns))
 

@@ -245,7 +245,7 @@ def format_zpool_status(pools: PoolStatus | Sequence[PoolStatus], *,
     """What ``zpool status [-p] [pool ...]`` prints on stdout for healthy (or
     described) pools.  Several pools are separated by one empty line.  With no
     pools the caller prints ``no pools available`` on stderr instead
-    (:func:`labsim.shell.messages.no_pools_available_status`)."""
+    (:func:`labsim.shell.messages.status_no_pools`)."""
     if isinstance(pools, PoolStatus):
         pools = [pools]
     return "\n".join(_one(pool, parsable) for pool in pools)

@@ -33,6 +33,7 @@ __all__ = [
     "UnknownProperty",
     "column_width",
     "format_get_table",
+    "get_fields",
     "lookup",
 ]
 
@@ -225,6 +226,20 @@ def expanded_width(prop: Prop, values: Iterable[str], literal: bool) -> int:
 # zprop_print_headers(): the columns of a get table and their titles
 GET_COLUMNS = {"name": "NAME", "property": "PROPERTY", "value": "VALUE",
                "received": "RECEIVED", "source": "SOURCE"}
+
+
+def get_fields(spec: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The ``-o`` fields of ``zfs get`` / ``zpool get``: default name,property,value,source; "all"
+    is name,property,value,received,source (zfs_do_get)."""
+    if spec is None:
+        return ("name", "property", "value", "source")
+    fields = spec.split(",") if isinstance(spec, str) else list(spec)
+    if fields == ["all"]:
+        return tuple(GET_COLUMNS)
+    for field in fields:
+        if field not in GET_COLUMNS:
+            raise InvalidColumn(field)
+    return tuple(fields)
 
 
 def format_get_table(
