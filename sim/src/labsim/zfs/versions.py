@@ -19,6 +19,7 @@ TiB = 1 << 40
 @dataclass(frozen=True)
 class ZfsVersion:
     name: str
+    release: str  # what `zpool version` prints, e.g. 2.1.11 (Debian 12's zfs-dkms)
     # vdev_metaslab_set_size(): "legacy" aims for ~200 metaslabs (illumos, ZoL <= 0.7);
     # "count-bounded" (OpenZFS 0.8+/2.x) prefers 512 MiB metaslabs, 16..200 of them.
     metaslab_sizing: str
@@ -44,6 +45,7 @@ class ZfsVersion:
 
 ZFS_0_6_5 = ZfsVersion(
     name="0.6.5",
+    release="0.6.5.6",
     metaslab_sizing="legacy",
     metaslab_aliquot=512 * KiB,
     allocation_throttle=False,
@@ -57,6 +59,7 @@ ZFS_0_6_5 = ZfsVersion(
 
 ZFS_2_1 = ZfsVersion(
     name="2.1",
+    release="2.1.11",
     metaslab_sizing="count-bounded",
     metaslab_aliquot=512 * KiB,  # became 1 MiB in 2.2
     allocation_throttle=True,

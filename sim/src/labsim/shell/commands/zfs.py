@@ -112,7 +112,7 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
         [ALIASES.get(c, c) for c in LIST_DEFAULT]
     found = sorted(_datasets(session, names, "-r" in flags), key=lambda pd: pd[1].name)
     if not found:
-        return CommandResult(stdout=msg.no_datasets_available())
+        return CommandResult(stdout=msg.no_datasets_available() + "\n")
     rows = [{c: (ds.name if c == "name" else value_of(pool, ds, c)[0]) for c in columns}
             for pool, ds in found]
     return CommandResult(stdout=fmt.format_zfs_list(rows, columns=columns,

@@ -74,7 +74,9 @@ def _devices(session: Session, words: list[str], action: str, pool_name: str):
         raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage(action), 2)
     groups = [w for w in words if w in GROUP_KEYWORDS]
     if groups:
-        raise UsageError(msg.labsim_unsupported_group(groups[0]), 1)
+        # labsim's own words, not zpool's: the group parses, but is not modelled yet.
+        raise UsageError(f"labsim: '{groups[0]}' vdevs are not simulated yet; "
+                         "this lesson uses plain file vdevs", 1)
     devices = []
     for word in words:
         if not word.startswith("/"):
@@ -89,7 +91,7 @@ def _devices(session: Session, words: list[str], action: str, pool_name: str):
             if any(leaf.path == path for v in other.vdevs for leaf in v.leaves):
                 raise UsageError(msg.device_in_active_pool(path, other.name), 1)
         if path in (d for d, _ in devices):
-            raise UsageError(msg.device_specified_twice(path), 1)
+            raise UsageError(msg.same_device_twice(action, pool_name), 1)
         devices.append((path, host.size))
     return devices
 
@@ -110,7 +112,7 @@ def create(session: Session, args: list[str]) -> CommandResult:
         raise UsageError(msg.pool_exists(name), 1)
     ashift = _ashift(session, props, "create", name)
     if ("-n",  "") in opts:
-        return CommandResult(stdout=msg.would_create(name, [d for d, _ in devices]))
+        return CommandResult(stdout=msg.would_create(name, [d for d, _ in devices]) + "\n")
     try:
         pool = create_pool(name, devices, session.version, ashift)
     except DeviceTooSmall:
@@ -150,7 +152,7 @@ def sync(session: Session, args: list[str]) -> CommandResult:
 
 
 def version(session: Session, args: list[str]) -> CommandResult:
-    return CommandResult(stdout=msg.zpool_version(session.version.name))
+    return CommandResult(stdout=msg.zpool_version(session.version.release) + "\n")
 
 
 def _selected(session: Session, names: list[str]) -> list[Pool]:
@@ -169,11 +171,11 @@ def list_pools(session: Session, args: list[str]) -> CommandResult:
             columns = v.split(",")
             bad = [c for c in columns if c.lower() not in list_fmt.COLUMNS]
             if bad:
-                raise UsageError(msg.bad_pool_property(bad[0]) + "\n"
+                raise UsageError(msg.pool_bad_property_list(bad[0]) + "\n"
                                  + msg.zpool_subcommand_usage("list"), 2)
     pools = _selected(session, names)
     if not pools:
-        return CommandResult(stdout=msg.no_pools_available())
+        return CommandResult(stdout=msg.no_pools_available() + "\n")
     rows = [pool_row(p) for p in sorted(pools, key=lambda p: p.name)]
     text = list_fmt.format_zpool_list(rows, verbose="-v" in flags, parsable="-p" in flags,
                                       scripted="-H" in flags, columns=columns)
@@ -198,7 +200,7 @@ def status(session: Session, args: list[str]) -> CommandResult:
     _, names = _getopt(args, "DigLpPstvxc:T:", "status")
     pools = _selected(session, names)
     if not pools:
-        return CommandResult(stdout=msg.no_pools_available())
+        return CommandResult(stderr=msg.status_no_pools() + "\n")
     text = "\n".join(status_fmt.format_zpool_status(status_row(p)) for p in pools)
     return CommandResult(stdout=text)
 

@@ -1,0 +1,162 @@
+"""The command layer answers as the real tools do: output, errors and exit statuses.
+
+Message texts come from labsim.shell.messages, which cites the OpenZFS 2.1 / coreutils
+source of each; here we check that the commands use them in the right situations and
+that no input, however wrong, produces a Python traceback.
+"""
+
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labsim import Session, run_script
+
+SETUP = """
+mkdir -p /var/tmp/labs
+truncate -s 1G /var/tmp/labs/a.raw
+truncate -s 256M /var/tmp/labs/b.raw
+zpool create -o ashift=12 tank /var/tmp/labs/a.raw /var/tmp/labs/b.raw
+"""
+
+
+@pytest.fixture
+def session():
+    s = Session()
+    for line, result in run_script(SETUP, s):
+        assert result.status == 0, (line, result.stderr)
+    return s
+
+
+def test_zpool_list_v_prints_the_2_1_columns(session):
+    out = session.run("zpool list -v tank").stdout.splitlines()
+    assert out[0].split() == ["NAME", "SIZE", "ALLOC", "FREE", "CKPOINT", "EXPANDSZ", "FRAG",
+                              "CAP", "DEDUP", "HEALTH", "ALTROOT"]
+    assert out[1].split()[:2] == ["tank", "1.17G"]
+    assert out[2].split()[:2] == ["/var/tmp/labs/a.raw", "960M"]
+    assert out[3].split()[:2] == ["/var/tmp/labs/b.raw", "240M"]
+    assert out[2].startswith("  /var/tmp/labs/a.raw")
+
+
+def test_zpool_list_p_prints_exact_bytes(session):
+    out = session.run("zpool list -Hp -o name,size tank").stdout
+    assert out == f"tank\t{(960 + 240) << 20}\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "status", "stderr"),
+    [
+        ("zpool create tank /var/tmp/labs/c.raw", 1, "cannot resolve path '/var/tmp/labs/c.raw'"),
+        ("zpool create -o ashift=20 other /var/tmp/labs/c.raw", 1,
+         "cannot resolve path '/var/tmp/labs/c.raw'"),
+        ("zpool create pool2 sdz", 1,
+         "cannot open 'sdz': no such device in /dev\nmust be a full path or shorthand device name"),
+        ("zpool destroy nosuch", 1, "cannot open 'nosuch': no such pool"),
+        ("zpool list nosuch", 1, "cannot open 'nosuch': no such pool"),
+        ("zfs get compression nosuch", 1, "cannot open 'nosuch': dataset does not exist"),
+        ("frobnicate", 127, "bash: frobnicate: command not found"),
+    ],
+)
+def test_errors_use_the_real_texts(session, line, status, stderr):
+    result = session.run(line)
+    assert result.status == status
+    assert result.stderr.startswith(stderr)
+
+
+def test_pool_name_taken(session):
+    run_script("truncate -s 1G /var/tmp/labs/c.raw", session)
+    result = session.run("zpool create tank /var/tmp/labs/c.raw")
+    assert (result.status, result.stderr) == (1, "cannot create 'tank': pool already exists\n")
+
+
+def test_ashift_out_of_range(session):
+    run_script("truncate -s 1G /var/tmp/labs/c.raw", session)
+    result = session.run("zpool create -o ashift=20 other /var/tmp/labs/c.raw")
+    assert result.status == 1
+    assert result.stderr == ("invalid 'ashift=20' property: only values between 9 and 16 "
+                             "are allowed.\n")
+    assert "other" not in session.pools
+
+
+def test_device_already_in_a_pool(session):
+    result = session.run("zpool create other /var/tmp/labs/a.raw")
+    assert result.status == 1
+    assert "/var/tmp/labs/a.raw is part of active pool 'tank'" in result.stderr
+
+
+def test_too_small_file(session):
+    run_script("truncate -s 32M /var/tmp/labs/tiny.raw", session)
+    result = session.run("zpool create small /var/tmp/labs/tiny.raw")
+    assert result.status == 1
+    assert result.stderr == ("cannot create 'small': one or more devices is less than the "
+                             "minimum size (64M)\n")
+
+
+def test_negative_and_malformed_sizes():
+    s = Session()
+    assert s.run("truncate -s abc /tmp/x").stderr == "truncate: Invalid number: 'abc'\n"
+    # GNU truncate reads a leading '-' as "shrink by": a new file stays empty
+    assert s.run("truncate -s -5G /tmp/x").status == 0
+    assert s.host_files["/tmp/x"].size == 0
+    result = s.run("dd if=/dev/zero of=/tmp/y bs=-1M count=1")
+    assert (result.status, result.stderr) == (1, "dd: invalid number: '-1M'\n")
+
+
+def test_dd_fills_a_pool_until_enospc(session):
+    result = session.run("dd if=/dev/urandom of=/tank/fill bs=1M")
+    assert result.status == 1
+    assert result.stderr.startswith("dd: error writing '/tank/fill': No space left on device\n")
+    pool = session.pools["tank"]
+    assert pool.free >= pool.slop_space
+
+
+def test_rm_frees_space(session):
+    run_script("zfs set compression=off tank\n"
+               "dd if=/dev/zero of=/tank/f bs=1M count=100", session)
+    before = session.pools["tank"].alloc
+    assert session.run("rm /tank/f").status == 0
+    assert session.pools["tank"].alloc < before - 99 * 2**20
+    assert session.run("rm /tank/f").stderr == \
+        "rm: cannot remove '/tank/f': No such file or directory\n"
+
+
+def test_zfs_set_and_get(session):
+    assert session.run("zfs set recordsize=1M tank").status == 0
+    assert session.run("zfs get -H -o value recordsize tank").stdout == "1M\n"
+    assert session.run("zfs get -Hp -o value recordsize tank").stdout == "1048576\n"
+    assert session.run("zfs set compression=lz4 tank").status == 0
+    assert session.run("zfs get -H -o value,source compression tank").stdout == "lz4\tlocal\n"
+    bad = session.run("zfs set compression=fast tank")
+    assert bad.status == 1 and bad.stderr.startswith("cannot set property for 'tank'")
+
+
+def test_zfs_list_reports_slop_held_back(session):
+    used, avail = session.run("zfs list -Hp -o used,avail tank").stdout.split()
+    pool = session.pools["tank"]
+    assert int(avail) == pool.space - pool.slop_space - pool.alloc
+    assert int(used) == pool.alloc
+
+
+def test_mirror_is_parsed_and_refused_honestly(session):
+    result = session.run("zpool create m mirror /var/tmp/labs/a.raw /var/tmp/labs/b.raw")
+    assert result.status != 0
+    assert "Traceback" not in result.stderr
+
+
+WORDS = ["zpool", "zfs", "dd", "truncate", "rm", "ls", "create", "add", "list", "status",
+         "destroy", "get", "set", "-v", "-p", "-H", "-o", "ashift=12", "ashift=99", "tank",
+         "/var/tmp/labs/a.raw", "/var/tmp/labs/b.raw", "if=/dev/zero", "of=/tank/x", "bs=1M",
+         "count=3", "-s", "1G", "compression=lz4", "recordsize=4K", "mirror", "raidz2", "name",
+         "'", '"', ";", "#", "-", "--", "size,alloc", "/tank", "/nonexistent"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(WORDS), st.text(string.printable, max_size=6)),
+                max_size=8))
+def test_no_input_produces_a_traceback(words):
+    s = Session()
+    run_script(SETUP, s)
+    result = s.run(" ".join(words))
+    assert isinstance(result.status, int)
+    assert "Traceback" not in result.stderr + result.stdout
