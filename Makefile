@@ -9,7 +9,7 @@ PORT    ?= 8000
 # Material for MkDocs prints a banner about its end of life on every build; keep output readable.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test test-fast lint bench clean
+.PHONY: serve build test lint bench clean notebooks
 
 serve: $(VENV) $(NODE)            ## serve the course on http://127.0.0.1:8000 with working simulations
 	SITE_URL=http://$(HOST):$(PORT)/ $(PY) -m mkdocs serve --dev-addr $(HOST):$(PORT) --no-livereload
@@ -43,3 +43,6 @@ chromium:
 
 clean:
 	rm -rf site build .pytest_cache
+
+notebooks: $(VENV)                ## re-run the lab notebooks and store their outputs (nbval compares them)
+	for nb in labs/*.ipynb; do $(PY) -m jupyter execute --inplace "$$nb"; done

@@ -6,6 +6,7 @@ import calendar
 import getopt
 
 import pytest
+
 from labsim.format import coreutils as cu
 
 

@@ -8,6 +8,7 @@ search (the transcript quoted in that document).
 from __future__ import annotations
 
 import pytest
+
 from labsim.format import numbers as num
 
 GiB = 1 << 30

@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 
 import pytest
+
 from labsim.format.zfs_list import (
     InvalidColumn,
     UnknownProperty,

@@ -9,6 +9,7 @@ cmd/zpool/zpool_main.c and says so.
 from __future__ import annotations
 
 import pytest
+
 from labsim.format.zpool_list import (
     COLUMNS,
     PoolRow,

@@ -4,7 +4,7 @@ import pytest
 
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.metaslab import metaslab_count, metaslab_shift
-from labsim.zfs.versions import GiB, MiB, ZFS_0_6_5, ZFS_2_1
+from labsim.zfs.versions import ZFS_0_6_5, ZFS_2_1, GiB, MiB
 
 
 @pytest.mark.parametrize(

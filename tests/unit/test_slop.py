@@ -3,7 +3,7 @@
 import pytest
 
 from labsim.zfs.slop import slop_space
-from labsim.zfs.versions import GiB, MiB, TiB, ZFS_0_6_5, ZFS_2_1
+from labsim.zfs.versions import ZFS_0_6_5, ZFS_2_1, GiB, MiB, TiB
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from labsim.shell.session import Session, transcript
 from labsim.zfs.versions import DEFAULT_VERSION, VERSIONS
@@ -27,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        text = sys.stdin.read() if args.script == "-" else open(args.script).read()
+        text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text()
     except OSError as err:
         parser.error(f"cannot read {args.script}: {err.strerror}")
     session = Session(version=VERSIONS[args.zfs_version])

@@ -34,7 +34,7 @@ MAX_RECORDSIZE = 1 << 20  # zfs_max_recordsize in OpenZFS 2.1
 
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
-        raise UsageError(msg.zfs_usage(), 2)
+        raise UsageError(msg.zfs_missing_command(), 2)
     sub = {"list": list_datasets, "get": get, "set": set_property, "create": create,
            "destroy": destroy}.get(argv[1])
     if sub is None:
@@ -112,7 +112,7 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
         [ALIASES.get(c, c) for c in LIST_DEFAULT]
     found = sorted(_datasets(session, names, "-r" in flags), key=lambda pd: pd[1].name)
     if not found:
-        return CommandResult(stdout=msg.no_datasets_available() + "\n")
+        return CommandResult(stderr=msg.no_datasets_available() + "\n")
     rows = [{c: (ds.name if c == "name" else value_of(pool, ds, c)[0]) for c in columns}
             for pool, ds in found]
     return CommandResult(stdout=fmt.format_zfs_list(rows, columns=columns,
@@ -156,8 +156,7 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
         prop = ALIASES.get(prop, prop)
         pool, ds = find(session, names[0])
         if prop not in READABLE:
-            raise UsageError(msg.zfs_bad_property(prop) + "\n"
-                             + msg.zfs_subcommand_usage("set"), 2)
+            raise UsageError(msg.zfs_set_invalid_property(ds.name, prop), 1)
         if prop not in SETTABLE:
             raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
         ds.properties[prop] = _validate(ds.name, prop, value)

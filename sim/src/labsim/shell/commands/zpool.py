@@ -27,7 +27,7 @@ POOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
-        raise UsageError(msg.zpool_usage(), 2)
+        raise UsageError(msg.zpool_missing_command(), 2)
     sub = {
         "create": create, "add": add, "list": list_pools, "status": status,
         "destroy": destroy, "get": get, "sync": sync, "version": version,
@@ -138,8 +138,8 @@ def add(session: Session, args: list[str]) -> CommandResult:
 def destroy(session: Session, args: list[str]) -> CommandResult:
     _, operands = _getopt(args, "f", "destroy")
     if not operands:
-        raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("destroy"),
-                         2)
+        raise UsageError(msg.missing_pool_argument() + "\n"
+                         + msg.zpool_subcommand_usage("destroy"), 2)
     _pool(session, operands[0])
     del session.pools[operands[0]]
     return CommandResult()
