@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 
 from labsim.scenarios import get_scenario
-from labsim.shell.session import Session
+from labsim.shell.session import CommandResult, Session
 
 
 @dataclass
@@ -30,7 +30,11 @@ class Bridge:
     def terminal(self, session_id: str, line: str) -> str:
         """Run one command line in the named session; returns {stdout, stderr, status}."""
         session = self.sessions.setdefault(session_id, Session())
-        result = session.run(line)
+        try:
+            result = session.run(line)
+        except Exception as err:  # a simulator bug must not kill the page's terminal
+            result = CommandResult.fail(
+                f"labsim: internal error ({type(err).__name__}: {err}); please report it", 70)
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
                            "status": result.status})
 

@@ -152,8 +152,19 @@ def run_script(text: str, session: Session | None = None) -> list[tuple[str, Com
 
 
 def transcript(pairs: list[tuple[str, CommandResult]], prompt: str = "$ ") -> str:
-    """``$ command`` followed by what it printed, as a terminal would show it."""
+    """``$ command`` followed by what it printed, as a terminal would show it.
+
+    A pair whose line starts with "#" is a note (for elided commands) and is printed as is.
+    """
     chunks = []
     for line, result in pairs:
-        chunks.append(f"{prompt}{line}\n{result.stdout}{result.stderr}")
+        if line.startswith("#"):
+            chunks.append(line + "\n")
+        else:
+            chunks.append(f"{prompt}{line}\n{result.stdout}{result.stderr}")
     return "".join(chunks)
+
+
+def note(text: str) -> tuple[str, CommandResult]:
+    """A transcript entry that is a comment, not a command."""
+    return ("# " + text, CommandResult())
