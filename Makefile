@@ -46,3 +46,11 @@ clean:
 
 notebooks: $(VENV)                ## re-run the lab notebooks and store their outputs (nbval compares them)
 	for nb in labs/*.ipynb; do $(PY) -m jupyter execute --inplace "$$nb"; done
+
+# --- VM labs on real OpenZFS (vagrant/, tools/vm/). Needs root; not part of `make test` yet. ---
+.PHONY: test-vm vm-box
+test-vm:                          ## run the VM lab notebooks on real OpenZFS in a libvirt VM (builds the CI box on first use)
+	bash tools/vm/run-labs.sh
+
+vm-box:                           ## build (or reuse) the cached CI box and print its path
+	bash vagrant/build-ci-box.sh

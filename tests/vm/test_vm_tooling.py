@@ -1,0 +1,40 @@
+"""Cheap host-side checks of the VM tooling (the VM run itself is `make test-vm`)."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = [
+    "vagrant/build-ci-box.sh",
+    "vagrant/provision-debian.sh",
+    "vagrant/provision-ubuntu.sh",
+    "tools/vm/run-labs.sh",
+    "tools/vm/kvm-probe.sh",
+]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_shell_scripts_parse(script):
+    subprocess.run(["bash", "-n", str(ROOT / script)], check=True)
+
+
+def test_vagrantfile_parses():
+    ruby = shutil.which("ruby")
+    if ruby is None:
+        pytest.skip("ruby is not installed (it comes with vagrant)")
+    subprocess.run([ruby, "-c", str(ROOT / "vagrant/Vagrantfile")], check=True,
+                   capture_output=True)
+
+
+def test_vm_notebooks_are_sources_only():
+    notebooks = sorted((ROOT / "tests/vm/notebooks").glob("*.ipynb"))
+    assert notebooks
+    for path in notebooks:
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None, path.name
