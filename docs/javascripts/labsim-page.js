@@ -33,7 +33,7 @@ class PythonWorker {
 
   start() {
     if (this.worker) return;
-    this.t0 = performance.now();
+    this.t0 = performance.now(); // since navigation start
     this.state = "loading";
     this.worker = new Worker(asset("javascripts/labsim-worker.js"), { type: "module" });
     this.worker.onmessage = ({ data }) => this.receive(data);
@@ -105,9 +105,12 @@ const python = new PythonWorker();
 // For the benchmark, the browser tests and curious readers' devtools.
 window.labsim = { python, call: (method, ...args) => python.call(method, ...args) };
 
+// Python starts as soon as the page has painted once: the worker's download and compilation run
+// on other threads, so they overlap with plotly.js parsing instead of waiting for it.
 function startPythonAfterFirstPaint() {
   if (python.state !== "idle") return;
-  requestAnimationFrame(() => setTimeout(() => python.start(), 0));
+  if (performance.getEntriesByType("paint").length) python.start();
+  else requestAnimationFrame(() => setTimeout(() => python.start(), 0));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +172,28 @@ const PLOT_CONFIG = {
   modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"],
 };
 
-function themedLayout(layout = {}) {
+// Plotly does not wrap titles: break a long one at spaces to fit the chart's width.
+function wrapTitle(title, width, fontSize) {
+  const text = typeof title === "string" ? title : title?.text;
+  if (!text || text.includes("<br")) return title;
+  const perLine = Math.max(16, Math.floor(width / (fontSize * 0.55)));
+  if (text.length <= perLine) return title;
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && (line + " " + word).length > perLine) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  lines.push(line);
+  const wrapped = lines.join("<br>");
+  return typeof title === "string" ? { text: wrapped } : { ...title, text: wrapped };
+}
+
+function themedLayout(layout = {}, width = 700) {
   const css = getComputedStyle(document.body);
   const fg = css.getPropertyValue("--md-default-fg-color").trim() || "#333";
   const grid = css.getPropertyValue("--md-default-fg-color--lightest").trim() || "#ddd";
@@ -181,6 +205,13 @@ function themedLayout(layout = {}) {
   themed.plot_bgcolor = "rgba(0,0,0,0)";
   themed.font = { family: css.fontFamily, ...themed.font, color: fg };
   themed.margin ??= { t: 48, r: 16, b: 48, l: 64 };
+  if (themed.title) {
+    const size = themed.title.font?.size ?? (width < 600 ? 14 : 17);
+    themed.title = wrapTitle(themed.title, width - 40, size);
+    if (typeof themed.title === "object") themed.title.font = { size, ...themed.title.font };
+    const lines = (themed.title.text ?? "").split("<br>").length;
+    if (lines > 1) themed.margin = { ...themed.margin, t: (themed.margin.t ?? 48) + (lines - 1) * size * 1.3 };
+  }
   for (const key of Object.keys(themed).filter((k) => /^[xy]axis\d*$/.test(k))) {
     themed[key] = { gridcolor: grid, zerolinecolor: grid, linecolor: grid, ...themed[key] };
   }
@@ -411,7 +442,7 @@ class Widget {
     if (this.disposed || ticket !== this.ticket) return; // a newer result got here first
     this.figure = result.figure;
     restorePlotlyStyles();
-    await Plotly.react(this.chart, result.figure.data ?? [], themedLayout(result.figure.layout), PLOT_CONFIG);
+    await Plotly.react(this.chart, result.figure.data ?? [], this.layout(), PLOT_CONFIG);
     snapshotPlotlyStyles();
     this.summary.textContent = result.summary ?? "";
     this.transcript.textContent = result.transcript ?? "";
@@ -420,14 +451,25 @@ class Widget {
     this.root.dataset.renders = String(this.renders);
     this.root.dispatchEvent(new CustomEvent("labsim:rendered", { detail: { ms, renders: this.renders } }));
     if (!this.resizer) {
-      this.resizer = new ResizeObserver(() => this.chart.isConnected && Plotly.Plots.resize(this.chart));
+      this.width = this.chart.clientWidth;
+      this.resizer = new ResizeObserver(() => {
+        const width = this.chart.clientWidth;
+        if (!this.chart.isConnected || !width || width === this.width) return;
+        this.width = width;
+        clearTimeout(this.resizeTimer);
+        this.resizeTimer = setTimeout(() => this.retheme(), 100); // re-wraps the title too
+      });
       this.resizer.observe(this.chart);
     }
   }
 
+  layout() {
+    return themedLayout(this.figure.layout, this.chart.clientWidth || 700);
+  }
+
   retheme() {
     if (this.figure && window.Plotly) {
-      Plotly.react(this.chart, this.figure.data ?? [], themedLayout(this.figure.layout), PLOT_CONFIG);
+      window.Plotly.react(this.chart, this.figure.data ?? [], this.layout(), PLOT_CONFIG);
     }
   }
 
@@ -456,6 +498,7 @@ class Widget {
   dispose() {
     this.disposed = true;
     clearTimeout(this.debounce);
+    clearTimeout(this.resizeTimer);
     clearInterval(this.timer);
     this.unsubscribe();
     this.resizer?.disconnect();
@@ -484,6 +527,7 @@ export function sync() {
   }
   const widgets = [...document.querySelectorAll(".labsim-widget")];
   const terminals = [...document.querySelectorAll(".labsim-terminal")];
+  if (widgets.length || terminals.length) startPythonAfterFirstPaint();
   if (terminals.length) ensureStylesheet(asset("assets/vendor/xterm/xterm.css"));
   const firstPaint = [];
   widgets.forEach((element, index) => {
@@ -513,6 +557,5 @@ export function sync() {
     });
     mounted.set(element, terminal);
   }
-  if (widgets.length || terminals.length) startPythonAfterFirstPaint();
   return Promise.all(firstPaint);
 }
