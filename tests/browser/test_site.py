@@ -11,6 +11,7 @@ import re
 import time
 
 import pytest
+
 from labsim.web import Bridge, initial_payload
 
 pytestmark = pytest.mark.browser
@@ -194,7 +195,7 @@ def test_terminal_answers_like_labsim(page, site, results_dir):
     assert "root@lab:~# zpool create tank /nonexistent" in text
     assert_shown(text, failing)
     # stderr is shown in red
-    assert page.locator(f"{TERMINAL} .xterm-rows span.xterm-fg-1").count() >= 1
+    page.wait_for_selector(f"{TERMINAL} .xterm-rows span.xterm-fg-1")
 
     # history: Up recalls the previous command
     page.keyboard.press("ArrowUp")
