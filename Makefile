@@ -22,7 +22,7 @@ test: $(VENV) $(NODE) chromium    ## run the whole test suite (lint, model, docs
 	$(PY) -m pytest
 
 bench: $(VENV) $(NODE) chromium   ## print performance numbers as JSON
-	$(PY) tools/bench.py
+	@$(PY) tools/bench.py
 
 $(VENV): requirements-dev.txt sim/pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
