@@ -1,6 +1,7 @@
 """Invariants of the pool model, for any vdev sizes and any sequence of writes/deletes."""
 
 import contextlib
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -78,3 +79,21 @@ def test_zeros_with_compression_become_holes():
     pool.root.properties["compression"] = "lz4"
     write_file(pool, pool.root, "zeros", 1 * GiB // 4, "zero")
     assert pool.alloc == before
+
+
+def _control_values(control):
+    if control["kind"] == "checkbox":
+        return st.booleans()
+    if control["kind"] == "select":
+        return st.sampled_from(control["options"])
+    return st.integers(min_value=int(control["min"]), max_value=int(control["max"]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.fixed_dictionaries({c["name"]: _control_values(c)
+                              for c in pools_vdevs.describe()["controls"]}))
+def test_lesson1_scenario_runs_for_any_control_values(params):
+    result = pools_vdevs.run(params)
+    text = json.dumps(result, allow_nan=False)  # the page needs strict JSON
+    assert result["figure"]["data"] and result["summary"] and result["transcript"]
+    assert "Traceback" not in text
