@@ -264,7 +264,8 @@ def write_file(
 
     if not pool.version.allocation_throttle:
         pressure = 0.0
-    nominal_asize = records.allocated_size(psize, max(v.ashift for v in pool.vdevs))
+    max_ashift = max(v.ashift for v in pool.vdevs)
+    nominal_asize = records.allocated_size(psize, max_ashift)
     # One txg at a time keeps the bias exact; on big pools a step of 1/1024 of the pool
     # moves every printed figure by less than its last digit, and is much faster.
     step = max(pool.version.txg_bytes, pool.space >> 10)
@@ -273,8 +274,10 @@ def write_file(
     written_blocks = 0
     short = False
     while written_blocks < layout.count:
-        allowed = dataset_available(pool, dataset) - reserve
         want = min(per_txg, layout.count - written_blocks)
+        # The write must leave room for its indirect blocks too (they are allocated last).
+        allowed = (dataset_available(pool, dataset) - reserve
+                   - records.indirect_allocation(written_blocks + want, max_ashift))
         fit = max(0, allowed // nominal_asize)
         if fit < want:
             want, short = fit, True

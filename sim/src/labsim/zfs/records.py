@@ -62,6 +62,19 @@ def indirect_blocks(data_blocks: int) -> list[int]:
     return [per] * full + ([rest] if rest else [])
 
 
+def indirect_allocation(data_blocks: int, ashift: int) -> int:
+    """Bytes all copies of a file's level-1 indirect blocks take, for ``data_blocks`` blocks."""
+    if data_blocks <= 1:
+        return 0
+    per = INDIRECT_BLOCK_SIZE // BLKPTR_SIZE
+    full, rest = divmod(data_blocks, per)
+
+    def cost(pointers: int) -> int:
+        return METADATA_COPIES * allocated_size(indirect_psize(pointers), ashift)
+
+    return full * cost(per) + (cost(rest) if rest else 0)
+
+
 def indirect_psize(pointers: int) -> int:
     return roundup(max(512, int(pointers * BLKPTR_SIZE * INDIRECT_COMPRESSED_FRACTION)), 512)
 
