@@ -17,6 +17,9 @@
 #   ZFL_BOX_DISK_GB          virtual size of the guest disk in GiB (default 8)
 # Cache layout:  $ZFL_BOX_CACHE/<key>/{<key>.box, vmlinuz, initrd.img, manifest.json, build.log}
 set -euo pipefail
+# The body is one function, so bash has parsed all of it before running any of it: editing
+# this file while a run is in progress cannot derail that run.
+main() {
 
 SCRIPT=$(readlink -f "${BASH_SOURCE[0]}")
 HERE=$(dirname "$SCRIPT")
@@ -316,3 +319,6 @@ rm -rf "$OUT"
 mv "$OUT.tmp" "$OUT"
 log "done in $(( $(date +%s) - T0 )) s: $BOX ($(du -h "$BOX" | cut -f1))"
 echo "$BOX"
+}
+main "$@"
+exit

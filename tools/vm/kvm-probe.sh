@@ -20,10 +20,11 @@ trap 'rm -rf "$TMP"' EXIT
 
 boot() {  # boot ACCEL CPU TIMEOUT -> 0 when the kernel reached its root-mount panic
   local accel=$1 cpu=$2 limit=$3 out="$TMP/$1.log" t0=$SECONDS
-  timeout --kill-after=5 "$limit" "$QEMU" -accel "$accel" -cpu "$cpu" -m 256 -smp 1 \
+  # (a subshell, so a qemu that aborts does not make bash print "Aborted" here)
+  ( timeout --kill-after=5 "$limit" "$QEMU" -accel "$accel" -cpu "$cpu" -m 256 -smp 1 \
     -nodefaults -display none -no-reboot -serial "file:$out" \
     -kernel "$KERNEL" -append "console=ttyS0 panic=-1 root=/dev/zfl-none rootwait=0" \
-    >"$TMP/$accel.qemu" 2>&1
+    >"$TMP/$accel.qemu" 2>&1; : ) 2>/dev/null
   if grep -q -E 'Kernel panic|VFS: Unable to mount root' "$out" 2>/dev/null; then
     log "$accel: kernel booted to its root-mount panic in $((SECONDS - t0)) s"
     return 0

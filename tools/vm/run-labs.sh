@@ -16,6 +16,9 @@
 #   ZFL_KEEP_VM=1      do not destroy the VM at the end (debugging; host is not restored)
 #   ZFL_VM_TESTS       guest path(s) pytest runs (default /labs/vm)
 set -euo pipefail
+# The body is one function, so bash has parsed all of it before running any of it: editing
+# this file while a run is in progress cannot derail that run.
+main() {
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RESULTS=${ZFL_RESULTS:-$ROOT/test-results/vm}
@@ -43,7 +46,8 @@ loud_fail() {
 
 [ "$(id -u)" = 0 ] || loud_fail "must run as root (libvirt system daemon, iptables, sysctl)"
 mkdir -p "$RESULTS"
-rm -f "$RESULTS"/junit.xml "$RESULTS"/pytest.log "$RESULTS"/guest-info.txt "$RESULTS"/timings.txt
+rm -rf "$RESULTS"/junit.xml "$RESULTS"/pytest.log "$RESULTS"/guest-info.txt "$RESULTS"/timings.txt \
+  "$RESULTS"/measured "$RESULTS"/serial.log "$RESULTS"/vagrant-up.log
 
 # --- host packages -----------------------------------------------------------------------------
 step "host packages"
@@ -110,26 +114,7 @@ save_chains "$STATE/chains.before"
 ls /var/lib/libvirt/boot >"$STATE/boot.before" 2>/dev/null || : >"$STATE/boot.before"
 STARTED_LIBVIRTD=0
 STARTED_VIRTLOGD=0
-
-# --- libvirt daemons ---------------------------------------------------------------------------
-step "libvirt"
-if [ "$(cat /proc/1/comm)" = systemd ]; then
-  systemctl is-active --quiet libvirtd || { systemctl start libvirtd && STARTED_LIBVIRTD=1; }
-else
-  if ! pgrep -x virtlogd >/dev/null; then virtlogd -d && STARTED_VIRTLOGD=1; fi
-  if ! pgrep -x libvirtd >/dev/null; then libvirtd -d && STARTED_LIBVIRTD=1; fi
-fi
-for _ in $(seq 1 30); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 1; done
-virsh -c qemu:///system version >/dev/null 2>&1 || loud_fail "libvirtd does not answer on qemu:///system"
-virsh -c qemu:///system net-list --all --name | sed '/^$/d' | sort >"$STATE/nets.before"
-virsh -c qemu:///system pool-list --all --name | sed '/^$/d' | sort >"$STATE/pools.before"
-# vagrant-libvirt wants a storage pool named "default"; the box image is uploaded there once and
-# reused by later runs (a cache, like the box itself).
-if ! grep -qx default "$STATE/pools.before"; then
-  virsh -c qemu:///system pool-define-as default dir --target /var/lib/libvirt/images >/dev/null
-  virsh -c qemu:///system pool-autostart default >/dev/null
-fi
-virsh -c qemu:///system pool-start default >/dev/null 2>&1 || true
+: >"$STATE/nets.before"
 
 # --- Vagrant: private dot-dir and a unique domain name, so a learner's VM is never touched -----
 export VAGRANT_CWD="$ROOT/vagrant"
@@ -137,6 +122,8 @@ export VAGRANT_DOTFILE_PATH="$STATE/dot-vagrant"
 export VAGRANT_CHECKPOINT_DISABLE=1 VAGRANT_NO_COLOR=1 VAGRANT_DEFAULT_PROVIDER=libvirt
 export ZFL_VM_NAME="zfl-ci-$$-"
 export ZFL_SERIAL_LOG="$STATE/serial.log"
+: >"$ZFL_SERIAL_LOG"   # qemu runs as libvirt-qemu: give it a file it may write
+chown libvirt-qemu:libvirt-qemu "$ZFL_SERIAL_LOG" 2>/dev/null || chmod 0666 "$ZFL_SERIAL_LOG"
 VM_UP=0
 
 restore_host() {
@@ -149,16 +136,18 @@ restore_host() {
     exit "$rc"
   fi
   [ -s "$ZFL_SERIAL_LOG" ] && cp "$ZFL_SERIAL_LOG" "$RESULTS/serial.log" 2>/dev/null
+  [ -n "${HOSTALIAS:-}" ] && ssh -F "$STATE/ssh-config" -O exit "$HOSTALIAS" >/dev/null 2>&1
   if [ -d "$VAGRANT_DOTFILE_PATH" ]; then
     timeout 300 vagrant destroy -f >"$STATE/destroy.log" 2>&1 || cat "$STATE/destroy.log" >&2
   fi
   # Any domain of ours still defined (an interrupted up): remove it and its disks.
-  for dom in $(virsh -c qemu:///system list --all --name | grep "^$ZFL_VM_NAME"); do
+  for dom in $(virsh -c qemu:///system list --all --name 2>/dev/null | grep "^$ZFL_VM_NAME"); do
     virsh -c qemu:///system destroy "$dom" >/dev/null 2>&1
     virsh -c qemu:///system undefine "$dom" --remove-all-storage >/dev/null 2>&1
   done
   # libvirt networks that were not there before (vagrant-libvirt's management network).
-  for net in $(virsh -c qemu:///system net-list --all --name | sed '/^$/d' | sort \
+  [ -f "$STATE/nets.recorded" ] \
+  && for net in $(virsh -c qemu:///system net-list --all --name 2>/dev/null | sed '/^$/d' | sort \
                | comm -13 "$STATE/nets.before" -); do
     log "removing libvirt network $net"
     virsh -c qemu:///system net-destroy "$net" >/dev/null 2>&1
@@ -210,21 +199,52 @@ restore_host() {
 trap restore_host EXIT
 trap 'exit 130' INT TERM
 
+# --- libvirt daemons ---------------------------------------------------------------------------
+step "libvirt"
+if [ "$(cat /proc/1/comm)" = systemd ]; then
+  systemctl is-active --quiet libvirtd || { systemctl start libvirtd && STARTED_LIBVIRTD=1; }
+else
+  if ! pgrep -x virtlogd >/dev/null; then virtlogd -d && STARTED_VIRTLOGD=1; fi
+  if ! pgrep -x libvirtd >/dev/null; then libvirtd -d && STARTED_LIBVIRTD=1; fi
+fi
+for _ in $(seq 1 30); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 1; done
+virsh -c qemu:///system version >/dev/null 2>&1 || loud_fail "libvirtd does not answer on qemu:///system"
+virsh -c qemu:///system net-list --all --name | sed '/^$/d' | sort >"$STATE/nets.before"
+touch "$STATE/nets.recorded"
+# vagrant-libvirt wants a storage pool named "default"; the box image is uploaded there once and
+# reused by later runs (a cache, like the box itself).
+if ! virsh -c qemu:///system pool-info default >/dev/null 2>&1; then
+  virsh -c qemu:///system pool-define-as default dir --target /var/lib/libvirt/images >/dev/null \
+    || virsh -c qemu:///system pool-info default >/dev/null \
+    || loud_fail "cannot define libvirt's default storage pool"
+  virsh -c qemu:///system pool-autostart default >/dev/null || true
+fi
+virsh -c qemu:///system pool-start default >/dev/null 2>&1 || true
+
+
 # --- up ----------------------------------------------------------------------------------------
 step "vagrant up"
 VM_UP=1
-if ! vagrant up --provider=libvirt >"$RESULTS/vagrant-up.log" 2>&1; then
+if ! vagrant up --provider=libvirt --no-tty >"$RESULTS/vagrant-up.log" 2>&1; then
   tail -n 40 "$RESULTS/vagrant-up.log" >&2
   [ -s "$ZFL_SERIAL_LOG" ] && { echo "--- guest serial console (last 40 lines):" >&2; tail -n 40 "$ZFL_SERIAL_LOG" >&2; }
   loud_fail "vagrant up failed (log: $RESULTS/vagrant-up.log)"
 fi
 vagrant ssh-config >"$STATE/ssh-config"
 HOSTALIAS=$(awk '/^Host / {print $2; exit}' "$STATE/ssh-config")
-SSH=(ssh -F "$STATE/ssh-config" -o LogLevel=ERROR "$HOSTALIAS")
+# One ssh connection, reused: each new handshake costs seconds of emulated crypto under TCG.
+cat >>"$STATE/ssh-config" <<EOF
+Host *
+  ControlMaster auto
+  ControlPath $STATE/ssh-%C
+  ControlPersist 600
+  LogLevel ERROR
+EOF
+SSH=(ssh -F "$STATE/ssh-config" "$HOSTALIAS")
 
 # --- tests in, run, results out ----------------------------------------------------------------
 step "push notebooks"
-rsync -a --delete -e "ssh -F $STATE/ssh-config -o LogLevel=ERROR" --rsync-path="sudo rsync" \
+rsync -a -e "ssh -F $STATE/ssh-config" --rsync-path="sudo rsync" \
   "$ROOT/tests/vm/notebooks/" "$HOSTALIAS:/labs/vm/"
 "${SSH[@]}" 'uname -r; zfs version; /opt/labs-venv/bin/python -m pytest --version; nproc; free -m' \
   >"$RESULTS/guest-info.txt" 2>&1 || true
@@ -234,11 +254,15 @@ step "pytest in the guest"
 set +e
 # shellcheck disable=SC2029  # expanded on purpose on this side
 "${SSH[@]}" "cd /labs && sudo /opt/labs-venv/bin/python -m pytest --nbval-lax -p no:cacheprovider \
-  -o addopts= -o testpaths= --junitxml=/tmp/zfl-junit.xml -ra ${*:-${ZFL_VM_TESTS:-/labs/vm}}" \
+  -o addopts= -o testpaths= --confcutdir=/labs/vm --junitxml=/tmp/zfl-junit.xml -ra ${*:-${ZFL_VM_TESTS:-/labs/vm}}" \
   2>&1 | tee "$RESULTS/pytest.log"
 PYTEST_RC=${PIPESTATUS[0]}
 set -e
 "${SSH[@]}" 'sudo cat /tmp/zfl-junit.xml' >"$RESULTS/junit.xml" 2>/dev/null || rm -f "$RESULTS/junit.xml"
+# Whatever the notebooks measured (/tmp/zfl-results in the guest) comes out too.
+rm -rf "$RESULTS/measured"
+"${SSH[@]}" 'sudo tar -C /tmp -cf - zfl-results 2>/dev/null' | tar -C "$RESULTS" -xf - 2>/dev/null \
+  && mv "$RESULTS/zfl-results" "$RESULTS/measured" || true
 
 if [ "$PYTEST_RC" = 5 ]; then
   loud_fail "pytest in the guest collected no tests"
@@ -247,3 +271,6 @@ elif [ "$PYTEST_RC" != 0 ]; then
   exit "$PYTEST_RC"
 fi
 log "VM labs passed"
+}
+main "$@"
+exit
