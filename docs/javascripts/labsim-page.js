@@ -121,11 +121,8 @@ let plotlyPromise = null;
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
   plotlyPromise ??= new Promise((resolve, reject) => {
-    const src = asset("assets/vendor/plotly/plotly.min.js");
-    const loaded = document.querySelector(`script[src="${src}"]`);
-    if (loaded && window.Plotly) return resolve(window.Plotly);
     const script = document.createElement("script");
-    script.src = src;
+    script.src = asset("assets/vendor/plotly/plotly.min.js");
     script.onload = () => resolve(window.Plotly);
     script.onerror = () => reject(new Error("cannot load plotly.js"));
     document.body.appendChild(script); // outside the swapped container: survives navigation
