@@ -148,6 +148,8 @@ cat > "$WORK/setup-guest.sh" <<'GUEST'
 set -euo pipefail
 KABI=$1
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+# The host's pip settings (find-links, certificates) mean nothing in here.
+for v in $(compgen -e | grep '^PIP_' || true); do unset "$v"; done
 
 # zfs.ko: dkms builds it from the kernel/headers postinst hooks; make sure, and fail loudly.
 if ! ls /lib/modules/"$KABI"/updates/dkms/zfs.ko* >/dev/null 2>&1; then
@@ -317,6 +319,11 @@ mv "$WORK/$KEY.box" "$WORK/vmlinuz" "$WORK/initrd.img" "$WORK/manifest.json" "$O
 cp "$BUILDLOG" "$OUT.tmp/build.log"
 rm -rf "$OUT"
 mv "$OUT.tmp" "$OUT"
+# Keep this box and the one before it (switching branches back and forth); drop older ones.
+ls -dt "$CACHE"/zfl-ci-* 2>/dev/null | grep -v '\.tmp$' | tail -n +3 | while read -r old; do
+  log "pruning old cached box $(basename "$old")"
+  rm -rf "$old"
+done
 log "done in $(( $(date +%s) - T0 )) s: $BOX ($(du -h "$BOX" | cut -f1))"
 echo "$BOX"
 }

@@ -222,6 +222,19 @@ fi
 virsh -c qemu:///system pool-start default >/dev/null 2>&1 || true
 
 
+# Older CI boxes (other keys) in Vagrant and in libvirt's pool: remove them, keep only this one.
+KEY=$(basename "$BOX" .box)
+for old in $(vagrant box list 2>/dev/null | awk '$1 ~ /^zfl\/zfl-ci-/ {print $1}' | sort -u); do
+  [ "$old" = "zfl/$KEY" ] && continue
+  log "removing stale box $old"
+  vagrant box remove --force --all "$old" >/dev/null 2>&1 || true
+done
+for vol in $(virsh -c qemu:///system vol-list default 2>/dev/null | awk '$1 ~ /^zfl-VAGRANTSLASH-zfl-ci-/ {print $1}'); do
+  case "$vol" in *"$KEY"*) continue ;; esac
+  log "removing stale libvirt volume $vol"
+  virsh -c qemu:///system vol-delete --pool default "$vol" >/dev/null 2>&1 || true
+done
+
 # --- up ----------------------------------------------------------------------------------------
 step "vagrant up"
 VM_UP=1
@@ -230,6 +243,7 @@ if ! vagrant up --provider=libvirt --no-tty >"$RESULTS/vagrant-up.log" 2>&1; the
   [ -s "$ZFL_SERIAL_LOG" ] && { echo "--- guest serial console (last 40 lines):" >&2; tail -n 40 "$ZFL_SERIAL_LOG" >&2; }
   loud_fail "vagrant up failed (log: $RESULTS/vagrant-up.log)"
 fi
+step "ssh config"
 vagrant ssh-config >"$STATE/ssh-config"
 HOSTALIAS=$(awk '/^Host / {print $2; exit}' "$STATE/ssh-config")
 # One ssh connection, reused: each new handshake costs seconds of emulated crypto under TCG.
@@ -246,7 +260,7 @@ SSH=(ssh -F "$STATE/ssh-config" "$HOSTALIAS")
 step "push notebooks"
 rsync -a -e "ssh -F $STATE/ssh-config" --rsync-path="sudo rsync" \
   "$ROOT/tests/vm/notebooks/" "$HOSTALIAS:/labs/vm/"
-"${SSH[@]}" 'uname -r; zfs version; /opt/labs-venv/bin/python -m pytest --version; nproc; free -m' \
+"${SSH[@]}" 'uname -r; zfs version; nproc; free -m' \
   >"$RESULTS/guest-info.txt" 2>&1 || true
 log "guest: $(tr '\n' ' ' <"$RESULTS/guest-info.txt")"
 
