@@ -222,7 +222,7 @@ def test_terminal_answers_like_labsim(page, site, results_dir):
 def test_instant_navigation_keeps_page_and_simulations_working(page, site):
     open_lesson(page, site)
     wait_python(page)
-    page.evaluate("window.__notReloaded = 'yes'")
+    page.evaluate("window.__notReloaded = 'yes'; window.__plotlyBefore = window.Plotly")
     page.click(f"{TERMINAL} .xterm")
     run_in_terminal(page, "zpool list")
     requests_before = len(page.watch.requests)
@@ -240,9 +240,13 @@ def test_instant_navigation_keeps_page_and_simulations_working(page, site):
     page.wait_for_url(f"**/{LESSON}")
     page.wait_for_selector(f"{WIDGET} .labsim-chart .main-svg")
     assert page.evaluate("window.__notReloaded") == "yes"
-    # the second visit loads neither Python nor plotly again
+    # The second visit starts neither Python nor plotly again. (Chromium may still issue a
+    # request for the cached plotly.min.js on the first run of a fresh profile; what matters
+    # is that the script is not executed again, so the Plotly object must be the same one.)
     again = page.watch.requests[requests_before:]
-    assert not [u for u in again if "pyodide" in u or "plotly.min.js" in u], again
+    assert not [u for u in again if "pyodide" in u], again
+    assert page.evaluate("window.Plotly === window.__plotlyBefore")
+    assert page.locator("script[src$='plotly.min.js']").count() == 1
     assert plotly_css_in_force(page)
     assert plotted(page) == traces(initial_payload(SCENARIO)["result"]["figure"])
 
