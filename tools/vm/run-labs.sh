@@ -47,7 +47,7 @@ loud_fail() {
 [ "$(id -u)" = 0 ] || loud_fail "must run as root (libvirt system daemon, iptables, sysctl)"
 mkdir -p "$RESULTS"
 rm -rf "$RESULTS"/junit.xml "$RESULTS"/pytest.log "$RESULTS"/guest-info.txt "$RESULTS"/timings.txt \
-  "$RESULTS"/measured "$RESULTS"/serial.log "$RESULTS"/vagrant-up.log
+  "$RESULTS"/measured "$RESULTS"/serial.log "$RESULTS"/vagrant-up.log "$RESULTS"/vagrant-provision.log
 
 # --- host packages -----------------------------------------------------------------------------
 step "host packages"
@@ -243,6 +243,11 @@ if ! vagrant up --provider=libvirt --no-tty >"$RESULTS/vagrant-up.log" 2>&1; the
   [ -s "$ZFL_SERIAL_LOG" ] && { echo "--- guest serial console (last 40 lines):" >&2; tail -n 40 "$ZFL_SERIAL_LOG" >&2; }
   loud_fail "vagrant up failed (log: $RESULTS/vagrant-up.log)"
 fi
+# Provisioning must be re-runnable: run it a second time on the running VM.
+step "vagrant provision (idempotency)"
+vagrant provision --no-tty >"$RESULTS/vagrant-provision.log" 2>&1 \
+  || { tail -n 20 "$RESULTS/vagrant-provision.log" >&2; loud_fail "re-running the provisioning failed"; }
+
 step "ssh config"
 vagrant ssh-config >"$STATE/ssh-config"
 HOSTALIAS=$(awk '/^Host / {print $2; exit}' "$STATE/ssh-config")
