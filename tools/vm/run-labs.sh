@@ -15,6 +15,8 @@
 #   ZFL_RESULTS        where results go (default <repo>/test-results/vm)
 #   ZFL_KEEP_VM=1      do not destroy the VM at the end (debugging; host is not restored)
 #   ZFL_VM_TESTS       guest path(s) pytest runs (default /labs/vm)
+#   ZFL_VM_UP_TIMEOUT  seconds for `vagrant up` (default 1800)
+#   ZFL_VM_TEST_TIMEOUT  seconds for pytest in the guest (default 2700)
 set -euo pipefail
 # The body is one function, so bash has parsed all of it before running any of it: editing
 # this file while a run is in progress cannot derail that run.
@@ -32,19 +34,21 @@ step() {  # step NAME: log the previous step's duration, start timing the next
   log "== $1"
 }
 TIMINGS=()
-loud_fail() {
+loud_fail() {  # loud_fail MESSAGE [host]: "host" adds what a host needs to run the VM labs
   {
     echo
     echo "################################################################################"
-    echo "#  VM LABS FAILED: $*"
-    echo "#  The VM labs need a host that can run a virtual machine (qemu, with KVM or TCG)"
-    echo "#  and libvirt. This is a failure, not a skip."
+    echo "#  VM LABS FAILED: $1"
+    if [ "${2:-}" = host ]; then
+      echo "#  The VM labs need a host that can run a virtual machine (qemu, with KVM or TCG)"
+      echo "#  and libvirt, as root. This is a failure, not a skip."
+    fi
     echo "################################################################################"
   } >&2
   exit 1
 }
 
-[ "$(id -u)" = 0 ] || loud_fail "must run as root (libvirt system daemon, iptables, sysctl)"
+[ "$(id -u)" = 0 ] || loud_fail "must run as root (libvirt system daemon, iptables, sysctl)" host
 mkdir -p "$RESULTS"
 rm -rf "$RESULTS"/junit.xml "$RESULTS"/pytest.log "$RESULTS"/guest-info.txt "$RESULTS"/timings.txt \
   "$RESULTS"/measured "$RESULTS"/serial.log "$RESULTS"/vagrant-up.log "$RESULTS"/vagrant-provision.log
@@ -76,7 +80,8 @@ if [ -n "${ZFL_BOX:-}" ]; then
   BOX=$(readlink -f "$ZFL_BOX")
   [ -s "$BOX" ] || loud_fail "ZFL_BOX=$ZFL_BOX does not exist"
 else
-  BOX=$("$ROOT/vagrant/build-ci-box.sh" | tail -n1)
+  BOX=$("$ROOT/vagrant/build-ci-box.sh" | tail -n1) \
+    || loud_fail "building the CI box failed (vagrant/build-ci-box.sh, messages above)"
 fi
 BOOT_DIR=$(dirname "$BOX")
 [ -s "$BOOT_DIR/vmlinuz" ] && [ -s "$BOOT_DIR/initrd.img" ] \
@@ -89,7 +94,7 @@ step "accelerator probe"
 ACCEL=${ZFL_ACCEL:-auto}
 if [ "$ACCEL" = auto ]; then
   ACCEL=$("$ROOT/tools/vm/kvm-probe.sh" "$BOOT_DIR/vmlinuz") \
-    || loud_fail "neither KVM nor TCG could boot the box's kernel (tools/vm/kvm-probe.sh)"
+    || loud_fail "neither KVM nor TCG could boot the box's kernel (tools/vm/kvm-probe.sh)" host
 fi
 export ZFL_ACCEL=$ACCEL
 log "accelerator: $ACCEL"
@@ -208,7 +213,7 @@ else
   if ! pgrep -x libvirtd >/dev/null; then libvirtd -d && STARTED_LIBVIRTD=1; fi
 fi
 for _ in $(seq 1 30); do virsh -c qemu:///system version >/dev/null 2>&1 && break; sleep 1; done
-virsh -c qemu:///system version >/dev/null 2>&1 || loud_fail "libvirtd does not answer on qemu:///system"
+virsh -c qemu:///system version >/dev/null 2>&1 || loud_fail "libvirtd does not answer on qemu:///system" host
 virsh -c qemu:///system net-list --all --name | sed '/^$/d' | sort >"$STATE/nets.before"
 touch "$STATE/nets.recorded"
 # vagrant-libvirt wants a storage pool named "default"; the box image is uploaded there once and
@@ -216,7 +221,7 @@ touch "$STATE/nets.recorded"
 if ! virsh -c qemu:///system pool-info default >/dev/null 2>&1; then
   virsh -c qemu:///system pool-define-as default dir --target /var/lib/libvirt/images >/dev/null \
     || virsh -c qemu:///system pool-info default >/dev/null \
-    || loud_fail "cannot define libvirt's default storage pool"
+    || loud_fail "cannot define libvirt's default storage pool" host
   virsh -c qemu:///system pool-autostart default >/dev/null || true
 fi
 virsh -c qemu:///system pool-start default >/dev/null 2>&1 || true
@@ -238,10 +243,11 @@ done
 # --- up ----------------------------------------------------------------------------------------
 step "vagrant up"
 VM_UP=1
-if ! vagrant up --provider=libvirt --no-tty >"$RESULTS/vagrant-up.log" 2>&1; then
+if ! timeout "${ZFL_VM_UP_TIMEOUT:-1800}" vagrant up --provider=libvirt --no-tty \
+     >"$RESULTS/vagrant-up.log" 2>&1; then
   tail -n 40 "$RESULTS/vagrant-up.log" >&2
   [ -s "$ZFL_SERIAL_LOG" ] && { echo "--- guest serial console (last 40 lines):" >&2; tail -n 40 "$ZFL_SERIAL_LOG" >&2; }
-  loud_fail "vagrant up failed (log: $RESULTS/vagrant-up.log)"
+  loud_fail "vagrant up failed (log: $RESULTS/vagrant-up.log)" host
 fi
 # Provisioning must be re-runnable: run it a second time on the running VM.
 step "vagrant provision (idempotency)"
@@ -272,7 +278,7 @@ log "guest: $(tr '\n' ' ' <"$RESULTS/guest-info.txt")"
 step "pytest in the guest"
 set +e
 # shellcheck disable=SC2029  # expanded on purpose on this side
-"${SSH[@]}" "cd /labs && sudo /opt/labs-venv/bin/python -m pytest --nbval-lax -p no:cacheprovider \
+timeout "${ZFL_VM_TEST_TIMEOUT:-2700}" "${SSH[@]}" "cd /labs && sudo /opt/labs-venv/bin/python -m pytest --nbval-lax -p no:cacheprovider \
   -o addopts= -o testpaths= --confcutdir=/labs/vm --junitxml=/tmp/zfl-junit.xml -ra ${*:-${ZFL_VM_TESTS:-/labs/vm}}" \
   2>&1 | tee "$RESULTS/pytest.log"
 PYTEST_RC=${PIPESTATUS[0]}
@@ -283,7 +289,9 @@ rm -rf "$RESULTS/measured"
 "${SSH[@]}" 'sudo tar -C /tmp -cf - zfl-results 2>/dev/null' | tar -C "$RESULTS" -xf - 2>/dev/null \
   && mv "$RESULTS/zfl-results" "$RESULTS/measured" || true
 
-if [ "$PYTEST_RC" = 5 ]; then
+if [ "$PYTEST_RC" = 124 ]; then
+  loud_fail "pytest in the guest did not finish within ${ZFL_VM_TEST_TIMEOUT:-2700} s"
+elif [ "$PYTEST_RC" = 5 ]; then
   loud_fail "pytest in the guest collected no tests"
 elif [ "$PYTEST_RC" != 0 ]; then
   echo "run-labs: pytest in the guest failed (exit $PYTEST_RC); see $RESULTS/pytest.log" >&2
