@@ -183,9 +183,11 @@ def list_pools(session: Session, args: list[str]) -> CommandResult:
 
 
 def pool_row(pool: Pool) -> list_fmt.PoolRow:
+    physical = pool.version.vdev_list_size == "physical"
     vdevs = [
         list_fmt.VdevRow(
-            name=v.name, size=v.space, alloc=v.alloc, free=v.free, frag=v.fragmentation,
+            name=v.name, size=v.leaves[0].psize if physical else v.space, alloc=v.alloc,
+            free=v.free, frag=v.fragmentation,
             cap=v.alloc * 100 / v.space if v.space else 0.0, health="ONLINE",
         )
         for v in pool.vdevs
