@@ -79,7 +79,7 @@ export class LabTerminal {
       convertEol: true,
       cursorBlink: true,
       fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace',
-      fontSize: 14,
+      fontSize: 12, // ~95 columns in the content column: zpool list fits unwrapped
       scrollback: 2000,
       theme: THEME,
     });

@@ -162,3 +162,10 @@ def test_no_input_produces_a_traceback(words):
     result = s.run(" ".join(words))
     assert isinstance(result.status, int)
     assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_bad_ashift_is_reported_before_a_device_in_use(session):
+    # make_leaf_vdev() rejects the ashift while building the vdev tree; the in-use check
+    # comes after the whole tree is built (cmd/zpool/zpool_vdev.c).
+    result = session.run("zpool create -o ashift=20 other /var/tmp/labs/a.raw")
+    assert result.stderr.startswith("invalid 'ashift=20' property")

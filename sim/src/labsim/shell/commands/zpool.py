@@ -68,8 +68,13 @@ def _ashift(session: Session, props: list[str], action: str, name: str) -> int:
     return ashift
 
 
-def _devices(session: Session, words: list[str], action: str, pool_name: str):
-    """Resolve a vdev specification into (path, size) pairs of plain file vdevs."""
+def _devices(session: Session, words: list[str], action: str, pool_name: str,
+             props: list[str]) -> tuple[list[tuple[str, int]], int]:
+    """Resolve a vdev specification into (path, size) pairs of plain file vdevs, and the ashift.
+
+    The order of the checks is zpool's: each device is resolved (make_leaf_vdev, which also
+    rejects a bad -o ashift), and only then is the whole set checked for devices in use.
+    """
     if not words:
         raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage(action), 2)
     groups = [w for w in words if w in GROUP_KEYWORDS]
@@ -87,13 +92,17 @@ def _devices(session: Session, words: list[str], action: str, pool_name: str):
             if fs.is_dir(session, path):
                 raise UsageError(msg.cannot_use_directory(word), 1)
             raise UsageError(msg.cannot_open_path(word), 1)
+        devices.append((path, host.size))
+    ashift = _ashift(session, props, action, pool_name)
+    seen = set()
+    for path, _ in devices:
         for other in session.pools.values():
             if any(leaf.path == path for v in other.vdevs for leaf in v.leaves):
                 raise UsageError(msg.device_in_active_pool(path, other.name), 1)
-        if path in (d for d, _ in devices):
+        if path in seen:
             raise UsageError(msg.same_device_twice(action, pool_name), 1)
-        devices.append((path, host.size))
-    return devices
+        seen.add(path)
+    return devices, ashift
 
 
 def create(session: Session, args: list[str]) -> CommandResult:
@@ -107,10 +116,9 @@ def create(session: Session, args: list[str]) -> CommandResult:
     for prop in props:
         if prop.partition("=")[0] not in ("ashift", "autoexpand", "autotrim", "comment"):
             raise UsageError(msg.bad_pool_property(prop.partition("=")[0]), 2)
-    devices = _devices(session, operands[1:], "create", name)
+    devices, ashift = _devices(session, operands[1:], "create", name, props)
     if name in session.pools:
         raise UsageError(msg.pool_exists(name), 1)
-    ashift = _ashift(session, props, "create", name)
     if ("-n",  "") in opts:
         return CommandResult(stdout=msg.would_create(name, [d for d, _ in devices]) + "\n")
     try:
@@ -126,8 +134,8 @@ def add(session: Session, args: list[str]) -> CommandResult:
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("add"), 2)
     pool = _pool(session, operands[0])
-    devices = _devices(session, operands[1:], "add", pool.name)
-    ashift = _ashift(session, [v for k, v in opts if k == "-o"], "add", pool.name)
+    devices, ashift = _devices(session, operands[1:], "add", pool.name,
+                               [v for k, v in opts if k == "-o"])
     try:
         add_vdevs(pool, devices, ashift)
     except DeviceTooSmall:
