@@ -52,5 +52,9 @@ notebooks: $(VENV)                ## re-run the lab notebooks and store their ou
 test-vm:                          ## run the VM lab notebooks on real OpenZFS in a libvirt VM (builds the CI box on first use)
 	bash tools/vm/run-labs.sh
 
+.PHONY: record-real
+record-real:                      ## record labs/scripts/*.sh on real OpenZFS in the VM -> tests/fixtures/real/<zfs version>/
+	bash tools/vm/record-transcripts.sh
+
 vm-box:                           ## build (or reuse) the cached CI box and print its path
 	bash vagrant/build-ci-box.sh
