@@ -41,3 +41,12 @@ def test_error_text_must_be_identical():
 def test_notes_are_not_output():
     blocks = parse("$ echo hi\nhi\n# a note\n$ true\n")
     assert [(b.command, b.output) for b in blocks] == [("echo hi", "hi\n"), ("true", "")]
+
+
+def test_several_real_runs_give_a_range():
+    other_run = REAL.replace("128741376", "150000000").replace("877891584", "856632960")
+    inside = REAL.replace("128741376", "140000000").replace("877891584", "866632960")
+    outside = REAL.replace("128741376", "170000000").replace("877891584", "836632960")
+    assert compare([REAL, other_run], inside) == []
+    problems = compare([REAL, other_run], outside)
+    assert any("/v/a ALLOC real 128741376..150000000" in p for p in problems)
