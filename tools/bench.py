@@ -29,13 +29,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 sys.path.insert(0, os.environ.get("LABSIM_SRC") or str(REPO / "sim" / "src"))
 
+from chromium import launch  # noqa: E402
 from static_server import free_port, start  # noqa: E402
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 LESSON = "lessons/01-pools-vdevs/"
 COLD_RUNS = int(os.environ.get("BENCH_COLD_RUNS", "3"))
 RERUNS = int(os.environ.get("BENCH_RERUNS", "5"))
@@ -120,7 +116,7 @@ def browser_runs(url: str) -> dict:
     with sync_playwright() as p:
         for run in range(COLD_RUNS):
             # A new browser process with a new temporary profile: nothing cached, nothing compiled.
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = launch(p)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.add_init_script(FIRST_CHART_PROBE)
             page.goto(url + LESSON)

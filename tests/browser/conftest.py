@@ -20,13 +20,9 @@ sys.path.insert(0, str(REPO / "tools"))
 # The expected answers come from the same labsim the site build packs, run here in CPython.
 sys.path.insert(0, os.environ.get("LABSIM_SRC") or str(REPO / "sim" / "src"))
 
+from chromium import CHROMIUM, launch  # noqa: E402
 from static_server import free_port, start  # noqa: E402
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 RESULTS = REPO / "test-results"
 
 
@@ -34,7 +30,7 @@ RESULTS = REPO / "test-results"
 def site(tmp_path_factory) -> Iterator[str]:
     """Build the site with `mkdocs build --strict` and serve it; yields the base URL."""
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"no chromium at {CHROMIUM}")
+        pytest.fail(f"no chromium at {CHROMIUM}: `make test` installs Debian's chromium")
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     site_dir = tmp_path_factory.mktemp("site")
@@ -56,7 +52,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         yield browser
         browser.close()
 

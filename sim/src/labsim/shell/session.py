@@ -8,6 +8,7 @@ nothing, so a page can hold as many as it likes.
 
 from __future__ import annotations
 
+import getopt
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,19 @@ class UsageError(Exception):
         super().__init__(message)
         self.message = message
         self.status = status
+
+
+def parse_options(args: list[str], optstring: str, *, missing_argument: Callable[[str], str],
+                  invalid_option: Callable[[str], str], usage: str):
+    """GNU getopt as zpool and zfs use it; a bad option becomes the tool's text + usage (exit 2)."""
+    try:
+        return getopt.gnu_getopt(args, optstring)
+    except getopt.GetoptError as err:
+        if err.opt and "requires argument" in err.msg:
+            text = missing_argument(err.opt)
+        else:
+            text = invalid_option(err.opt)
+        raise UsageError(text + "\n" + usage, 2) from None
 
 
 @dataclass

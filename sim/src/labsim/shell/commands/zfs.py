@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import getopt
 import re
 
 from labsim.format import zfs_list as fmt
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs.pool import (
     Dataset,
@@ -43,14 +42,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
 
 
 def _getopt(args: list[str], optstring: str, subcommand: str):
-    try:
-        return getopt.gnu_getopt(args, optstring)
-    except getopt.GetoptError as err:
-        if err.opt and "requires argument" in err.msg:
-            text = msg.zfs_missing_argument(err.opt)
-        else:
-            text = msg.zfs_invalid_option(err.opt)
-        raise UsageError(text + "\n" + msg.zfs_subcommand_usage(subcommand), 2) from None
+    return parse_options(args, optstring, missing_argument=msg.zfs_missing_argument,
+                         invalid_option=msg.zfs_invalid_option,
+                         usage=msg.zfs_subcommand_usage(subcommand))
 
 
 def find(session: Session, name: str) -> tuple[Pool, Dataset]:

@@ -8,14 +8,13 @@ device, which must be a full path (labsim has sparse files, not disks).
 
 from __future__ import annotations
 
-import getopt
 import re
 
 from labsim.format import zpool_list as list_fmt
 from labsim.format import zpool_status as status_fmt
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.pool import Pool, add_vdevs, create_pool
 
@@ -38,14 +37,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
 
 
 def _getopt(args: list[str], optstring: str, subcommand: str):
-    try:
-        return getopt.gnu_getopt(args, optstring)
-    except getopt.GetoptError as err:
-        if err.opt and "requires argument" in err.msg:
-            text = msg.zpool_missing_argument(err.opt)
-        else:
-            text = msg.zpool_invalid_option(err.opt)
-        raise UsageError(text + "\n" + msg.zpool_subcommand_usage(subcommand), 2) from None
+    return parse_options(args, optstring, missing_argument=msg.zpool_missing_argument,
+                         invalid_option=msg.zpool_invalid_option,
+                         usage=msg.zpool_subcommand_usage(subcommand))
 
 
 def _pool(session: Session, name: str) -> Pool:
