@@ -50,3 +50,8 @@ def test_several_real_runs_give_a_range():
     assert compare([REAL, other_run], inside) == []
     problems = compare([REAL, other_run], outside)
     assert any("/v/a ALLOC real 128741376..150000000" in p for p in problems)
+
+
+def test_a_listing_header_must_match_exactly():
+    sim = REAL.replace("NAME        SIZE", "NAME       SIZE")
+    assert any("header" in p for p in compare(REAL, sim))

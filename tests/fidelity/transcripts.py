@@ -76,6 +76,15 @@ def compare(real: str | list[str], simulated: str) -> list[str]:
     for index, s in enumerate(sim_blocks):
         where = f"command {index + 1} `{s.command}`"
         outputs = [blocks[index].output for blocks in parsed]
+        words = s.command.split()
+        if words[:2] in (["zpool", "list"], ["zfs", "list"]) and outputs[0].strip():
+            # Same columns, same widths: the header line must match character for character.
+            header = outputs[0].splitlines()[0]
+            if s.output.splitlines()[:1] != [header]:
+                problems.append(f"{where}: header {header!r} on real OpenZFS, "
+                                f"{s.output.splitlines()[:1]} in labsim")
+        if words[:2] == ["zpool", "status"] and s.output != outputs[0]:
+            problems.append(f"{where}: real printed {outputs[0]!r}, labsim {s.output!r}")
         if is_compared_listing(s.command):
             problems += _compare_tables(where, [table(o) for o in outputs], table(s.output))
         elif s.command.split()[0] in ("zpool", "zfs") and _is_error(outputs[0]):
