@@ -19,8 +19,8 @@ from labsim.zfs.versions import KiB, ZfsVersion
 # Share of allocations made while every vdev's queue is full, for a writer that streams
 # as fast as it can (dd). Only used by versions with the allocation throttle.
 # Calibrated on real OpenZFS 2.1.11 in the lab VM (tests/fixtures/real/2.1.11): with file
-# vdevs under software emulation, values from 0.7 to 0.8 reproduce the recordings of lab 1
-# within 5 % per vdev; 0.5 and 0.65 do not. Other machines and disks may well differ.
+# vdevs under software emulation, values from 0.65 to 0.8 reproduce the recordings of lab 1
+# within 5 % per vdev; 0.6 and 0.85 do not. Other machines and disks may well differ.
 STREAMING_THROTTLE_PRESSURE = 0.75
 
 # dmu_tx reservations assume the worst-case allocation (spa_asize_inflation = 24 times
