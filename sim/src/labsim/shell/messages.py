@@ -242,12 +242,6 @@ def same_device_twice(action: str, pool: str) -> str:
             "the devices is part of an active md or lvm device")
 
 
-def device_specified_twice(path: str, action: str = "create", pool: str = "") -> str:
-    """Compatibility wrapper for :func:`same_device_twice`; the real text names
-    the pool, not the path, so pass ``action`` and ``pool``."""
-    return same_device_twice(action, pool)
-
-
 def cannot_open_path(path: str) -> str:
     """make_leaf_vdev() (cmd/zpool/zpool_vdev.c): an absolute path that does not
     exist fails realpath(): "cannot resolve path '/x'" (exit 1)."""
@@ -300,29 +294,11 @@ def mirror_sizes_differ(kind: str = "mirror") -> str:
     return _vdev_error([f"{kind} contains devices of different sizes"])
 
 
-def _nicestrtonum(value: str) -> int | None:
-    # zfs_nicestrtonum() for the ashift check: digits with an optional K/M/G/T suffix
-    units = "KMGTPE"
-    text = value.strip()
-    if not text or not (text[0].isdigit() or text[0] == "."):
-        return None
-    digits = text.rstrip("BbKkMmGgTtPpEe")
-    suffix = text[len(digits):].upper().rstrip("B")
-    try:
-        number = float(digits)
-    except ValueError:
-        return None
-    if suffix and suffix not in units:
-        return None
-    return int(number * 1024 ** (units.index(suffix) + 1 if suffix else 0))
-
-
-def bad_ashift(action: str, pool: str, value: str) -> str:
+def bad_ashift(number: int | None) -> str:
     """make_leaf_vdev() checks -o ashift before any pool is touched
-    (cmd/zpool/zpool_vdev.c): "ashift must be a number." or "invalid 'ashift=20'
-    property: only values between 9 and 16 are allowed." (exit 1).
-    ``action`` and ``pool`` are not part of the text."""
-    number = _nicestrtonum(value)
+    (cmd/zpool/zpool_vdev.c): "ashift must be a number." (``number`` None: the value did
+    not parse with zfs_nicestrtonum) or "invalid 'ashift=20' property: only values between
+    9 and 16 are allowed." (exit 1)."""
     if number is None:
         return "ashift must be a number."
     return (f"invalid 'ashift={number}' property: only values between {ASHIFT_MIN} "

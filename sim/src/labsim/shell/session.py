@@ -12,6 +12,7 @@ import getopt
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
@@ -134,6 +135,7 @@ def _split_commands(line: str) -> list[str]:
     return [p for p in (p.strip() for p in parts) if p]
 
 
+@cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
     from labsim.shell.commands import coreutils, dd, zfs, zpool
 

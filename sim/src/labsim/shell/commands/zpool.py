@@ -15,12 +15,12 @@ from labsim.format import zpool_status as status_fmt
 from labsim.shell import fs
 from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
+from labsim.shell.units import parse_zfs_number
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.pool import Pool, add_vdevs, create_pool
 
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
                   "spare", "special", "dedup"}
-ASHIFT_MIN, ASHIFT_MAX = 9, 16
 POOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 
 
@@ -49,16 +49,16 @@ def _pool(session: Session, name: str) -> Pool:
     return pool
 
 
-def _ashift(session: Session, props: list[str], action: str, name: str) -> int:
+def _ashift(props: list[str]) -> int:
     ashift = 9  # file vdevs report 512-byte sectors
     for prop in props:
         key, _, value = prop.partition("=")
         if key != "ashift":
             continue
-        if not value.isdigit() or (int(value) != 0 and not
-                                   ASHIFT_MIN <= int(value) <= ASHIFT_MAX):
-            raise UsageError(msg.bad_ashift(action, name, value), 1)
-        ashift = int(value) or 9
+        number = parse_zfs_number(value)  # zpool reads it with zfs_nicestrtonum
+        if number is None or (number != 0 and not msg.ASHIFT_MIN <= number <= msg.ASHIFT_MAX):
+            raise UsageError(msg.bad_ashift(number), 1)
+        ashift = number or 9
     return ashift
 
 
@@ -87,7 +87,7 @@ def _devices(session: Session, words: list[str], action: str, pool_name: str,
                 raise UsageError(msg.cannot_use_directory(word), 1)
             raise UsageError(msg.cannot_open_path(word), 1)
         devices.append((path, host.size))
-    ashift = _ashift(session, props, action, pool_name)
+    ashift = _ashift(props)
     seen = set()
     for path, _ in devices:
         for other in session.pools.values():
