@@ -42,8 +42,13 @@ class Bridge:
         self.sessions.pop(session_id, None)
 
 
-def initial_payload(scenario: str) -> dict:
-    """What the site build embeds in a page so the first chart needs no Python in the browser."""
+def initial_payload(scenario: str, overrides: dict | None = None) -> dict:
+    """What the site build embeds in a page so the first chart needs no Python in the browser.
+
+    ``overrides`` (a page's data-params) replace some defaults; the page's "reset" returns
+    to the values given here.
+    """
     sc = get_scenario(scenario)
     description = sc.describe()
+    description["defaults"] = {**description["defaults"], **(overrides or {})}
     return {"describe": description, "result": sc.run(description["defaults"])}
