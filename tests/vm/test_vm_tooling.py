@@ -10,6 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = [
     "vagrant/build-ci-box.sh",
+    "vagrant/provision-common.sh",
     "vagrant/provision-debian.sh",
     "vagrant/provision-ubuntu.sh",
     "tools/vm/run-labs.sh",
