@@ -21,11 +21,16 @@ This follows metaslab_alloc_dva() in module/zfs/metaslab.c.
   allocations is skipped while another still has room. Under a saturated stream of
   writes, vdevs that finish writes faster take more blocks. ``throttle_pressure`` is
   the share of allocations made in that saturated state (0 = the rotor alone decides).
+* Top-level vdevs of different layouts differ in two ways the rotor sees: a block costs
+  more on RAID-Z (its asize includes parity), and since OpenZFS 2.1 a group's aliquot
+  is ``metaslab_aliquot`` times its data disks (metaslab_group_activate():
+  ``vdev_get_ndisks() - vdev_get_nparity()``, 1 for a single device or a mirror). Both
+  are per group (``GroupState.asize`` / ``.aliquot``); 0 means "the class-wide value".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,14 @@ class GroupState:
 
     free: int  # vs_space - vs_alloc
     speed: float = 1.0  # relative write throughput, used only by the throttle
+    asize: int = 0  # bytes one block takes on this vdev; 0: the caller's nominal asize
+    aliquot: int = 0  # mg_aliquot; 0: the class-wide metaslab_aliquot
+
+    def block(self, asize: int) -> int:
+        return self.asize or asize
+
+    def turn(self, aliquot: int) -> int:
+        return self.aliquot or aliquot
 
 
 def free_space_bias(vdev_free: int, class_free: int, alloc_groups: int, aliquot: int) -> int:
@@ -58,15 +71,15 @@ def records_per_turn(bias: int, aliquot: int, asize: int) -> int:
 
 def rotor_shares(groups: list[GroupState], aliquot: int, asize: int) -> list[int]:
     """Blocks each vdev takes per full turn of the rotor (0 for vdevs that are full)."""
-    live = [g for g in groups if g.free >= asize]
+    live = [g for g in groups if g.free >= g.block(asize)]
     class_free = sum(g.free for g in live)
     shares = []
     for g in groups:
-        if g.free < asize:
+        if g.free < g.block(asize):
             shares.append(0)
             continue
-        bias = free_space_bias(g.free, class_free, len(live), aliquot)
-        shares.append(records_per_turn(bias, aliquot, asize))
+        bias = free_space_bias(g.free, class_free, len(live), g.turn(aliquot))
+        shares.append(records_per_turn(bias, g.turn(aliquot), g.block(asize)))
     return shares
 
 
@@ -94,15 +107,15 @@ class Rotor:
         if len(self.owed) < n:
             self.owed.extend([0.0] * (n - len(self.owed)))
         counts = [0] * n
-        capacity = [g.free // asize for g in groups]
+        capacity = [g.free // g.block(asize) for g in groups]
         remaining = blocks
         while remaining > 0:
             live = [i for i in range(n) if capacity[i] > counts[i]]
             if not live:
                 break
             state = [
-                GroupState(free=(capacity[i] - counts[i]) * asize if i in live else 0,
-                           speed=groups[i].speed)
+                replace(groups[i], free=(capacity[i] - counts[i]) * groups[i].block(asize)
+                        if i in live else 0)
                 for i in range(n)
             ]
             weights = self._weights(state, aliquot, asize, throttle_pressure)

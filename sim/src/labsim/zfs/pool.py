@@ -11,7 +11,16 @@ from dataclasses import dataclass, field
 from labsim.zfs import records
 from labsim.zfs.allocator import GroupState, Rotor
 from labsim.zfs.errors import DeviceTooSmall, NoSpace
-from labsim.zfs.labels import SPA_MINDEVSIZE, leaf_asize
+from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE
+from labsim.zfs.layouts import (
+    RAIDZ,
+    SINGLE,
+    Layout,
+    deflate_ratio,
+    deflated,
+    psize_to_asize,
+    top_level_asize,
+)
 from labsim.zfs.metaslab import Metaslab, metaslab_shift
 from labsim.zfs.slop import slop_space
 from labsim.zfs.versions import KiB, ZfsVersion
@@ -31,30 +40,92 @@ SPA_ASIZE_INFLATION = 24
 @dataclass
 class Leaf:
     path: str
-    psize: int
+    psize: int  # the file's size in bytes
+
+    @property
+    def label_aligned_size(self) -> int:
+        """vdev_psize: the size vdev_open() keeps, aligned down to a whole label; what
+        ``zpool list -v`` prints as a leaf's SIZE (vs_pspace)."""
+        return self.psize - self.psize % VDEV_LABEL_SIZE
+
+
+@dataclass(frozen=True)
+class VdevSpec:
+    """One top-level vdev as ``zpool create``/``add`` give it: a layout and its leaves,
+    each (path, size in bytes)."""
+
+    layout: Layout
+    devices: tuple[tuple[str, int], ...]
+
+
+def single(path: str, size: int) -> VdevSpec:
+    return VdevSpec(Layout(), ((path, size),))
+
+
+def mirror(*devices: tuple[str, int]) -> VdevSpec:
+    return VdevSpec(Layout("mirror", len(devices)), tuple(devices))
+
+
+def raidz(nparity: int, *devices: tuple[str, int]) -> VdevSpec:
+    return VdevSpec(Layout(RAIDZ, len(devices), nparity), tuple(devices))
 
 
 @dataclass
 class TopVdev:
-    """A top-level vdev: one metaslab group. Only single-device vdevs so far."""
+    """A top-level vdev: one metaslab group, over one leaf, a mirror or a RAID-Z group."""
 
     id: int
     leaves: list[Leaf]
     ashift: int
     ms_shift: int
     metaslabs: list[Metaslab]
-    kind: str = "file"
+    layout: Layout = field(default_factory=Layout)
     speed: float = 1.0
     first_free_ms: int = 0  # lowest metaslab that may have free space
     free: int = -1  # kept equal to the sum of the metaslabs' free space
+    deflate_ratio: int = 0  # vdev_deflate_ratio, set from the layout when 0
 
     def __post_init__(self) -> None:
         if self.free < 0:
             self.free = sum(m.free for m in self.metaslabs)
+        if not self.deflate_ratio:
+            self.deflate_ratio = deflate_ratio(self.layout, self.ashift)
+
+    @property
+    def kind(self) -> str:
+        return self.layout.kind
 
     @property
     def name(self) -> str:
-        return self.leaves[0].path if len(self.leaves) == 1 else f"{self.kind}-{self.id}"
+        """The name zpool status and (2.1.3 and later) zpool list -v print: the leaf's
+        path, or the type with the vdev's id, "mirror-0", "raidz2-1" (VDEV_NAME_TYPE_ID
+        in zpool_vdev_name(), lib/libzfs/libzfs_pool.c)."""
+        if self.layout.kind == SINGLE:
+            return self.leaves[0].path
+        return f"{self.layout.type_name}-{self.id}"
+
+    def psize_to_asize(self, psize: int) -> int:
+        return psize_to_asize(self.layout, psize, self.ashift)
+
+    def dsize(self, psize: int) -> int:
+        """What a block of ``psize`` bytes counts for in dataset space (bp_get_dsize)."""
+        return self.deflate(self.psize_to_asize(psize))
+
+    def deflate(self, raw: int) -> int:
+        return deflated(raw, self.deflate_ratio)
+
+    @property
+    def aliquot_disks(self) -> int:
+        return self.layout.data_disks
+
+    @property
+    def dspace(self) -> int:
+        """vs_dspace: the vdev's space as datasets count it (parity removed for RAID-Z)."""
+        return self.deflate(self.space)
+
+    @property
+    def dalloc(self) -> int:
+        return self.deflate(self.alloc)
 
     @property
     def space(self) -> int:
@@ -150,6 +221,17 @@ class Pool:
         return self.space - self.alloc
 
     @property
+    def dspace(self) -> int:
+        """spa_get_dspace(): the normal class's deflated space (metaslab_class_get_dspace).
+        Equal to ``space`` unless a vdev is RAID-Z; ``zpool list`` shows ``space``."""
+        return sum(v.dspace for v in self.vdevs)
+
+    @property
+    def dalloc(self) -> int:
+        """Allocated space, deflated as the DSL counts it (what zfs list USED adds up)."""
+        return sum(v.dalloc for v in self.vdevs)
+
+    @property
     def fragmentation(self) -> int:
         """Space-weighted mean of the vdevs' fragmentation (metaslab_class_fragmentation)."""
         space = self.space
@@ -164,7 +246,8 @@ class Pool:
 
     @property
     def slop_space(self) -> int:
-        return slop_space(self.space, self.version)
+        # spa_get_slop_space() works on spa_get_dspace(), the deflated size.
+        return slop_space(self.dspace, self.version)
 
     @property
     def root(self) -> Dataset:
@@ -181,56 +264,87 @@ def property_value(pool: Pool, dataset: Dataset, name: str) -> tuple[object, str
 
 
 def dataset_referenced(pool: Pool, dataset: Dataset) -> int:
-    """REFER: the dataset's own objects plus its files' blocks."""
+    """REFER: the dataset's own objects plus its files' blocks, in deflated bytes."""
     ashift = max(v.ashift for v in pool.vdevs)
     base = max(24 * KiB, 24 << ashift)  # an empty filesystem's objset; calibrated in VM
-    return base + sum(f.allocated for f in dataset.files.values())
+    if any(v.kind == RAIDZ for v in pool.vdevs):
+        # Estimate, not yet checked on a real pool: the objset's blocks are one sector
+        # each, so on RAID-Z each costs its parity and padding, then counts deflated.
+        vdev = pool.vdevs[0]
+        sector = 1 << vdev.ashift
+        base = vdev.deflate(base // sector * vdev.psize_to_asize(sector))
+    return base + sum(pool.vdevs[e.vdev].deflate(e.length)
+                      for f in dataset.files.values() for e in f.extents)
 
 
 def dataset_used(pool: Pool, dataset: Dataset) -> int:
     """USED. The root dataset's dsl_dir also holds the pool's hidden $MOS, $FREE and
-    $ORIGIN directories, so its USED is everything allocated in the pool."""
+    $ORIGIN directories, so its USED is everything allocated in the pool (deflated:
+    dsl_dir counts bp_get_dsize(), vdev_deflated_space() of each allocation)."""
     if dataset.name == pool.name:
-        return max(pool.alloc, dataset_referenced(pool, dataset))
+        return max(pool.dalloc, dataset_referenced(pool, dataset))
     return dataset_referenced(pool, dataset)
 
 
 def dataset_available(pool: Pool, dataset: Dataset) -> int:
-    """AVAIL: pool space less slop less what is used (dsl_dir available space)."""
-    return max(0, pool.space - pool.slop_space - pool.alloc)
+    """AVAIL: deflated pool space less slop less what is used (dsl_dir_space_available()
+    on the root, with dsl_pool_adjustedsize() = spa_get_dspace() - slop). On RAID-Z this
+    is the space left for data after parity, as estimated with 128 KiB blocks."""
+    return max(0, pool.dspace - pool.slop_space - pool.dalloc)
 
 
 # ---------------------------------------------------------------- pool lifecycle
 
 
-def build_vdev(vdev_id: int, path: str, psize: int, ashift: int, version: ZfsVersion) -> TopVdev:
-    if psize < SPA_MINDEVSIZE:
-        raise DeviceTooSmall(path)
-    asize = leaf_asize(psize)
+def _as_spec(item: VdevSpec | tuple[str, int]) -> VdevSpec:
+    return item if isinstance(item, VdevSpec) else single(*item)
+
+
+def build_vdev(vdev_id: int, spec: VdevSpec | tuple[str, int], ashift: int,
+               version: ZfsVersion) -> TopVdev:
+    """Open a top-level vdev: size it from its leaves (layouts.top_level_asize) and cut
+    it into metaslabs (vdev_metaslab_set_size() on the top-level asize)."""
+    spec = _as_spec(spec)
+    for path, size in spec.devices:
+        # vdev_open(): a leaf below SPA_MINDEVSIZE fails with EOVERFLOW, in a group too.
+        if size - size % VDEV_LABEL_SIZE < SPA_MINDEVSIZE:
+            raise DeviceTooSmall(path)
+    asize = top_level_asize(spec.layout, [size for _, size in spec.devices])
     shift = metaslab_shift(asize, version)
     count = asize >> shift
     metaslabs = [Metaslab.empty(i << shift, 1 << shift) for i in range(count)]
-    return TopVdev(id=vdev_id, leaves=[Leaf(path, psize)], ashift=ashift, ms_shift=shift,
-                   metaslabs=metaslabs)
+    return TopVdev(id=vdev_id, leaves=[Leaf(path, size) for path, size in spec.devices],
+                   ashift=ashift, ms_shift=shift, metaslabs=metaslabs, layout=spec.layout)
+
+
+def metadata_allocation(vdev: TopVdev, nbytes: int) -> int:
+    """Raw bytes that ``nbytes`` of new-pool metadata (measured on single-file vdevs)
+    take on ``vdev``. The metadata is small blocks, modelled as 4 KiB each: the same
+    bytes on a single device or a mirror (one copy is accounted), but on RAID-Z each
+    block pays parity and padding. The RAID-Z figure is an estimate until recorded."""
+    if vdev.kind != RAIDZ:
+        return nbytes
+    block = 4 * KiB
+    return nbytes // block * vdev.psize_to_asize(block)
 
 
 def create_pool(
-    name: str, devices: list[tuple[str, int]], version: ZfsVersion, ashift: int = 9
+    name: str, devices: list[VdevSpec | tuple[str, int]], version: ZfsVersion, ashift: int = 9
 ) -> Pool:
-    """A new pool striped over single-device vdevs, each (path, size in bytes)."""
-    vdevs = [build_vdev(i, path, size, ashift, version) for i, (path, size) in enumerate(devices)]
+    """A new pool striped over top-level vdevs: each a VdevSpec (mirror, RAID-Z or a
+    single device) or a plain (path, size in bytes) for a single device."""
+    vdevs = [build_vdev(i, spec, ashift, version) for i, spec in enumerate(devices)]
     pool = Pool(name=name, version=version, vdevs=vdevs, datasets={name: Dataset(name)})
     for vdev in vdevs:
-        vdev.take(version.create_alloc_per_vdev)
+        vdev.take(metadata_allocation(vdev, version.create_alloc_per_vdev))
     return pool
 
 
-def add_vdevs(pool: Pool, devices: list[tuple[str, int]], ashift: int = 9) -> None:
+def add_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
     start = len(pool.vdevs)
-    new = [build_vdev(start + i, path, size, ashift, pool.version)
-           for i, (path, size) in enumerate(devices)]
+    new = [build_vdev(start + i, spec, ashift, pool.version) for i, spec in enumerate(devices)]
     for vdev in new:
-        vdev.take(pool.version.create_alloc_per_vdev // 2)
+        vdev.take(metadata_allocation(vdev, pool.version.create_alloc_per_vdev // 2))
     pool.vdevs.extend(new)
 
 
@@ -266,8 +380,13 @@ def write_file(
 
     if not pool.version.allocation_throttle:
         pressure = 0.0
-    max_ashift = max(v.ashift for v in pool.vdevs)
-    nominal_asize = records.allocated_size(psize, max_ashift)
+    # What one block counts for against AVAIL (deflated), on the vdev where it costs most.
+    # On single devices and mirrors this is psize rounded up to the largest ashift.
+    nominal_dsize = max(v.dsize(psize) for v in pool.vdevs)
+
+    def indirect_dsize(indirect_psize: int) -> int:
+        return max(v.dsize(indirect_psize) for v in pool.vdevs)
+
     # One txg at a time keeps the bias exact; on big pools a step of 1/1024 of the pool
     # moves every printed figure by less than its last digit, and is much faster.
     step = max(pool.version.txg_bytes, pool.space >> 10)
@@ -279,18 +398,19 @@ def write_file(
         want = min(per_txg, layout.count - written_blocks)
         # The write must leave room for its indirect blocks too (they are allocated last).
         allowed = (dataset_available(pool, dataset) - reserve
-                   - records.indirect_allocation(written_blocks + want, max_ashift))
-        fit = max(0, allowed // nominal_asize)
+                   - records.indirect_allocation(written_blocks + want, sizer=indirect_dsize))
+        fit = max(0, allowed // nominal_dsize)
         if fit < want:
             want, short = fit, True
         if want == 0:
             break
-        groups = [GroupState(free=v.free, speed=v.speed) for v in pool.vdevs]
-        counts = pool.rotor.distribute(groups, want, pool.version.metaslab_aliquot,
-                                       nominal_asize, pressure)
+        aliquot = pool.version.metaslab_aliquot
+        groups = [GroupState(free=v.free, speed=v.speed, asize=v.psize_to_asize(psize),
+                             aliquot=aliquot * v.aliquot_disks) for v in pool.vdevs]
+        counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
         for vdev, count in zip(pool.vdevs, counts, strict=True):
             if count:
-                asize = records.allocated_size(psize, vdev.ashift)
+                asize = vdev.psize_to_asize(psize)
                 count = min(count, vdev.free // asize)
                 for offset, length in vdev.take(count * asize):
                     file.extents.append(Extent(vdev.id, offset, length))
@@ -312,7 +432,7 @@ def _allocate_indirects(pool: Pool, file: File, data_blocks: int) -> None:
         psize = records.indirect_psize(pointers)
         targets = sorted(pool.vdevs, key=lambda v: -v.free)[: records.METADATA_COPIES]
         for vdev in targets:
-            asize = records.allocated_size(psize, vdev.ashift)
+            asize = vdev.psize_to_asize(psize)
             if vdev.free >= asize:
                 for offset, length in vdev.take(asize):
                     file.extents.append(Extent(vdev.id, offset, length))

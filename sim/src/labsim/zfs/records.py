@@ -9,11 +9,13 @@
   stores it as-is. With any compression enabled an all-zero block is not written at
   all: it becomes a hole.
 * Allocation is in whole sectors: a block's allocated size is its physical size
-  rounded up to 2^ashift (vdev_psize_to_asize for a plain or mirror vdev).
+  rounded up to 2^ashift (vdev_psize_to_asize for a plain or mirror vdev; RAID-Z adds
+  parity and padding, see layouts.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 BLKPTR_SIZE = 128  # bytes per block pointer (blkptr_t)
@@ -62,15 +64,21 @@ def indirect_blocks(data_blocks: int) -> list[int]:
     return [per] * full + ([rest] if rest else [])
 
 
-def indirect_allocation(data_blocks: int, ashift: int) -> int:
-    """Bytes all copies of a file's level-1 indirect blocks take, for ``data_blocks`` blocks."""
+def indirect_allocation(data_blocks: int, ashift: int = 9,
+                        sizer: Callable[[int], int] | None = None) -> int:
+    """Bytes all copies of a file's level-1 indirect blocks take, for ``data_blocks`` blocks.
+
+    ``sizer`` turns a block's physical size into what it costs (for example its deflated
+    size on a RAID-Z vdev); by default, whole sectors of 2^ashift bytes.
+    """
     if data_blocks <= 1:
         return 0
     per = INDIRECT_BLOCK_SIZE // BLKPTR_SIZE
     full, rest = divmod(data_blocks, per)
+    size_of = sizer or (lambda psize: allocated_size(psize, ashift))
 
     def cost(pointers: int) -> int:
-        return METADATA_COPIES * allocated_size(indirect_psize(pointers), ashift)
+        return METADATA_COPIES * size_of(indirect_psize(pointers))
 
     return full * cost(per) + (cost(rest) if rest else 0)
 

@@ -1,0 +1,44 @@
+"""Mirrors: vdev_mirror_open() (module/zfs/vdev_mirror.c) sizes a mirror by its smallest
+child; a block is written to every child but accounted once on the top-level vdev."""
+
+from labsim.zfs.labels import leaf_asize
+from labsim.zfs.metaslab import metaslab_shift
+from labsim.zfs.pool import create_pool, dataset_available, mirror, single, write_file
+from labsim.zfs.versions import ZFS_2_1, GiB, KiB, MiB
+
+
+def test_mirror_of_1g_and_512m_is_as_big_as_the_512m_file():
+    pool = create_pool("t", [mirror(("/a", 1 * GiB), ("/b", 512 * MiB))], ZFS_2_1, 12)
+    (vdev,) = pool.vdevs
+    asize = leaf_asize(512 * MiB)  # 532152320
+    shift = metaslab_shift(asize, ZFS_2_1)
+    assert shift == 25  # 32 MiB metaslabs: 15 of them
+    assert pool.space == (asize >> shift) << shift == 15 * 32 * MiB
+    assert vdev.name == "mirror-0"
+    assert [leaf.path for leaf in vdev.leaves] == ["/a", "/b"]
+    assert pool.dspace == pool.space  # no parity to deflate
+
+
+def test_mirror_writes_cost_one_copy():
+    pool = create_pool("t", [mirror(("/a", 1 * GiB), ("/b", 1 * GiB))], ZFS_2_1, 12)
+    plain = create_pool("p", [("/c", 1 * GiB)], ZFS_2_1, 12)
+    for p in (pool, plain):
+        write_file(p, p.root, "f", 32 * MiB, "random")
+    assert pool.alloc == plain.alloc
+    assert dataset_available(pool, pool.root) == dataset_available(plain, plain.root)
+
+
+def test_two_mirrors_share_writes():
+    pool = create_pool("t", [mirror(("/a", 1 * GiB), ("/b", 1 * GiB)),
+                             mirror(("/c", 1 * GiB), ("/d", 1 * GiB))], ZFS_2_1, 12)
+    assert [v.name for v in pool.vdevs] == ["mirror-0", "mirror-1"]
+    write_file(pool, pool.root, "f", 64 * MiB, "random", pressure=0.0)
+    first, second = (v.alloc for v in pool.vdevs)
+    assert abs(first - second) <= 1 * MiB
+
+
+def test_single_device_spec_is_the_plain_vdev():
+    a = create_pool("t", [single("/a", 1 * GiB)], ZFS_2_1, 9)
+    b = create_pool("t", [("/a", 1 * GiB)], ZFS_2_1, 9)
+    assert a.space == b.space and a.alloc == b.alloc == 176 * KiB
+    assert a.vdevs[0].name == "/a"
