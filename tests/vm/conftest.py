@@ -1,4 +1,4 @@
-"""The notebooks in tests/vm/notebooks/ need real OpenZFS and root: they run inside the lab VM
-(tools/vm/run-labs.sh, `make test-vm`), never on the host, even under `pytest --nbval`."""
+"""tests/vm/guest/ needs real OpenZFS and root: tools/vm/run-labs.sh (part of `make test`) runs
+it inside the lab VM next to the lab notebooks, never on the host."""
 
-collect_ignore_glob = ["notebooks/*"]
+collect_ignore_glob = ["guest/*"]

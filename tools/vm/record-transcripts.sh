@@ -3,8 +3,9 @@
 # (tests/fidelity/test_against_real.py): boots the CI VM exactly as tools/vm/run-labs.sh does
 # (shared machinery in tools/vm/vm-lib.sh), copies labs/scripts/*.sh in, runs each as root with
 # tools/vm/transcript-driver.sh (the transcript format of `python -m labsim SCRIPT`), and writes
-#   tests/fixtures/real/<zfs version, e.g. 2.1.11>/<script name>.txt
-#   tests/fixtures/real/<zfs version>/<script name>.meta.json
+#   tests/fixtures/real/<zfs version, e.g. 2.1.11>/<script name>.txt  (first recording)
+#   tests/fixtures/real/<zfs version>/<script name>.runN.txt            (each later one, N = 2, 3…)
+#   and a .meta.json beside each
 # then destroys the VM and puts the host back. Before each script, the guest's leftover pools
 # named lab* are destroyed and files /var/tmp/labs/lab* removed (nothing else is touched).
 # Any failure is loud: non-zero exit and a message saying what failed.
@@ -13,7 +14,8 @@
 # Environment: as run-labs.sh (ZFL_BOX, ZFL_BOX_CACHE, ZFL_ACCEL, ZFL_KEEP_VM, ZFL_VM_UP_TIMEOUT),
 # plus ZFL_RESULTS (logs; default <repo>/test-results/record-real), ZFL_FIXTURES (default
 # <repo>/tests/fixtures/real), ZFL_RECORD_TIMEOUT (seconds per script, default 1800),
-# ZFL_REPROVISION (default 0 here: skip run-labs's second `vagrant provision`).
+# ZFL_REPROVISION (default 0 here: skip run-labs's second `vagrant provision`), ZFL_RECORD_POOLS
+# (comma-separated pools a script that is not a lab may create, e.g. a one-off probe).
 set -euo pipefail
 # One function, parsed whole before it runs (see run-labs.sh).
 main() {
@@ -41,6 +43,12 @@ else
 fi
 [ ${#scripts[@]} -gt 0 ] || { echo "record-real: no lab scripts in $ROOT/labs/scripts" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "record-real: python3 is needed on the host (meta.json)" >&2; exit 1; }
+# The lab runner's safety rules apply to recordings too: files under /var/tmp/labs only, the
+# lab's own pools only (labs/labkit). A script that breaks them is not run at all.
+for s in "${scripts[@]}"; do
+  (cd "$ROOT/labs" && python3 -m labkit check-script ${ZFL_RECORD_POOLS:+--pools "$ZFL_RECORD_POOLS"} "$s") \
+    || { echo "record-real: $s breaks the labs' safety rules (above); nothing was run" >&2; exit 1; }
+done
 
 mkdir -p "$RESULTS"
 rm -rf "$RESULTS"/transcripts "$RESULTS"/record.log
@@ -128,10 +136,21 @@ done
 # --- fixtures out -------------------------------------------------------------------------------
 step "fixtures"
 mkdir -p "$FIXTURES/$RELEASE"
+# Real OpenZFS is not repeatable run to run (the allocation throttle), and the fidelity test
+# judges labsim against the range of all recorded runs: a new recording is added as the next
+# <name>.runN.txt beside the earlier ones, never written over them.
+local target n
 for s in "${scripts[@]}"; do
   name=$(basename "$s" .sh)
-  cp "$OUT/$name.txt" "$OUT/$name.meta.json" "$FIXTURES/$RELEASE/"
-  log "wrote ${FIXTURES#"$ROOT"/}/$RELEASE/$name.txt"
+  target=$name
+  if [ -e "$FIXTURES/$RELEASE/$name.txt" ]; then
+    n=2
+    while [ -e "$FIXTURES/$RELEASE/$name.run$n.txt" ]; do n=$((n + 1)); done
+    target=$name.run$n
+  fi
+  cp "$OUT/$name.txt" "$FIXTURES/$RELEASE/$target.txt"
+  cp "$OUT/$name.meta.json" "$FIXTURES/$RELEASE/$target.meta.json"
+  log "wrote ${FIXTURES#"$ROOT"/}/$RELEASE/$target.txt"
 done
 }
 main "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the VM labs on real OpenZFS: builds (or reuses) the CI box, boots it through
-# vagrant/Vagrantfile with vagrant-libvirt (KVM when it works, TCG otherwise), pushes labs/ and
-# the VM notebooks in, runs `pytest --nbval-lax` inside the guest, brings the results out to
+# vagrant/Vagrantfile with vagrant-libvirt (KVM when it works, TCG otherwise), with labs/ synced
+# to /labs and tests/vm/guest/ pushed to /labs/vm, runs `pytest --nbval-lax` on /labs inside the
+# guest (every lab notebook, and the verify/solve proof of every lab step), brings the results out to
 # test-results/vm/, destroys the VM and puts the host back as it found it (libvirt networks,
 # iptables chains, net.ipv4.ip_forward, daemons it started, kernel/initrd it staged).
 #
@@ -14,7 +15,7 @@
 #   ZFL_ACCEL          kvm | tcg | auto (default auto: probe)
 #   ZFL_RESULTS        where results go (default <repo>/test-results/vm)
 #   ZFL_KEEP_VM=1      do not destroy the VM at the end (debugging; host is not restored)
-#   ZFL_VM_TESTS       guest path(s) pytest runs (default /labs/vm)
+#   ZFL_VM_TESTS       guest path(s) pytest runs (default /labs: notebooks and /labs/vm)
 #   ZFL_VM_UP_TIMEOUT  seconds for `vagrant up` (default 1800)
 #   ZFL_VM_TEST_TIMEOUT  seconds for pytest in the guest (default 2700)
 set -euo pipefail
@@ -34,9 +35,9 @@ rm -rf "$RESULTS"/junit.xml "$RESULTS"/pytest.log "$RESULTS"/measured
 vm_up
 
 # --- tests in, run, results out ----------------------------------------------------------------
-step "push notebooks"
-rsync -a -e "ssh -F $STATE/ssh-config" --rsync-path="sudo rsync" \
-  "$ROOT/tests/vm/notebooks/" "$HOSTALIAS:/labs/vm/"
+step "push guest tests"
+rsync -a --delete -e "ssh -F $STATE/ssh-config" --rsync-path="sudo rsync" \
+  --exclude __pycache__/ "$ROOT/tests/vm/guest/" "$HOSTALIAS:/labs/vm/"
 "${SSH[@]}" 'uname -r; zfs version; nproc; free -m' \
   >"$RESULTS/guest-info.txt" 2>&1 || true
 log "guest: $(tr '\n' ' ' <"$RESULTS/guest-info.txt")"
@@ -45,7 +46,7 @@ step "pytest in the guest"
 set +e
 # shellcheck disable=SC2029  # expanded on purpose on this side
 timeout "${ZFL_VM_TEST_TIMEOUT:-2700}" "${SSH[@]}" "cd /labs && sudo /opt/labs-venv/bin/python -m pytest --nbval-lax -p no:cacheprovider \
-  -o addopts= -o testpaths= --confcutdir=/labs/vm --junitxml=/tmp/zfl-junit.xml -ra ${*:-${ZFL_VM_TESTS:-/labs/vm}}" \
+  -o addopts= -o testpaths= --confcutdir=/labs --junitxml=/tmp/zfl-junit.xml -ra -v ${*:-${ZFL_VM_TESTS:-/labs}}" \
   2>&1 | tee "$RESULTS/pytest.log"
 PYTEST_RC=${PIPESTATUS[0]}
 set -e
