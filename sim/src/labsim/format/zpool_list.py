@@ -17,10 +17,11 @@ Rules worth knowing (each cited again where it is implemented):
   not follow ``-p`` widening, nor ``-o``); SIZE..CAP are "-" for vdevs that are not
   top-level, DEDUP is always "-", CAP has decimals ("0.08%"), HEALTH is 8 wide.
 
-Version notes (what 2.1.x prints that later releases do not): leaf vdevs show "-" in
-SIZE (2.2 shows the device size, PR #13106).  Top-level vdev *names* are the
-caller's business: 2.1.0 printed "mirror", later releases "mirror-0" (PR #13031);
-pass whichever the lesson's release prints.
+Version notes: leaf vdevs show their device size in SIZE (vs_pspace, OpenZFS PR
+#13106) in 2.1.11, measured in the lab VM for top-level leaves; 2.1.0 printed "-" for
+leaves inside a group.  Pass ``pspace`` for the releases that have it.  Top-level
+vdev *names* are the caller's business: 2.1.0 printed "mirror", later releases
+"mirror-0" (PR #13031); pass whichever the lesson's release prints.
 """
 
 from __future__ import annotations
@@ -81,6 +82,9 @@ class VdevRow:
     SIZE, ALLOC, FREE, CKPOINT, FRAG and CAP, so leave ``size`` as None (or 0)
     for mirror/raidz members and cache/spare devices' children.
 
+    ``pspace`` is ``vs_pspace``, a leaf's device size: when given (not 0) it is
+    printed under SIZE, for any leaf, while the other columns still follow ``size``.
+
     ``free`` defaults to ``size - alloc`` (the column is ``vs_space - vs_alloc``).
     ``cap`` is a percentage; leave it None to compute it as the kernel numbers are
     computed, ``alloc * 10000 / size`` in integer arithmetic.  ``frag`` None is
@@ -99,6 +103,7 @@ class VdevRow:
     cap: float | None = None
     health: str = "ONLINE"
     children: tuple[VdevRow, ...] = ()
+    pspace: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "children", _tuple(self.children))
@@ -273,7 +278,12 @@ def _vdev_line(vdev: VdevRow, depth: int, width: int, parsable: bool, scripted: 
     alloc = vdev.alloc or 0
     free = vdev.free if vdev.free is not None else size - alloc
     frag_text = "-" if vdev.frag is None else num.fragmentation(vdev.frag, parsable=parsable)
-    line += column("size", size, top)
+    if vdev.pspace:
+        # print_list_stats(): "if (VDEV_STAT_VALID(vs_pspace, c) && vs->vs_pspace)" the
+        # device size is printed and valid whether or not the vdev is top-level.
+        line += column("size", vdev.pspace, True)
+    else:
+        line += column("size", size, top)
     line += column("allocated", alloc, top)
     line += column("free", free, top)
     line += column("checkpoint", vdev.ckpoint, top)

@@ -284,14 +284,92 @@ def device_in_exported_pool(path: str, pool: str) -> str:
 def mismatched_replication(pool_type: str, new_type: str) -> str:
     """check_replication() for zpool add without -f, e.g. a file added to a pool of
     mirrors: "mismatched replication level: pool uses mirror and new vdev is file"."""
-    return _vdev_error([f"mismatched replication level: pool uses {pool_type} "
-                        f"and new vdev is {new_type}"])
+    return _vdev_error([pool_replication_type_differs(pool_type, new_type)])
 
 
 def mirror_sizes_differ(kind: str = "mirror") -> str:
     """get_replication(): "mirror contains devices of different sizes" (or
     "raidz contains ...") unless -f is given."""
-    return _vdev_error([f"{kind} contains devices of different sizes"])
+    return _vdev_error([group_sizes_differ(kind)])
+
+
+def invalid_vdev_specification(lines: Sequence[str], force: bool = False) -> str:
+    """One or more replication problems under vdev_error()'s header (zpool_vdev.c), as
+    get_replication() / check_replication() report them, exit 1."""
+    return _vdev_error(lines, force)
+
+
+def group_too_small(keyword: str, mindev: int) -> str:
+    """construct_spec() (cmd/zpool/zpool_vdev.c): a group with fewer devices than
+    is_grouping() allows, named as typed: "invalid vdev specification: mirror requires
+    at least 2 devices"; raidzN needs N + 1 (exit 1)."""
+    return f"invalid vdev specification: {keyword} requires at least {mindev} devices"
+
+
+# The lines get_replication() (cmd/zpool/zpool_vdev.c) prints when the top-level vdevs
+# of one specification disagree. ``kind`` is the vdev type as the kernel names it:
+# "file", "disk", "mirror" or "raidz" (parity is not part of it). Read in a stored
+# zpool_vdev.c newer than 2.1 whose get_replication() is the 2.1 one (raidz/mirror
+# equivalence from OpenZFS PR #5915, 2017; dRAID from 2.1.0); unverified in 2.1.11.
+
+def replication_types_differ(first: str, second: str) -> str:
+    """"mismatched replication level: both file and mirror vdevs are present"."""
+    return f"mismatched replication level: both {first} and {second} vdevs are present"
+
+
+def replication_parity_differs(first: int, second: int, kind: str) -> str:
+    """"mismatched replication level: both 1 and 2 device parity raidz vdevs are present"."""
+    return (f"mismatched replication level: both {first} and {second} device parity "
+            f"{kind} vdevs are present")
+
+
+def replication_widths_differ(first: int, second: int, kind: str) -> str:
+    """"mismatched replication level: both 2-way and 3-way mirror vdevs are present"."""
+    return (f"mismatched replication level: both {first}-way and {second}-way {kind} "
+            "vdevs are present")
+
+
+def replication_redundancy_differs(raidz: str, mirror: str, parity: int, ways: int) -> str:
+    """RAID-Z next to a mirror is accepted only when both survive as many failures
+    (parity == ways - 1); otherwise: "mismatched replication level: raidz and mirror
+    vdevs with different redundancy, 2 vs. 1 (2-way) are present"."""
+    return (f"mismatched replication level: {raidz} and {mirror} vdevs with different "
+            f"redundancy, {parity} vs. {ways - 1} ({ways}-way) are present")
+
+
+def group_sizes_differ(kind: str) -> str:
+    """Two neighbouring members of one group differ by more than ZPOOL_FUZZ (16 MiB):
+    "mirror contains devices of different sizes" / "raidz contains ..."."""
+    return f"{kind} contains devices of different sizes"
+
+
+# check_replication() (cmd/zpool/zpool_vdev.c): zpool add, new vdevs against the pool.
+
+def pool_replication_type_differs(pool_type: str, new_type: str) -> str:
+    """"mismatched replication level: pool uses mirror and new vdev is file"."""
+    return f"mismatched replication level: pool uses {pool_type} and new vdev is {new_type}"
+
+
+def pool_replication_parity_differs(pool_parity: int, new_parity: int) -> str:
+    """"mismatched replication level: pool uses 1 device parity and new vdev uses 2"."""
+    return (f"mismatched replication level: pool uses {pool_parity} device parity and "
+            f"new vdev uses {new_parity}")
+
+
+def pool_replication_width_differs(pool_ways: int, pool_type: str, new_ways: int,
+                                   new_type: str) -> str:
+    """"mismatched replication level: pool uses 2-way mirror and new vdev uses 3-way
+    mirror"."""
+    return (f"mismatched replication level: pool uses {pool_ways}-way {pool_type} and new "
+            f"vdev uses {new_ways}-way {new_type}")
+
+
+def pool_replication_redundancy_differs(raidz: str, mirror: str, parity: int,
+                                        ways: int) -> str:
+    """"mismatched replication level: pool and new vdev with different redundancy, raidz
+    and mirror vdevs, 1 vs. 2 (3-way)"."""
+    return (f"mismatched replication level: pool and new vdev with different redundancy, "
+            f"{raidz} and {mirror} vdevs, {parity} vs. {ways - 1} ({ways}-way)")
 
 
 def bad_ashift(number: int | None) -> str:
@@ -351,16 +429,19 @@ def invalid_pool_name(action: str, name: str) -> str:
     return f"{_action(action, name)}: {reason}"
 
 
-def would_create(pool: str, devices: Sequence[str], groups: Sequence[tuple[str, Sequence[str]]]
-                 = ()) -> str:
+def would_create(pool: str, vdevs: Sequence[str | tuple[str, Sequence[str]]]) -> str:
     """``zpool create -n`` (stdout): "would create 'tank' with the following
     layout:" + a blank line + print_vdev_tree() ("\\t%*s%s\\n", two spaces per
-    level).  ``groups`` are (type, members) pairs such as ("mirror", [...])."""
+    level).  ``vdevs`` are the top-level vdevs in order: a device path, or a (name,
+    members) pair such as ("mirror", [...]) or ("raidz2", [...]).  The group is named
+    without its id (zpool_vdev_name() without VDEV_NAME_TYPE_ID; unverified in 2.1.11)."""
     text = f"would create '{pool}' with the following layout:\n\n\t{pool}\n"
-    for device in devices:
-        text += f"\t  {device}\n"
-    for kind, members in groups:
-        text += f"\t  {kind}\n" + "".join(f"\t    {m}\n" for m in members)
+    for vdev in vdevs:
+        if isinstance(vdev, str):
+            text += f"\t  {vdev}\n"
+        else:
+            kind, members = vdev
+            text += f"\t  {kind}\n" + "".join(f"\t    {m}\n" for m in members)
     return text.removesuffix("\n")
 
 

@@ -45,6 +45,9 @@ class ZfsVersion:
     # "physical" (the device's size, vs_pspace; measured on 2.1.11 in the lab VM) or
     # "allocatable" (the metaslab space, vs_space; as in the published 0.6.5 transcripts).
     vdev_list_size: str
+    # Whether `zpool list -v` names a group with its id, "mirror-0", as `zpool status`
+    # does (OpenZFS PR #13031, in 2.1.x since 2.1.3; unverified in 2.1.11) or "mirror".
+    list_vdev_type_id: bool
 
 
 ZFS_0_6_5 = ZfsVersion(
@@ -60,6 +63,7 @@ ZFS_0_6_5 = ZfsVersion(
     default_compression="off",
     create_alloc_per_vdev=168 * KiB,
     vdev_list_size="allocatable",
+    list_vdev_type_id=False,
 )
 
 ZFS_2_1 = ZfsVersion(
@@ -75,6 +79,7 @@ ZFS_2_1 = ZfsVersion(
     default_compression="off",
     create_alloc_per_vdev=176 * KiB,
     vdev_list_size="physical",
+    list_vdev_type_id=True,
 )
 
 VERSIONS: dict[str, ZfsVersion] = {v.name: v for v in (ZFS_0_6_5, ZFS_2_1)}

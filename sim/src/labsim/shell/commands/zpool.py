@@ -1,9 +1,10 @@
 """zpool: create, add, list, status, get, destroy (and sync, version).
 
 Option parsing follows zpool's getopt strings (GNU getopt, so options may follow
-operands). Vdev specifications are read as in cmd/zpool/zpool_vdev.c: group keywords
-(mirror, raidz1-3, log, cache, spare, special, dedup) open a group; anything else is a
-device, which must be a full path (labsim has sparse files, not disks).
+operands). Vdev specifications are read as in cmd/zpool/zpool_vdev.c (see
+labsim.shell.vdev_spec): mirror and raidz, raidz1-3 open a group; log, cache, spare,
+special, dedup and draid are recognised but not simulated; anything else is a device,
+which must be a full path (labsim has sparse files, not disks).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import re
 
 from labsim.format import zpool_list as list_fmt
 from labsim.format import zpool_status as status_fmt
-from labsim.shell import fs
+from labsim.shell import fs, vdev_spec
 from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs.errors import DeviceTooSmall
-from labsim.zfs.pool import Pool, add_vdevs, create_pool
+from labsim.zfs.layouts import SINGLE, Layout
+from labsim.zfs.pool import Pool, TopVdev, VdevSpec, add_vdevs, create_pool
 
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
                   "spare", "special", "dedup"}
@@ -62,45 +64,83 @@ def _ashift(props: list[str]) -> int:
     return ashift
 
 
-def _devices(session: Session, words: list[str], action: str, pool_name: str,
-             props: list[str]) -> tuple[list[tuple[str, int]], int]:
-    """Resolve a vdev specification into (path, size) pairs of plain file vdevs, and the ashift.
+def _leaf(session: Session, word: str, props: list[str]) -> tuple[str, int]:
+    """make_leaf_vdev(): resolve one device (labsim's are files given by full path) and
+    check -o ashift, which zpool does for every leaf it builds."""
+    if not word.startswith("/"):
+        raise UsageError(msg.not_a_device(word), 1)
+    path = session.absolute(word)
+    host = session.host_files.get(path)
+    if host is None:
+        if fs.is_dir(session, path):
+            raise UsageError(msg.cannot_use_directory(word), 1)
+        raise UsageError(msg.cannot_open_path(word), 1)
+    _ashift(props)
+    return path, host.size
 
-    The order of the checks is zpool's: each device is resolved (make_leaf_vdev, which also
-    rejects a bad -o ashift), and only then is the whole set checked for devices in use.
+
+def _top_levels(specs: list[VdevSpec]) -> list[vdev_spec.TopLevel]:
+    return [vdev_spec.TopLevel(s.layout.kind, s.layout.nparity,
+                               tuple(size for _, size in s.devices)) for s in specs]
+
+
+def _pool_top_levels(pool: Pool) -> list[vdev_spec.TopLevel]:
+    return [vdev_spec.TopLevel(v.layout.kind, v.layout.nparity,
+                               tuple(leaf.psize for leaf in v.leaves)) for v in pool.vdevs]
+
+
+def _vdev_specs(session: Session, words: list[str], action: str, pool: Pool | None,
+                pool_name: str, props: list[str], force: bool) -> tuple[list[VdevSpec], int]:
+    """Resolve a vdev specification into top-level vdevs, and the ashift.
+
+    The order of the checks is make_root_vdev()'s (cmd/zpool/zpool_vdev.c): each group is
+    built leaf by leaf (make_leaf_vdev(), which also rejects a bad -o ashift) and then
+    checked for its minimum number of devices (construct_spec()); then the whole set is
+    checked for devices in use, then (without -f) for consistent replication
+    (check_replication()). A device named twice is refused later, by the kernel.
     """
     if not words:
         raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage(action), 2)
-    groups = [w for w in words if w in GROUP_KEYWORDS]
-    if groups:
+    try:
+        groups = vdev_spec.split_groups(words)
+    except ValueError as keyword:
         # labsim's own words, not zpool's: the group parses, but is not modelled yet.
-        raise UsageError(f"labsim: '{groups[0]}' vdevs are not simulated yet; "
-                         "this lesson uses plain file vdevs", 1)
-    devices = []
-    for word in words:
-        if not word.startswith("/"):
-            raise UsageError(msg.not_a_device(word), 1)
-        path = session.absolute(word)
-        host = session.host_files.get(path)
-        if host is None:
-            if fs.is_dir(session, path):
-                raise UsageError(msg.cannot_use_directory(word), 1)
-            raise UsageError(msg.cannot_open_path(word), 1)
-        devices.append((path, host.size))
+        raise UsageError(f"labsim: '{keyword}' vdevs are not simulated yet; "
+                         "this lesson uses file, mirror and raidz vdevs", 1) from None
+    specs = []
+    for group in groups:
+        devices = tuple(_leaf(session, word, props) for word in group.words)
+        if group.keyword is None:
+            specs.append(VdevSpec(Layout(), devices))
+            continue
+        if len(devices) < group.min_devices:
+            raise UsageError(msg.group_too_small(group.keyword, group.min_devices), 1)
+        specs.append(VdevSpec(Layout(group.kind, len(devices), group.nparity), devices))
     ashift = _ashift(props)
-    seen = set()
-    for path, _ in devices:
+    paths = [path for spec in specs for path, _ in spec.devices]
+    for path in paths:
         for other in session.pools.values():
             if any(leaf.path == path for v in other.vdevs for leaf in v.leaves):
                 raise UsageError(msg.device_in_active_pool(path, other.name), 1)
-        if path in seen:
-            raise UsageError(msg.same_device_twice(action, pool_name), 1)
-        seen.add(path)
-    return devices, ashift
+    if not force:
+        problems = vdev_spec.check_replication(
+            _pool_top_levels(pool) if pool is not None else None, _top_levels(specs))
+        if problems:
+            raise UsageError(msg.invalid_vdev_specification(problems), 1)
+    if len(set(paths)) < len(paths):
+        raise UsageError(msg.same_device_twice(action, pool_name), 1)
+    return specs, ashift
+
+
+def _dry_run_tree(specs: list[VdevSpec]) -> list[str | tuple[str, list[str]]]:
+    return [spec.devices[0][0] if spec.layout.kind == SINGLE
+            else (spec.layout.type_name, [path for path, _ in spec.devices])
+            for spec in specs]
 
 
 def create(session: Session, args: list[str]) -> CommandResult:
     opts, operands = _getopt(args, "fndR:m:o:O:t:", "create")
+    flags = {k for k, _ in opts}
     props = [v for k, v in opts if k == "-o"]
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("create"), 2)
@@ -110,13 +150,14 @@ def create(session: Session, args: list[str]) -> CommandResult:
     for prop in props:
         if prop.partition("=")[0] not in ("ashift", "autoexpand", "autotrim", "comment"):
             raise UsageError(msg.bad_pool_property(prop.partition("=")[0]), 2)
-    devices, ashift = _devices(session, operands[1:], "create", name, props)
+    specs, ashift = _vdev_specs(session, operands[1:], "create", None, name, props,
+                                force="-f" in flags)
     if name in session.pools:
         raise UsageError(msg.pool_exists(name), 1)
-    if ("-n",  "") in opts:
-        return CommandResult(stdout=msg.would_create(name, [d for d, _ in devices]) + "\n")
+    if "-n" in flags:
+        return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs)) + "\n")
     try:
-        pool = create_pool(name, devices, session.version, ashift)
+        pool = create_pool(name, list(specs), session.version, ashift)
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("create", name), 1) from None
     session.pools[name] = pool
@@ -128,10 +169,11 @@ def add(session: Session, args: list[str]) -> CommandResult:
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("add"), 2)
     pool = _pool(session, operands[0])
-    devices, ashift = _devices(session, operands[1:], "add", pool.name,
-                               [v for k, v in opts if k == "-o"])
+    specs, ashift = _vdev_specs(session, operands[1:], "add", pool, pool.name,
+                                [v for k, v in opts if k == "-o"],
+                                force=("-f", "") in opts)
     try:
-        add_vdevs(pool, devices, ashift)
+        add_vdevs(pool, list(specs), ashift)
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("add", pool.name), 1) from None
     return CommandResult()
@@ -184,16 +226,31 @@ def list_pools(session: Session, args: list[str]) -> CommandResult:
     return CommandResult(stdout=text)
 
 
+def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
+    """One top-level vdev of ``zpool list -v``, with its leaves under it for a group.
+
+    Since OpenZFS PR #13106 (in 2.1.11, measured) a leaf's SIZE is its device size
+    (vs_pspace), shown for leaves inside a group too; their other columns stay "-"
+    because only top-level vdevs have space (print_list_stats()). Groups are named with
+    their id ("mirror-0") since PR #13031; older releases printed "mirror".
+    """
+    name = vdev.name if type_id or vdev.kind == SINGLE else vdev.layout.type_name
+    children = []
+    if vdev.kind != SINGLE:
+        children = [list_fmt.VdevRow(name=leaf.path,
+                                     pspace=leaf.label_aligned_size if physical else None)
+                    for leaf in vdev.leaves]
+    pspace = vdev.leaves[0].label_aligned_size if physical and vdev.kind == SINGLE else None
+    return list_fmt.VdevRow(
+        name=name, size=vdev.space, pspace=pspace, alloc=vdev.alloc, free=vdev.free,
+        frag=vdev.fragmentation, cap=vdev.alloc * 100 / vdev.space if vdev.space else 0.0,
+        health="ONLINE", children=children,
+    )
+
+
 def pool_row(pool: Pool) -> list_fmt.PoolRow:
     physical = pool.version.vdev_list_size == "physical"
-    vdevs = [
-        list_fmt.VdevRow(
-            name=v.name, size=v.leaves[0].psize if physical else v.space, alloc=v.alloc,
-            free=v.free, frag=v.fragmentation,
-            cap=v.alloc * 100 / v.space if v.space else 0.0, health="ONLINE",
-        )
-        for v in pool.vdevs
-    ]
+    vdevs = [_vdev_row(v, physical, pool.version.list_vdev_type_id) for v in pool.vdevs]
     return list_fmt.PoolRow(
         name=pool.name, size=pool.space, alloc=pool.alloc, free=pool.free,
         frag=pool.fragmentation, cap=pool.capacity, dedup=1.0, health="ONLINE", vdevs=vdevs,
@@ -212,7 +269,11 @@ def status(session: Session, args: list[str]) -> CommandResult:
 def status_row(pool: Pool) -> status_fmt.PoolStatus:
     return status_fmt.PoolStatus(
         name=pool.name, state="ONLINE",
-        vdevs=[status_fmt.VdevStatus(name=v.name, state="ONLINE") for v in pool.vdevs],
+        vdevs=[status_fmt.VdevStatus(
+            name=v.name, state="ONLINE",
+            children=[] if v.kind == SINGLE else
+            [status_fmt.VdevStatus(name=leaf.path, state="ONLINE") for leaf in v.leaves])
+            for v in pool.vdevs],
     )
 
 
