@@ -42,3 +42,18 @@ def test_single_device_spec_is_the_plain_vdev():
     b = create_pool("t", [("/a", 1 * GiB)], ZFS_2_1, 9)
     assert a.space == b.space and a.alloc == b.alloc == 176 * KiB
     assert a.vdevs[0].name == "/a"
+
+
+def test_aliquot_scaling_by_release():
+    # metaslab.c: mg_aliquot = metaslab_aliquot * MAX(1, n); n = children up to 2.0,
+    # data disks (vdev_get_ndisks - vdev_get_nparity) since 2.1.
+    from labsim.zfs.pool import raidz
+    from labsim.zfs.versions import ZFS_0_6_5
+
+    pool = create_pool("t", [mirror(("/a", 1 * GiB), ("/b", 1 * GiB)),
+                             raidz(1, ("/c", 1 * GiB), ("/d", 1 * GiB), ("/e", 1 * GiB)),
+                             ("/f", 1 * GiB)], ZFS_2_1, 12)
+    assert [v.aliquot_disks("data_disks") for v in pool.vdevs] == [1, 2, 1]
+    assert [v.aliquot_disks("children") for v in pool.vdevs] == [2, 3, 1]
+    assert ZFS_2_1.aliquot_scaling == "data_disks"
+    assert ZFS_0_6_5.aliquot_scaling == "children"

@@ -114,8 +114,10 @@ class TopVdev:
     def deflate(self, raw: int) -> int:
         return deflated(raw, self.deflate_ratio)
 
-    @property
-    def aliquot_disks(self) -> int:
+    def aliquot_disks(self, scaling: str) -> int:
+        """The n of mg_aliquot = metaslab_aliquot * MAX(1, n) (ZfsVersion.aliquot_scaling)."""
+        if scaling == "children":
+            return max(1, len(self.leaves) if self.kind != SINGLE else 0)
         return self.layout.data_disks
 
     @property
@@ -406,7 +408,8 @@ def write_file(
             break
         aliquot = pool.version.metaslab_aliquot
         groups = [GroupState(free=v.free, speed=v.speed, asize=v.psize_to_asize(psize),
-                             aliquot=aliquot * v.aliquot_disks) for v in pool.vdevs]
+                             aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling))
+                  for v in pool.vdevs]
         counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
         for vdev, count in zip(pool.vdevs, counts, strict=True):
             if count:

@@ -48,6 +48,11 @@ class ZfsVersion:
     # Whether `zpool list -v` names a group with its id, "mirror-0", as `zpool status`
     # does (OpenZFS PR #13031, in 2.1.x since 2.1.3; unverified in 2.1.11) or "mirror".
     list_vdev_type_id: bool
+    # mg_aliquot = metaslab_aliquot * MAX(1, n) in metaslab.c: n is the top-level vdev's
+    # children up to 2.0 ("children": a 2-way mirror takes 1 MiB per turn) and its data
+    # disks since 2.1's dRAID work ("data_disks": vdev_get_ndisks() - vdev_get_nparity(),
+    # 1 for a mirror, children - parity for RAID-Z).
+    aliquot_scaling: str
 
 
 ZFS_0_6_5 = ZfsVersion(
@@ -64,6 +69,7 @@ ZFS_0_6_5 = ZfsVersion(
     create_alloc_per_vdev=168 * KiB,
     vdev_list_size="allocatable",
     list_vdev_type_id=False,
+    aliquot_scaling="children",
 )
 
 ZFS_2_1 = ZfsVersion(
@@ -80,6 +86,7 @@ ZFS_2_1 = ZfsVersion(
     create_alloc_per_vdev=176 * KiB,
     vdev_list_size="physical",
     list_vdev_type_id=True,
+    aliquot_scaling="data_disks",
 )
 
 VERSIONS: dict[str, ZfsVersion] = {v.name: v for v in (ZFS_0_6_5, ZFS_2_1)}
