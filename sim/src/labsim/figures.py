@@ -3,6 +3,8 @@ draws in the page and ``plotly.graph_objects.Figure(spec)`` draws in a notebook.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # Colour-blind-safe palette (Okabe-Ito), one colour per vdev in a lesson.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
 
@@ -56,4 +58,96 @@ def line_chart(
         "hovermode": "x unified",
         "template": None,
     }
+    return {"data": data, "layout": layout}
+
+
+@dataclass(frozen=True)
+class BarSeries:
+    """One set of bars: a value per category (None for no bar), with an optional text
+    drawn above each bar and a unit for the hover label; ``hover`` replaces the hover
+    label's value part, bar by bar, when the value alone does not say enough."""
+
+    name: str
+    values: list[float | None]
+    unit: str = ""
+    value_format: str = ",.1f"  # d3-format, as plotly's hovertemplate takes it
+    text: list[str] | None = None
+    hover: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class BarPanel:
+    """One small chart of grouped bars; the series of a panel share its y axis."""
+
+    title: str
+    y_title: str
+    series: list[BarSeries]
+    y_range: tuple[float, float] | None = None  # fixed, e.g. 0 to 100 for a percentage
+
+
+def bar_panels(
+    categories: list[str],
+    panels: list[BarPanel],
+    *,
+    title: str,
+    columns: int = 2,
+    height: int = 640,
+) -> dict:
+    """Small multiples of grouped bars over the same categories, ``columns`` panels a row.
+
+    Series get the palette's colours in order over all panels, so a colour means one
+    thing in the whole figure. Only panels with more than one series put their series
+    in the (shared) legend; a lone series is named by its panel's title.
+    """
+    rows = -(-len(panels) // columns)
+    x_gap, y_gap = 0.1, 0.2 if rows > 1 else 0.0
+    width = (1 - x_gap * (columns - 1)) / columns
+    tall = (1 - y_gap * (rows - 1)) / rows
+    data, annotations = [], []
+    layout: dict = {}
+    colour = 0
+    for n, panel in enumerate(panels):
+        row, column = divmod(n, columns)
+        suffix = "" if n == 0 else str(n + 1)
+        x0 = column * (width + x_gap)
+        y1 = 1 - row * (tall + y_gap)
+        layout[f"xaxis{suffix}"] = {"domain": [x0, x0 + width], "anchor": f"y{suffix}",
+                                    "type": "category", "tickfont": {"size": 10}}
+        layout[f"yaxis{suffix}"] = {"domain": [y1 - tall, y1], "anchor": f"x{suffix}",
+                                    "title": {"text": panel.y_title}, "rangemode": "tozero",
+                                    "zeroline": False}
+        if panel.y_range is not None:
+            layout[f"yaxis{suffix}"]["range"] = list(panel.y_range)
+        annotations.append({"text": panel.title, "x": x0 + width / 2, "y": y1,
+                            "xref": "paper", "yref": "paper", "xanchor": "center",
+                            "yanchor": "bottom", "showarrow": False, "font": {"size": 12}})
+        for series in panel.series:
+            unit = f" {series.unit}" if series.unit else ""
+            trace = {
+                "type": "bar", "name": series.name, "x": categories, "y": series.values,
+                "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                "marker": {"color": PALETTE[colour % len(PALETTE)]},
+                "showlegend": len(panel.series) > 1,
+                "hovertemplate": (f"%{{x}}<br>{series.name}: "
+                                  f"%{{y:{series.value_format}}}{unit}<extra></extra>"),
+            }
+            if series.text is not None:
+                # Outside the bar, so that a zero-height bar still shows its text.
+                trace.update({"text": series.text, "textposition": "outside",
+                              "cliponaxis": False, "textfont": {"size": 10}})
+            if series.hover is not None:
+                trace.update({"hovertext": series.hover,
+                              "hovertemplate": "%{x}<br>%{hovertext}<extra></extra>"})
+            data.append(trace)
+            colour += 1
+    layout.update({
+        "title": {"text": title, "font": {"size": 15}},
+        "barmode": "group",
+        "legend": {"orientation": "h", "y": -0.12},
+        "margin": {"l": 60, "r": 20, "t": 70, "b": 90},
+        "annotations": annotations,
+        "hovermode": "closest",
+        "height": height,
+        "template": None,
+    })
     return {"data": data, "layout": layout}

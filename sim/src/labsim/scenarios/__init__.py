@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from labsim.scenarios import pools_vdevs
+from labsim.scenarios import pools_vdevs, vdev_layouts
 
-SCENARIOS: dict[str, ModuleType] = {"pools-vdevs": pools_vdevs}
+SCENARIOS: dict[str, ModuleType] = {
+    "pools-vdevs": pools_vdevs,
+    "vdev-layouts": vdev_layouts,
+}
 
 
 def get_scenario(name: str) -> ModuleType:
