@@ -8,6 +8,10 @@
 // navigation; "Reset machine" starts the session afresh.
 
 const MAX_SCREEN = 200_000; // characters of output kept to repaint the screen after navigation
+const FONT_SIZES = [12, 11, 10]; // px, tried in this order
+// `zpool list -v` of a pool of /var/tmp/labs files (and mirror or RAID-Z groups) is ~106
+// columns wide: the terminal shrinks its font until that many columns fit.
+const WIDE_COLUMNS = 108;
 const RED = "\x1b[31m";
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
@@ -79,7 +83,7 @@ export class LabTerminal {
       convertEol: true,
       cursorBlink: true,
       fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace',
-      fontSize: 12, // ~95 columns in the content column: zpool list fits unwrapped
+      fontSize: FONT_SIZES[0], // fitColumns() picks the size that fits WIDE_COLUMNS
       scrollback: 2000,
       theme: THEME,
     });
@@ -99,7 +103,14 @@ export class LabTerminal {
 
   fitColumns() {
     if (!this.term || this.disposed) return;
-    const dims = this.fit.proposeDimensions();
+    // The largest font (12 px down to 10 px) at which `zpool list -v` of a pool of
+    // /var/tmp/labs files fits on one line; on a narrow screen, 10 px and wrapped lines.
+    let dims = null;
+    for (const size of FONT_SIZES) {
+      if (this.term.options.fontSize !== size) this.term.options.fontSize = size;
+      dims = this.fit.proposeDimensions();
+      if (dims && dims.cols >= WIDE_COLUMNS) break;
+    }
     if (dims && Number.isFinite(dims.cols) && dims.cols > 0 && dims.cols !== this.term.cols) {
       this.term.resize(Math.max(20, dims.cols), 12);
     }

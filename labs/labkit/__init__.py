@@ -28,6 +28,10 @@ LABS_ROOT = Path(__file__).resolve().parents[1]
 # Where every lab keeps its file vdevs. /var/tmp survives a reboot, unlike /tmp on some distros.
 LAB_DIR = "/var/tmp/labs"
 
+# A script line that ends with this comment shows a refusal on purpose: it must fail, and the
+# lab goes on after it. (bash and labsim both read it as a comment.)
+EXPECT_FAIL = "# expect-fail"
+
 STEP_MARKER = re.compile(r"^\s*#\s*step\s+([a-z][a-z0-9-]*)\s*:\s*(.+?)\s*$")
 
 
@@ -312,7 +316,10 @@ def run_commands(commands, pools: tuple[str, ...], *, echo: bool = True, lab_dir
                               env={**os.environ, "LC_ALL": "C"})
         if echo and proc.stdout:
             print(proc.stdout, end="", flush=True)
-        if proc.returncode != 0:
+        if line.endswith(EXPECT_FAIL):
+            if proc.returncode == 0:
+                raise LabError(f"{line!r} was expected to fail, and succeeded")
+        elif proc.returncode != 0:
             raise LabError(f"{line!r} exited with status {proc.returncode}"
                            + ("" if echo else f": {proc.stdout.strip()}"))
 

@@ -152,3 +152,13 @@ def test_cli_lists_the_labs_and_checks_scripts(tmp_path):
     run = subprocess.run([sys.executable, "-m", "labkit", "check-script", str(bad),
                           "--pools", "lab1"], cwd=LABS_DIR, capture_output=True, text=True)
     assert run.returncode == 1 and "never of disks" in run.stdout
+
+
+def test_expect_fail_lines_must_fail_and_the_block_goes_on(tmp_path):
+    marker = tmp_path / "after"
+    labkit.run_commands([f"false  {labkit.EXPECT_FAIL}", f"touch {marker}"], POOLS, echo=False)
+    assert marker.exists()
+    with pytest.raises(labkit.LabError, match="expected to fail"):
+        labkit.run_commands([f"true  {labkit.EXPECT_FAIL}"], POOLS, echo=False)
+    with pytest.raises(labkit.LabError, match="exited with status 1"):
+        labkit.run_commands(["false"], POOLS, echo=False)
