@@ -1,6 +1,6 @@
 """The transcript comparison itself: it must catch what it is meant to catch."""
 
-from transcripts import compare, parse
+from transcripts import compare, parse, parse_nicenum
 
 REAL = """\
 $ zpool list -vp lab1
@@ -55,3 +55,67 @@ def test_several_real_runs_give_a_range():
 def test_a_listing_header_must_match_exactly():
     sim = REAL.replace("NAME        SIZE", "NAME       SIZE")
     assert any("header" in p for p in compare(REAL, sim))
+
+
+STATUS = """\
+$ zpool status lab2m
+  pool: lab2m
+ state: ONLINE
+  scan: scrub repaired 48.4M in 00:00:01 with 0 errors on Sun Nov 22 06:31:06 2026
+config:
+
+\tNAME        STATE     READ WRITE CKSUM
+\tlab2m       ONLINE       0     0     0
+\t  mirror-0  ONLINE       0     0     0
+\t    /v/a    ONLINE       0     0     0
+\t    /v/b    ONLINE       0     0   470
+
+errors: No known data errors
+"""
+
+
+def test_parse_nicenum_reads_sizes_and_counts():
+    assert parse_nicenum("0B") == 0
+    assert parse_nicenum("470") == 470
+    assert parse_nicenum("48.4M") == 48.4 * (1 << 20)
+    assert parse_nicenum("1.2K") == 1.2 * 1024
+    assert parse_nicenum("ONLINE") is None
+
+
+def test_status_scan_duration_and_date_are_not_compared():
+    sim = STATUS.replace("00:00:01", "00:00:07").replace("Sun Nov 22 06:31:06 2026",
+                                                         "Wed Nov 18 11:06:41 2026")
+    assert compare(STATUS, sim) == []
+
+
+def test_status_scan_amount_within_5_percent_passes():
+    assert compare(STATUS, STATUS.replace("48.4M", "50.5M")) == []  # +4.3 %
+
+
+def test_status_scan_amount_off_by_more_than_5_percent_is_reported():
+    problems = compare(STATUS, STATUS.replace("48.4M", "51.0M"))
+    assert len(problems) == 1 and "scan amount" in problems[0]
+
+
+def test_status_scan_kind_and_errors_must_match():
+    assert compare(STATUS, STATUS.replace("scrub repaired", "resilvered"))
+    assert compare(STATUS, STATUS.replace("with 0 errors", "with 1 errors"))
+
+
+def test_status_counters_within_5_percent():
+    assert compare(STATUS, STATUS.replace("  470", "  480")) == []  # +2.1 %
+    problems = compare(STATUS, STATUS.replace("  470", "  500"))  # +6.4 %
+    assert len(problems) == 1 and "counter" in problems[0]
+    # a zero must stay zero
+    assert compare(STATUS, STATUS.replace("/v/a    ONLINE       0", "/v/a    ONLINE       1"))
+
+
+def test_status_text_outside_the_numbers_must_be_identical():
+    assert compare(STATUS, STATUS.replace(" state: ONLINE", " state: DEGRADED"))
+    assert compare(STATUS, STATUS.replace("/v/b", "/v/c"))
+
+
+def test_status_range_of_several_runs():
+    other = STATUS.replace("  470", "  500").replace("48.4M", "52.0M")
+    inside = STATUS.replace("  470", "  490").replace("48.4M", "50.0M")
+    assert compare([STATUS, other], inside) == []

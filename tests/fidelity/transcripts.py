@@ -3,6 +3,12 @@
 A transcript recorded on real OpenZFS and one produced by labsim from the same script are
 compared block by block: every `zpool list -p` / `zfs list -p` figure within a tolerance,
 and every error message word for word. Timings (dd) and other free-form output are ignored.
+
+`zpool status` is compared character for character except for what a simulator cannot
+know or can only estimate: the duration and the date of the `scan:` line are the
+recording machine's (they are not compared), the bytes a scrub repaired or a resilver
+copied are compared within the per-vdev ALLOC tolerance once the human-readable size is
+parsed back, and the READ/WRITE/CKSUM counters within COUNTER_TOLERANCE.
 """
 
 from __future__ import annotations
@@ -18,6 +24,16 @@ VDEV_ALLOC_TOLERANCE = 0.05  # per-vdev ALLOC
 # ALLOC of a nearly empty pool or vdev is a few hundred KiB of metadata: compare it in
 # absolute terms below this many bytes.
 SMALL_ALLOC = 4 << 20
+COUNTER_TOLERANCE = 0.05  # READ, WRITE, CKSUM of zpool status (issue: within 5 %)
+
+# print_scan_status() (cmd/zpool/zpool_main.c) for a finished scan:
+# "  scan: scrub repaired 48.4M in 00:00:01 with 0 errors on Sun Nov 22 06:31:06 2026"
+# "  scan: resilvered 24.4M in 00:00:00 with 0 errors on Sun Nov 22 06:31:07 2026"
+SCAN_LINE = re.compile(r"^  scan: (scrub repaired|resilvered) (\S+) in (.+?) with (\d+) errors "
+                       r"on (.+)$")
+# print_status_config(): "\t<indent><name>  <state> <read> <write> <cksum>[  <note>]"
+CONFIG_ROW = re.compile(r"^(\t\s*\S+\s+[A-Z]+)(\s+)(\S+)(\s+)(\S+)(\s+)(\S+)(.*)$")
+_UNITS = "BKMGTPE"
 
 
 @dataclass
@@ -83,8 +99,8 @@ def compare(real: str | list[str], simulated: str) -> list[str]:
             if s.output.splitlines()[:1] != [header]:
                 problems.append(f"{where}: header {header!r} on real OpenZFS, "
                                 f"{s.output.splitlines()[:1]} in labsim")
-        if words[:2] == ["zpool", "status"] and s.output != outputs[0]:
-            problems.append(f"{where}: real printed {outputs[0]!r}, labsim {s.output!r}")
+        if words[:2] == ["zpool", "status"]:
+            problems += compare_status(where, outputs, s.output)
         if is_compared_listing(s.command):
             problems += _compare_tables(where, [table(o) for o in outputs], table(s.output))
         elif s.command.split()[0] in ("zpool", "zfs") and _is_error(outputs[0]):
@@ -128,3 +144,68 @@ def _tolerance(column: str, is_vdev: bool) -> float | None:
     if column == "ALLOC":
         return VDEV_ALLOC_TOLERANCE if is_vdev else SPACE_TOLERANCE
     return None
+
+
+def parse_nicenum(text: str) -> float | None:
+    """A size or count as zfs_nicenum()/zfs_nicebytes() print it ("0", "470", "48.4M",
+    "1.50G", "0B"), in bytes or units; None if it is not one."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([BKMGTPE]?)", text)
+    if match is None:
+        return None
+    number, unit = match.groups()
+    return float(number) * 1024 ** (_UNITS.index(unit) if unit else 0)
+
+
+@dataclass
+class StatusShape:
+    """A `zpool status` output split into its exact text (``text``, with placeholders
+    where numbers were) and the numbers compared within a tolerance: ``amounts`` (bytes
+    of scan lines) and ``counters`` (READ/WRITE/CKSUM, row by row)."""
+
+    text: str
+    amounts: list[float]
+    counters: list[float]
+
+
+def status_shape(output: str) -> StatusShape:
+    lines, amounts, counters = [], [], []
+    for line in output.splitlines():
+        scan = SCAN_LINE.match(line)
+        if scan:
+            kind, amount, _duration, errors, _date = scan.groups()
+            value = parse_nicenum(amount)
+            if value is not None:
+                amounts.append(value)
+                amount = "<bytes>"
+            lines.append(f"  scan: {kind} {amount} in <duration> with {errors} errors on <date>")
+            continue
+        row = CONFIG_ROW.match(line)
+        values = [parse_nicenum(row.group(i)) for i in (3, 5, 7)] if row else [None]
+        if row and None not in values and "NAME" not in line:
+            counters += values
+            # Counters are right-aligned in 5 columns: keep the row's width, not its digits.
+            lines.append(row.group(1) + " <n> <n> <n>" + row.group(8))
+            continue
+        lines.append(line)
+    return StatusShape("\n".join(lines), amounts, counters)
+
+
+def compare_status(where: str, reals: list[str], simulated: str) -> list[str]:
+    """`zpool status` of labsim against the real run(s), as the module docstring says."""
+    sim = status_shape(simulated)
+    shapes = [status_shape(real) for real in reals]
+    if all(shape.text != sim.text for shape in shapes):
+        return [f"{where}: real printed {reals[0]!r}, labsim {simulated!r}"]
+    problems = []
+    for label, tolerance, pick in (("scan amount", VDEV_ALLOC_TOLERANCE, lambda x: x.amounts),
+                                   ("counter", COUNTER_TOLERANCE, lambda x: x.counters)):
+        got_all = pick(sim)
+        for i, got in enumerate(got_all):
+            seen = [pick(shape)[i] for shape in shapes if len(pick(shape)) == len(got_all)]
+            if not seen:
+                continue
+            low, high = min(seen), max(seen)
+            if not low * (1 - tolerance) <= got <= high * (1 + tolerance):
+                span = f"{low:g}" if low == high else f"{low:g}..{high:g}"
+                problems.append(f"{where}: {label} #{i + 1} real {span}, labsim {got:g}")
+    return problems

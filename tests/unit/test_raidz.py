@@ -108,7 +108,7 @@ def test_raidz_available_space_is_deflated_minus_slop():
     pool = three_gib_raidz1()
     slop = max(pool.dspace >> 5, 128 * MiB) if pool.dspace >> 1 > 128 * MiB else pool.dspace >> 1
     assert pool.slop_space == slop
-    assert dataset_available(pool, pool.root) == pool.dspace - slop - pool.dalloc
+    assert dataset_available(pool, pool.root) == pool.dspace - slop - pool.dsl_used
 
 
 def test_writes_on_raidz_pay_parity():

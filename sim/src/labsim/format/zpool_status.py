@@ -129,6 +129,14 @@ REASONS: dict[str, tuple[str, str, str | None]] = {
         "\trepaired.",
         None,
     ),
+    # ZPOOL_STATUS_CORRUPT_DATA: blocks no copy of which could be read.
+    "corrupt_data": (
+        "One or more devices has experienced an error resulting in data\n"
+        "\tcorruption.  Applications may be affected.",
+        "Restore the file in question if possible.  Otherwise restore the\n"
+        "\tentire pool from backup.",
+        "ZFS-8000-8A",
+    ),
     "failing_dev": (
         "One or more devices has experienced an unrecoverable error.  An\n"
         "\tattempt was made to correct the error.  Applications are unaffected.",

@@ -337,6 +337,15 @@ def replication_redundancy_differs(raidz: str, mirror: str, parity: int, ways: i
             f"redundancy, {parity} vs. {ways - 1} ({ways}-way) are present")
 
 
+def replication_raidz_redundancy_differs(first: str, second: str, first_parity: int,
+                                         second_parity: int) -> str:
+    """Two RAID-Z (or dRAID) vdevs of different parity (is_raidz_draid() in 2.1):
+    "mismatched replication level: raidz and raidz vdevs with different redundancy,
+    1 vs. 2 are present"."""
+    return (f"mismatched replication level: {first} and {second} vdevs with different "
+            f"redundancy, {first_parity} vs. {second_parity} are present")
+
+
 def group_sizes_differ(kind: str) -> str:
     """Two neighbouring members of one group differ by more than ZPOOL_FUZZ (16 MiB):
     "mirror contains devices of different sizes" / "raidz contains ..."."""
@@ -664,3 +673,96 @@ def zfs_destroy_root(pool: str) -> str:
             f"use 'zfs destroy -r {pool}' to destroy all datasets in the pool\n"
             f"use 'zpool destroy {pool}' to destroy the pool itself")
 
+
+
+# ---------------------------------------------------------------------------
+# zpool scrub / clear / offline / online / attach / detach / replace, status -x
+# (cmd/zpool/zpool_main.c for the argument checks; lib/libzfs/libzfs_pool.c for
+# the failures, composed by zfs_error() as "<action>: <reason>"; the reasons are
+# libzfs_error_description() in lib/libzfs/libzfs_util.c)
+# ---------------------------------------------------------------------------
+
+# libzfs_error_description(): EZFS_NODEVICE, EZFS_NOREPLICAS
+_NO_SUCH_DEVICE = "no such device in pool"
+_NO_VALID_REPLICAS = "no valid replicas"
+
+
+def pool_is_healthy(pool: str) -> str:
+    """status_callback() with -x for a pool whose status is OK (stdout):
+    "pool 'tank' is healthy"."""
+    return f"pool '{pool}' is healthy"
+
+
+def all_pools_healthy() -> str:
+    """zpool_do_status() with -x and no pool named, none of them unhealthy (stdout)."""
+    return "all pools are healthy"
+
+
+def missing_device_name() -> str:
+    """zpool_do_online()/zpool_do_offline(): "missing device name" (usage, exit 2)."""
+    return "missing device name"
+
+
+def missing_pool_name_short() -> str:
+    """zpool_do_online()/zpool_do_offline()/zpool_do_clear(): "missing pool name"
+    (usage, exit 2)."""
+    return "missing pool name"
+
+
+def missing_device_spec() -> str:
+    """zpool_do_attach_or_replace()/zpool_do_detach(): "missing <device> specification"
+    (usage, exit 2)."""
+    return "missing <device> specification"
+
+
+def missing_new_device_spec() -> str:
+    """zpool_do_attach_or_replace() for attach: "missing <new_device> specification"."""
+    return "missing <new_device> specification"
+
+
+def too_many_arguments() -> str:
+    """"too many arguments" (usage, exit 2), e.g. zpool_do_clear() with three operands."""
+    return "too many arguments"
+
+
+def no_such_device(verb: str, path: str) -> str:
+    """zpool_find_vdev() found nothing: "cannot offline /x: no such device in pool"
+    (zpool_vdev_offline/online/detach/clear; exit 1)."""
+    return f"cannot {verb} {path}: {_NO_SUCH_DEVICE}"
+
+
+def no_valid_replicas(verb: str, path: str) -> str:
+    """EBUSY from the kernel, EZFS_NOREPLICAS: "cannot offline /x: no valid replicas"
+    (zpool_vdev_offline(), zpool_vdev_detach(); exit 1)."""
+    return f"cannot {verb} {path}: {_NO_VALID_REPLICAS}"
+
+
+def detach_not_mirror(path: str) -> str:
+    """zpool_vdev_detach(), ENOTSUP: the device's parent is not a mirror (or a
+    replacing vdev): "cannot detach /x: only applicable to mirror and replacing vdevs"."""
+    return f"cannot detach {path}: only applicable to mirror and replacing vdevs"
+
+
+def attach_failed(existing: str, new: str, reason: str, replacing: bool = False) -> str:
+    """zpool_vdev_attach(): "cannot attach NEW to OLD: <reason>" or, for replace,
+    "cannot replace OLD with NEW: <reason>"."""
+    if replacing:
+        return f"cannot replace {existing} with {new}: {reason}"
+    return f"cannot attach {new} to {existing}: {reason}"
+
+
+def attach_not_mirror(existing: str, new: str) -> str:
+    """zpool_vdev_attach(), ENOTSUP on attach: the target is inside a RAID-Z (OpenZFS 2.1
+    cannot widen RAID-Z): "cannot attach NEW to OLD: can only attach to mirrors and
+    top-level disks"."""
+    return attach_failed(existing, new, "can only attach to mirrors and top-level disks")
+
+
+def attach_no_such_device(existing: str, new: str, replacing: bool = False) -> str:
+    """zpool_vdev_attach(): the existing device is not in the pool (EZFS_NODEVICE)."""
+    return attach_failed(existing, new, _NO_SUCH_DEVICE, replacing)
+
+
+def attach_too_small(existing: str, new: str, replacing: bool = False) -> str:
+    """zpool_vdev_attach(), EOVERFLOW: "... device is too small"."""
+    return attach_failed(existing, new, "device is too small", replacing)

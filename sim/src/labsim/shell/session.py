@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import getopt
 import shlex
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -68,7 +69,12 @@ class Session:
         default_factory=lambda: {"/", "/root", "/tmp", "/var", "/var/tmp", "/dev", "/mnt"}
     )
     pools: dict[str, Pool] = field(default_factory=dict)
-    clock: float = 1_795_000_000.0  # seconds since the epoch; advanced by slow commands
+    # Seconds since the epoch, 2026-11-18 11:06:40 UTC at the start: a fixed time so that
+    # transcripts are reproducible. Slow commands (dd, sleep, scrubs and resilvers)
+    # advance it by their simulated duration. With ``host_clock`` set, now() reads the
+    # host's clock instead (a terminal in a page may want the reader's own time).
+    clock: float = 1_795_000_000.0
+    host_clock: bool = False
     # Relative write throughput of each vdev's backing file, by path (default 1.0).
     device_speed: dict[str, float] = field(default_factory=dict)
 
@@ -97,6 +103,10 @@ class Session:
             return handler(self, argv)
         except UsageError as err:
             return CommandResult.fail(err.message, err.status)
+
+    def now(self) -> float:
+        """The current time for timestamps the tools print (zpool status scan lines)."""
+        return time.time() if self.host_clock else self.clock
 
     def absolute(self, path: str) -> str:
         if not path.startswith("/"):
@@ -152,6 +162,7 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "cd": coreutils.cd,
         "pwd": coreutils.pwd,
         "mkdir": coreutils.mkdir,
+        "cp": coreutils.cp,
     }
 
 

@@ -8,8 +8,9 @@ Two steps of make_root_vdev() live here, as pure functions:
 * ``check_replication()`` with ``get_replication()``: unless ``-f`` is given, all
   top-level vdevs must have the same replication (type, parity, width; RAID-Z and a
   mirror count as equal when they survive as many failures), and the members of a group
-  must not differ in size by more than 16 MiB. Each problem is one line of text; the
-  caller puts them under vdev_error()'s header.
+  must not differ in size by more than 16 MiB. Since 2.1, RAID-Z vdevs of different
+  widths are consistent if their parity agrees (is_raidz_draid()). Each problem is one
+  line of text; the caller puts them under vdev_error()'s header.
 
 Read in a stored zpool_vdev.c newer than 2.1 whose get_replication()/check_replication()
 match 2.1 (see messages.py); labsim's leaves are all files, so the "contains both files
@@ -132,6 +133,14 @@ def _compare_toplevels(last: Replication, rep: Replication) -> str | None:
         if raidz.parity != mirror.children - 1:
             return msg.replication_redundancy_differs(raidz.kind, mirror.kind, raidz.parity,
                                                       mirror.children)
+        return None
+    if last.kind == RAIDZ and rep.kind == RAIDZ:
+        # is_raidz_draid() (2.1.0's dRAID work): two RAID-Z (or dRAID) vdevs only have to
+        # survive as many failures; their widths may differ. Real 2.1.11 accepted
+        # "raidz1 a b c raidz1 d e" without -f.
+        if last.parity != rep.parity:
+            return msg.replication_raidz_redundancy_differs(last.kind, rep.kind, last.parity,
+                                                            rep.parity)
         return None
     if last.kind != rep.kind:
         return msg.replication_types_differ(last.kind, rep.kind)

@@ -13,6 +13,7 @@ from labsim.zfs.allocator import GroupState, Rotor
 from labsim.zfs.errors import DeviceTooSmall, NoSpace
 from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE
 from labsim.zfs.layouts import (
+    MIRROR,
     RAIDZ,
     SINGLE,
     Layout,
@@ -32,6 +33,14 @@ from labsim.zfs.versions import KiB, ZfsVersion
 # within 5 % per vdev; 0.6 and 0.85 do not. Other machines and disks may well differ.
 STREAMING_THROTTLE_PRESSURE = 0.75
 
+# A mirror's write is done when its slowest child is (vdev_mirror_io_done() waits for
+# every child), so under the allocation throttle, which counts a top-level vdev's
+# writes in flight until they complete, a 2-way mirror takes fewer blocks than a single
+# device of the same speed. Calibrated on three real 2.1.11 recordings of lab 2 (a single
+# file next to a 2-way mirror of files, software emulation): the single device took 50 %,
+# 52 % and 55 % of a 48 MiB copy; a relative speed of 0.9 per extra child gives 52 %.
+MIRROR_CHILD_SPEED = 0.9
+
 # dmu_tx reservations assume the worst-case allocation (spa_asize_inflation = 24 times
 # the logical size), so a write fails with ENOSPC this close to the end of free space.
 SPA_ASIZE_INFLATION = 24
@@ -41,6 +50,20 @@ SPA_ASIZE_INFLATION = 24
 class Leaf:
     path: str
     psize: int  # the file's size in bytes
+    # "ONLINE", or "OFFLINE" after zpool offline (vdev_offline(), module/zfs/vdev.c).
+    state: str = "ONLINE"
+    # vs_read_errors, vs_write_errors, vs_checksum_errors: the READ WRITE CKSUM columns of
+    # zpool status, until zpool clear (vdev_clear(), module/zfs/vdev.c) resets them.
+    read_errors: int = 0
+    write_errors: int = 0
+    cksum_errors: int = 0
+    # Byte ranges [start, end) of the leaf that were overwritten behind ZFS's back (dd
+    # onto the backing file of an imported pool). Reads of blocks there fail their
+    # checksum until a scrub or resilver rewrites them (labsim.zfs.scan).
+    damaged: list[tuple[int, int]] = field(default_factory=list)
+    # The pool's allocated bytes when the leaf went offline: what was written while it
+    # was away is what a resilver copies when it comes back (the leaf's DTL).
+    offline_alloc: int = 0
 
     @property
     def label_aligned_size(self) -> int:
@@ -106,6 +129,13 @@ class TopVdev:
 
     def psize_to_asize(self, psize: int) -> int:
         return psize_to_asize(self.layout, psize, self.ashift)
+
+    @property
+    def write_speed(self) -> float:
+        """Relative write throughput the allocation throttle sees (MIRROR_CHILD_SPEED)."""
+        if self.kind == MIRROR:
+            return self.speed * MIRROR_CHILD_SPEED ** (len(self.leaves) - 1)
+        return self.speed
 
     def dsize(self, psize: int) -> int:
         """What a block of ``psize`` bytes counts for in dataset space (bp_get_dsize)."""
@@ -174,9 +204,22 @@ class TopVdev:
 
 @dataclass
 class Extent:
+    """Consecutive blocks on one top-level vdev: ``length`` bytes from ``offset`` (in the
+    vdev's allocatable space, which starts after the leaves' front labels), each block
+    ``block`` bytes (its asize); ``block`` 0 means the extent is a single block."""
+
     vdev: int
     offset: int
     length: int
+    block: int = 0
+
+    @property
+    def block_size(self) -> int:
+        return self.block or self.length
+
+    @property
+    def blocks(self) -> int:
+        return self.length // self.block_size
 
 
 @dataclass
@@ -185,6 +228,9 @@ class File:
     size: int = 0
     mtime: float = 0.0
     extents: list[Extent] = field(default_factory=list)
+    # What its blocks hold, as far as compression cares: "zero", "random" (dd's sources).
+    # Contents themselves are not modelled; cp copies this.
+    content: str = "zero"
 
     @property
     def allocated(self) -> int:
@@ -201,6 +247,26 @@ class Dataset:
     files: dict[str, File] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ScanRecord:
+    """The last scrub or resilver, as print_scan_status() (cmd/zpool/zpool_main.c) reports
+    it once finished: ``kind`` "scrub" or "resilver", the bytes repaired (a scrub) or
+    resilvered, how long it took, its blocks with unrecoverable errors, and when it ended
+    (seconds since the epoch, from the session's clock)."""
+
+    kind: str
+    processed: int
+    seconds: int
+    errors: int
+    end: float
+
+
+# TXG_DEFER_SIZE (include/sys/txg.h): a freed block stays allocated in its metaslab for
+# two more txgs (ms_defer) before it can be reused, so ALLOC counts it a little longer
+# than the DSL's USED does.
+TXG_DEFER_SIZE = 2
+
+
 @dataclass
 class Pool:
     name: str
@@ -209,6 +275,17 @@ class Pool:
     datasets: dict[str, Dataset]
     rotor: Rotor = field(default_factory=Rotor)
     txg: int = 4
+    # The pool's own blocks (MOS, the root dataset's objset, space maps), and blocks
+    # freed at txg t that stay allocated until t + TXG_DEFER_SIZE: (t, extent).
+    metadata: list[Extent] = field(default_factory=list)
+    deferred: list[tuple[int, Extent]] = field(default_factory=list)
+    scan: ScanRecord | None = None
+    # Blocks no copy of which could be read (the "errors: N data errors" line).
+    data_errors: int = 0
+    # Top-level (mirror or RAID-Z) and pool-wide checksum errors: counted for blocks
+    # that could not be repaired (zio errors propagate up the vdev tree).
+    vdev_cksum_errors: dict[int, int] = field(default_factory=dict)
+    cksum_errors: int = 0
 
     @property
     def space(self) -> int:
@@ -230,8 +307,14 @@ class Pool:
 
     @property
     def dalloc(self) -> int:
-        """Allocated space, deflated as the DSL counts it (what zfs list USED adds up)."""
+        """Allocated space, deflated as the metaslabs count it."""
         return sum(v.dalloc for v in self.vdevs)
+
+    @property
+    def dsl_used(self) -> int:
+        """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
+        taken from): the allocation less blocks already freed but still deferred."""
+        return self.dalloc - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred)
 
     @property
     def fragmentation(self) -> int:
@@ -284,7 +367,7 @@ def dataset_used(pool: Pool, dataset: Dataset) -> int:
     $ORIGIN directories, so its USED is everything allocated in the pool (deflated:
     dsl_dir counts bp_get_dsize(), vdev_deflated_space() of each allocation)."""
     if dataset.name == pool.name:
-        return max(pool.dalloc, dataset_referenced(pool, dataset))
+        return max(pool.dsl_used, dataset_referenced(pool, dataset))
     return dataset_referenced(pool, dataset)
 
 
@@ -292,7 +375,7 @@ def dataset_available(pool: Pool, dataset: Dataset) -> int:
     """AVAIL: deflated pool space less slop less what is used (dsl_dir_space_available()
     on the root, with dsl_pool_adjustedsize() = spa_get_dspace() - slop). On RAID-Z this
     is the space left for data after parity, as estimated with 128 KiB blocks."""
-    return max(0, pool.dspace - pool.slop_space - pool.dalloc)
+    return max(0, pool.dspace - pool.slop_space - pool.dsl_used)
 
 
 # ---------------------------------------------------------------- pool lifecycle
@@ -337,9 +420,40 @@ def create_pool(
     single device) or a plain (path, size in bytes) for a single device."""
     vdevs = [build_vdev(i, spec, ashift, version) for i, spec in enumerate(devices)]
     pool = Pool(name=name, version=version, vdevs=vdevs, datasets={name: Dataset(name)})
-    for vdev in vdevs:
-        vdev.take(metadata_allocation(vdev, version.create_alloc_per_vdev))
+    profile = version.create_metadata
+    if profile is None:
+        for vdev in vdevs:
+            vdev.take(metadata_allocation(vdev, version.create_alloc_per_vdev))
+        return pool
+    # The new pool's blocks, dealt out over the top-level vdevs in turn: metadata has
+    # ditto copies, which metaslab_alloc() puts on different vdevs where it can, so a
+    # pool of two vdevs shows about half on each (2.1.11: 244K and 236K in lab 1).
+    turn = 0
+    for blocks, deferred in ((profile.live, False), (profile.deferred, True)):
+        for psize, count in blocks:
+            for _ in range(count):
+                vdev = vdevs[turn % len(vdevs)]
+                turn += 1
+                for offset, length in vdev.take(vdev.psize_to_asize(psize)):
+                    extent = Extent(vdev.id, offset, length)
+                    if deferred:
+                        pool.deferred.append((pool.txg, extent))
+                    else:
+                        pool.metadata.append(extent)
     return pool
+
+
+def advance_txg(pool: Pool) -> None:
+    """One transaction group syncs: blocks freed TXG_DEFER_SIZE txgs ago become free
+    space again (metaslab_sync_done() moving ms_defer back to the allocatable tree)."""
+    pool.txg += 1
+    keep = []
+    for freed, extent in pool.deferred:
+        if freed + TXG_DEFER_SIZE <= pool.txg:
+            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        else:
+            keep.append((freed, extent))
+    pool.deferred = keep
 
 
 def add_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
@@ -372,7 +486,7 @@ def write_file(
     compression = str(property_value(pool, dataset, "compression")[0])
     layout = records.file_layout(nbytes, recordsize)
     psize = records.physical_size(layout.block_size, content, compression)
-    file = File(name)
+    file = File(name, content=content)
     dataset.files[name] = file
     if layout.count == 0:
         return 0
@@ -407,7 +521,7 @@ def write_file(
         if want == 0:
             break
         aliquot = pool.version.metaslab_aliquot
-        groups = [GroupState(free=v.free, speed=v.speed, asize=v.psize_to_asize(psize),
+        groups = [GroupState(free=v.free, speed=v.write_speed, asize=v.psize_to_asize(psize),
                              aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling))
                   for v in pool.vdevs]
         counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
@@ -416,9 +530,9 @@ def write_file(
                 asize = vdev.psize_to_asize(psize)
                 count = min(count, vdev.free // asize)
                 for offset, length in vdev.take(count * asize):
-                    file.extents.append(Extent(vdev.id, offset, length))
+                    file.extents.append(Extent(vdev.id, offset, length, asize))
                 written_blocks += count
-        pool.txg += 1
+        advance_txg(pool)
         if short or sum(counts) < want:
             short = True
             break
@@ -445,4 +559,4 @@ def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:
     file = dataset.files.pop(name)
     for extent in file.extents:
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
-    pool.txg += 1
+    advance_txg(pool)

@@ -163,11 +163,18 @@ def empty_pool_space(pool: PoolLayout, disk_size: int, ashift: int,
     """
     raw = vdev_space(pool.vdev, disk_size, version)
     ratio = deflate_ratio(pool.vdev, ashift)
-    # metadata_allocation() only asks the vdev for its layout and ashift.
-    probe = TopVdev(id=0, leaves=[], ashift=ashift, ms_shift=0, metaslabs=[], layout=pool.vdev)
-    metadata = metadata_allocation(probe, version.create_alloc_per_vdev)
     dspace = pool.vdev_count * deflated(raw, ratio)
-    used = pool.vdev_count * deflated(metadata, ratio)
+    if version.create_metadata is None:
+        # metadata_allocation() only asks the vdev for its layout and ashift.
+        probe = TopVdev(id=0, leaves=[], ashift=ashift, ms_shift=0, metaslabs=[],
+                        layout=pool.vdev)
+        metadata = metadata_allocation(probe, version.create_alloc_per_vdev)
+        used = pool.vdev_count * deflated(metadata, ratio)
+    else:
+        # The new pool's live blocks, wherever they land (all vdevs are alike here);
+        # deferred frees do not count against AVAIL.
+        used = sum(count * deflated(psize_to_asize(pool.vdev, psize, ashift), ratio)
+                   for psize, count in version.create_metadata.live)
     slop = slop_space(dspace, version)
     return PoolSpace(size=pool.vdev_count * raw, dspace=dspace, slop=slop, used=used,
                      avail=max(0, dspace - slop - used))

@@ -1,4 +1,4 @@
-"""The few GNU coreutils the lessons use: truncate, rm, ls, and shell built-ins."""
+"""The few GNU coreutils the lessons use: truncate, rm, ls, cp, mkdir, and shell built-ins."""
 
 from __future__ import annotations
 
@@ -157,6 +157,53 @@ def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
         for name, f in hit.dataset.files.items():
             entries.append((name, f.size, f.allocated, f.mtime))
     return entries
+
+
+def cp(session: Session, argv: list[str]) -> CommandResult:
+    """cp SRC DST for a file in a pool's dataset (or a host file): the copy is a new file
+    of the same size, written through the pool's normal write path into the destination
+    dataset (pool.write_file), so it is laid out by the destination's allocator. Contents
+    are not modelled; the copy inherits the source's kind of data (zeros or random), which
+    is all that compression looks at."""
+    from labsim.zfs.errors import NoSpace
+    from labsim.zfs.pool import write_file
+
+    try:
+        _, names = getopt.gnu_getopt(argv[1:], "afprv", ["force"])
+    except getopt.GetoptError as err:
+        raise _usage("cp", fmt.getopt_message(err)) from None
+    if not names:
+        raise _usage("cp", "missing file operand")
+    if len(names) < 2:
+        raise _usage("cp", f"missing destination file operand after '{names[0]}'")
+    source, target = names[0], names[-1]
+    src_path, dst_path = session.absolute(source), session.absolute(target)
+    if fs.is_dir(session, dst_path):
+        dst_path = dst_path.rstrip("/") + "/" + src_path.rsplit("/", 1)[-1]
+    src = fs.mounted_dataset(session, src_path)
+    if src_path in session.host_files:
+        size, content = session.host_files[src_path].size, "zero"
+    elif src is not None and src.name in src.dataset.files:
+        file = src.dataset.files[src.name]
+        size, content = file.size, file.content
+    elif fs.is_dir(session, src_path):
+        return CommandResult.fail(f"cp: -r not specified; omitting directory '{source}'")
+    else:
+        return CommandResult.fail(f"cp: cannot stat '{source}': No such file or directory")
+    if not fs.parent_exists(session, dst_path):
+        return CommandResult.fail(f"cp: cannot create regular file '{target}': "
+                                  "No such file or directory")
+    dst = fs.mounted_dataset(session, dst_path)
+    if dst is not None and dst.name:
+        try:
+            write_file(dst.pool, dst.dataset, dst.name, size, content)
+        except NoSpace:
+            dst.dataset.files[dst.name].mtime = session.clock
+            return CommandResult.fail(f"cp: error writing '{target}': No space left on device")
+        dst.dataset.files[dst.name].mtime = session.clock
+    else:
+        session.host_files[dst_path] = HostFile(size, session.clock)
+    return CommandResult()
 
 
 def noop(session: Session, argv: list[str]) -> CommandResult:

@@ -1,8 +1,13 @@
 """dd: the lessons' way of writing data. Reads /dev/zero or /dev/urandom, writes a file.
 
-Semantics follow GNU dd: output is truncated unless conv=notrunc; without count= it
-copies until the input ends (never, for /dev/zero) or the output fills up; the summary
-goes to stderr; a short write followed by an error counts the bytes but not the record.
+Semantics follow GNU dd: output is truncated unless conv=notrunc; seek= skips that many
+output blocks first; without count= it copies until the input ends (never, for
+/dev/zero) or the output fills up; the summary goes to stderr; a short write followed by
+an error counts the bytes but not the record.
+
+Writing into the backing file of a vdev of an imported pool goes around ZFS: the pool
+does not notice until it reads the blocks there and their checksums fail
+(labsim.zfs.scan.damage_leaf records the byte range).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from labsim.format import coreutils as fmt
 from labsim.shell import fs
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_dd_number
+from labsim.zfs import scan
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import write_file
 
@@ -55,7 +61,16 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         written = wanted if wanted is not None else HOST_FREE_BYTES
         if wanted is None or wanted > HOST_FREE_BYTES:
             written, error = HOST_FREE_BYTES, fmt.dd_write_error(target)
-        session.host_files[path] = HostFile(written, session.clock)
+        start = bs * _number(operands.get("seek", "0"))
+        old = session.host_files.get(path)
+        notrunc = "notrunc" in operands.get("conv", "").split(",")
+        size = max(old.size, start + written) if old is not None and notrunc else start + written
+        session.host_files[path] = HostFile(size, session.clock)
+        for pool in session.pools.values():
+            found = scan.find_leaf(pool, path)
+            if found is not None:
+                vdev, index = found
+                scan.damage_leaf(vdev.leaves[index], start, written)
 
     full_out, tail = divmod(written, bs)
     if error:  # the record that hit ENOSPC was read in full but not written in full

@@ -1,4 +1,5 @@
-"""zpool: create, add, list, status, get, destroy (and sync, version).
+"""zpool: create, add, list, status, get, destroy, sync, version; and the device commands
+scrub, clear, offline, online, attach, detach and replace.
 
 Option parsing follows zpool's getopt strings (GNU getopt, so options may follow
 operands). Vdev specifications are read as in cmd/zpool/zpool_vdev.c (see
@@ -17,9 +18,19 @@ from labsim.shell import fs, vdev_spec
 from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
+from labsim.zfs import health, scan
 from labsim.zfs.errors import DeviceTooSmall
-from labsim.zfs.layouts import SINGLE, Layout
-from labsim.zfs.pool import Pool, TopVdev, VdevSpec, add_vdevs, create_pool
+from labsim.zfs.labels import leaf_asize
+from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
+from labsim.zfs.pool import (
+    Leaf,
+    Pool,
+    TopVdev,
+    VdevSpec,
+    add_vdevs,
+    advance_txg,
+    create_pool,
+)
 
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
                   "spare", "special", "dedup"}
@@ -32,6 +43,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     sub = {
         "create": create, "add": add, "list": list_pools, "status": status,
         "destroy": destroy, "get": get, "sync": sync, "version": version,
+        "scrub": scrub, "clear": clear, "offline": offline, "online": online,
+        "attach": attach, "detach": detach, "replace": replace,
     }.get(argv[1])
     if sub is None:
         raise UsageError(msg.zpool_unrecognized_command(argv[1]), 2)
@@ -190,8 +203,9 @@ def destroy(session: Session, args: list[str]) -> CommandResult:
 
 
 def sync(session: Session, args: list[str]) -> CommandResult:
-    for name in args:
-        _pool(session, name)
+    """zpool sync: each pool named (or every pool) syncs a transaction group."""
+    for pool in _selected(session, args):
+        advance_txg(pool)
     return CommandResult()
 
 
@@ -238,13 +252,14 @@ def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
     children = []
     if vdev.kind != SINGLE:
         children = [list_fmt.VdevRow(name=leaf.path,
-                                     pspace=leaf.label_aligned_size if physical else None)
+                                     pspace=leaf.label_aligned_size if physical else None,
+                                     health=leaf.state)
                     for leaf in vdev.leaves]
     pspace = vdev.leaves[0].label_aligned_size if physical and vdev.kind == SINGLE else None
     return list_fmt.VdevRow(
         name=name, size=vdev.space, pspace=pspace, alloc=vdev.alloc, free=vdev.free,
         frag=vdev.fragmentation, cap=vdev.alloc * 100 / vdev.space if vdev.space else 0.0,
-        health="ONLINE", children=children,
+        health=health.vdev_state(vdev), children=children,
     )
 
 
@@ -253,28 +268,280 @@ def pool_row(pool: Pool) -> list_fmt.PoolRow:
     vdevs = [_vdev_row(v, physical, pool.version.list_vdev_type_id) for v in pool.vdevs]
     return list_fmt.PoolRow(
         name=pool.name, size=pool.space, alloc=pool.alloc, free=pool.free,
-        frag=pool.fragmentation, cap=pool.capacity, dedup=1.0, health="ONLINE", vdevs=vdevs,
+        frag=pool.fragmentation, cap=pool.capacity, dedup=1.0,
+        health=health.pool_state(pool), vdevs=vdevs,
     )
 
 
 def status(session: Session, args: list[str]) -> CommandResult:
-    _, names = _getopt(args, "DigLpPstvxc:T:", "status")
+    """zpool status [-x] [-v] [-P] [pool ...]. -P changes nothing here (file vdevs are
+    always shown by their full path); -v would list damaged files, which labsim does not
+    track by name, so it prints what plain status prints."""
+    opts, names = _getopt(args, "DigLpPstvxc:T:", "status")
+    flags = {k for k, _ in opts}
     pools = _selected(session, names)
     if not pools:
         return CommandResult(stderr=msg.status_no_pools() + "\n")
-    text = "\n".join(status_fmt.format_zpool_status(status_row(p)) for p in pools)
-    return CommandResult(stdout=text)
+    if "-x" not in flags:
+        text = "\n".join(status_fmt.format_zpool_status(status_row(p)) for p in pools)
+        return CommandResult(stdout=text)
+    # status_callback() with -x: a healthy pool is one line when it was named, nothing
+    # when every pool is listed; zpool_do_status() then says "all pools are healthy".
+    chunks = []
+    for pool in pools:
+        if health.status_reason(pool) is not None:
+            chunks.append(status_fmt.format_zpool_status(status_row(pool)))
+        elif names:
+            chunks.append(msg.pool_is_healthy(pool.name) + "\n")
+    if not chunks:
+        return CommandResult(stdout=msg.all_pools_healthy() + "\n")
+    return CommandResult(stdout="\n".join(chunks) if not names else "".join(chunks))
+
+
+def _leaf_status(leaf: Leaf) -> status_fmt.VdevStatus:
+    return status_fmt.VdevStatus(name=leaf.path, state=leaf.state, read=leaf.read_errors,
+                                 write=leaf.write_errors, cksum=leaf.cksum_errors)
+
+
+def _scan_text(record: scan.ScanRecord | None) -> str | None:
+    if record is None:
+        return None
+    if record.kind == "scrub":
+        return status_fmt.scan_scrub_finished(record.processed, record.seconds,
+                                              record.errors, record.end)
+    return status_fmt.scan_resilver_finished(record.processed, record.seconds,
+                                             record.errors, record.end)
 
 
 def status_row(pool: Pool) -> status_fmt.PoolStatus:
+    vdevs = []
+    for v in pool.vdevs:
+        if v.kind == SINGLE:
+            vdevs.append(_leaf_status(v.leaves[0]))
+        else:
+            vdevs.append(status_fmt.VdevStatus(
+                name=v.name, state=health.vdev_state(v),
+                cksum=pool.vdev_cksum_errors.get(v.id, 0),
+                children=[_leaf_status(leaf) for leaf in v.leaves]))
+    reason = health.status_reason(pool)
+    text, action, see = status_fmt.REASONS[reason] if reason else (None, None, None)
     return status_fmt.PoolStatus(
-        name=pool.name, state="ONLINE",
-        vdevs=[status_fmt.VdevStatus(
-            name=v.name, state="ONLINE",
-            children=[] if v.kind == SINGLE else
-            [status_fmt.VdevStatus(name=leaf.path, state="ONLINE") for leaf in v.leaves])
-            for v in pool.vdevs],
+        name=pool.name, state=health.pool_state(pool), vdevs=vdevs, status=text,
+        action=action, see=see, scan=_scan_text(pool.scan), cksum=pool.cksum_errors,
+        errors=pool.data_errors,
     )
+
+
+# ---------------------------------------------------------------- devices
+
+
+def _device(pool: Pool, word: str) -> tuple[TopVdev, int] | None:
+    """zpool_find_vdev(): a leaf named by its path (relative names are looked up under
+    /dev, where labsim has no devices)."""
+    return scan.find_leaf(pool, word)
+
+
+def _new_device(session: Session, word: str, props: list[str]) -> tuple[str, int]:
+    """The device attach or replace brings in: make_root_vdev() resolves it and checks
+    that no active pool uses it (replication is not checked: check_rep is false)."""
+    path, size = _leaf(session, word, props)
+    for other in session.pools.values():
+        if scan.find_leaf(other, path) is not None:
+            raise UsageError(msg.device_in_active_pool(path, other.name), 1)
+    return path, size
+
+
+def _finish_resilver(session: Session, pool: Pool, nbytes: int) -> None:
+    record = scan.resilver(pool, nbytes, session.now())
+    session.clock += record.seconds
+
+
+def scrub(session: Session, args: list[str]) -> CommandResult:
+    """zpool scrub [-s | -p] [-w] pool ...: labsim's scrubs finish at once, so -w changes
+    nothing and there is never one to stop or pause."""
+    opts, names = _getopt(args, "spw", "scrub")
+    flags = {k for k, _ in opts}
+    if not names:
+        raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("scrub"),
+                         2)
+    errors = []
+    for name in names:
+        pool = _pool(session, name)
+        if "-s" in flags or "-p" in flags:
+            # zpool_scan(): ENOENT is EZFS_NO_SCRUB, "there is no active scrub".
+            verb = "cancel" if "-s" in flags else "pause"
+            errors.append(f"cannot {verb} scrubbing {name}: there is no active scrub\n")
+            continue
+        record = scan.scrub(pool, session.now())
+        session.clock += record.seconds
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+def clear(session: Session, args: list[str]) -> CommandResult:
+    _, operands = _getopt(args, "FnX", "clear")
+    if not operands:
+        raise UsageError(msg.missing_pool_name_short() + "\n"
+                         + msg.zpool_subcommand_usage("clear"), 2)
+    if len(operands) > 2:
+        raise UsageError(msg.too_many_arguments() + "\n"
+                         + msg.zpool_subcommand_usage("clear"), 2)
+    pool = _pool(session, operands[0])
+    if len(operands) == 2:
+        found = _device(pool, operands[1])
+        if found is None:
+            raise UsageError(f"cannot clear errors for {operands[1]}: no such device in pool",
+                             1)
+        vdev, index = found
+        scan.clear_errors(pool, [vdev.leaves[index]])
+    else:
+        scan.clear_errors(pool)
+    return CommandResult()
+
+
+def _pool_and_devices(session: Session, args: list[str], optstring: str,
+                      subcommand: str) -> tuple[Pool, list[str]]:
+    _, operands = _getopt(args, optstring, subcommand)
+    if not operands:
+        raise UsageError(msg.missing_pool_name_short() + "\n"
+                         + msg.zpool_subcommand_usage(subcommand), 2)
+    if len(operands) < 2:
+        raise UsageError(msg.missing_device_name() + "\n"
+                         + msg.zpool_subcommand_usage(subcommand), 2)
+    return _pool(session, operands[0]), operands[1:]
+
+
+def offline(session: Session, args: list[str]) -> CommandResult:
+    """zpool offline: refused with "no valid replicas" when the vdev would stop working
+    (vdev_offline_locked(), module/zfs/vdev.c)."""
+    pool, devices = _pool_and_devices(session, args, "ft", "offline")
+    errors = []
+    for word in devices:
+        found = _device(pool, word)
+        if found is None:
+            errors.append(msg.no_such_device("offline", word) + "\n")
+            continue
+        vdev, index = found
+        if not health.can_take_offline(vdev, index):
+            errors.append(msg.no_valid_replicas("offline", word) + "\n")
+            continue
+        leaf = vdev.leaves[index]
+        if leaf.state != health.OFFLINE:
+            leaf.state = health.OFFLINE
+            leaf.offline_alloc = pool.alloc
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+def online(session: Session, args: list[str]) -> CommandResult:
+    """zpool online: the leaf comes back and is resilvered with what was written while it
+    was away (its DTL); labsim estimates that from the growth of the pool's allocation."""
+    pool, devices = _pool_and_devices(session, args, "et", "online")
+    errors = []
+    for word in devices:
+        found = _device(pool, word)
+        if found is None:
+            errors.append(msg.no_such_device("online", word) + "\n")
+            continue
+        vdev, index = found
+        leaf = vdev.leaves[index]
+        if leaf.state == health.OFFLINE:
+            leaf.state = health.ONLINE
+            missed = max(0, pool.alloc - leaf.offline_alloc)
+            if vdev.kind == RAIDZ:
+                missed //= vdev.layout.width
+            _finish_resilver(session, pool, missed)
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+def _attach_operands(args: list[str], subcommand: str) -> tuple[list[str], list[str]]:
+    opts, operands = _getopt(args, "fso:w", subcommand)
+    usage = msg.zpool_subcommand_usage(subcommand)
+    if not operands:
+        raise UsageError(msg.missing_pool_name() + "\n" + usage, 2)
+    if len(operands) < 2:
+        raise UsageError(msg.missing_device_spec() + "\n" + usage, 2)
+    if len(operands) < 3 and subcommand == "attach":
+        raise UsageError(msg.missing_new_device_spec() + "\n" + usage, 2)
+    if len(operands) > 3:
+        raise UsageError(msg.too_many_arguments() + "\n" + usage, 2)
+    return [v for k, v in opts if k == "-o"], operands
+
+
+def _smallest_child_asize(vdev: TopVdev) -> int:
+    return min(leaf_asize(leaf.psize) for leaf in vdev.leaves)
+
+
+def attach(session: Session, args: list[str]) -> CommandResult:
+    """zpool attach pool existing new: a single device becomes a mirror, a mirror gets
+    one more child; the new child is resilvered with every block of the vdev. RAID-Z
+    cannot be widened in 2.1 (spa_vdev_attach(): ENOTSUP)."""
+    props, operands = _attach_operands(args, "attach")
+    pool = _pool(session, operands[0])
+    existing, new = operands[1], operands[2]
+    found = _device(pool, existing)
+    if found is None:
+        raise UsageError(msg.attach_no_such_device(existing, new), 1)
+    vdev, _ = found
+    path, size = _new_device(session, new, props)
+    if vdev.kind == RAIDZ:
+        raise UsageError(msg.attach_not_mirror(existing, new), 1)
+    if leaf_asize(size) < _smallest_child_asize(vdev):
+        raise UsageError(msg.attach_too_small(existing, new), 1)
+    vdev.leaves.append(Leaf(path, size))
+    vdev.layout = Layout(MIRROR, len(vdev.leaves))
+    _finish_resilver(session, pool, scan.resilver_bytes(pool, vdev, len(vdev.leaves) - 1))
+    return CommandResult()
+
+
+def replace(session: Session, args: list[str]) -> CommandResult:
+    """zpool replace pool old [new]: the new leaf takes the old one's place and is
+    resilvered: every block for a mirror or single device, the leaf's columns of every
+    block for RAID-Z."""
+    props, operands = _attach_operands(args, "replace")
+    pool = _pool(session, operands[0])
+    old = operands[1]
+    new = operands[2] if len(operands) > 2 else old
+    found = _device(pool, old)
+    if found is None:
+        raise UsageError(msg.attach_no_such_device(old, new, replacing=True), 1)
+    vdev, index = found
+    if new == old:
+        path, size = vdev.leaves[index].path, vdev.leaves[index].psize
+    else:
+        path, size = _new_device(session, new, props)
+    others = [leaf for i, leaf in enumerate(vdev.leaves) if i != index]
+    smallest = min((leaf_asize(leaf.psize) for leaf in others),
+                   default=leaf_asize(vdev.leaves[index].psize))
+    if leaf_asize(size) < min(smallest, leaf_asize(vdev.leaves[index].psize)):
+        raise UsageError(msg.attach_too_small(old, new, replacing=True), 1)
+    vdev.leaves[index] = Leaf(path, size)
+    _finish_resilver(session, pool, scan.resilver_bytes(pool, vdev, index))
+    return CommandResult()
+
+
+def detach(session: Session, args: list[str]) -> CommandResult:
+    """zpool detach pool device: only a mirror child (spa_vdev_detach(): ENOTSUP for
+    anything else; EBUSY when it holds the last good copy). A mirror left with one child
+    becomes that single device again."""
+    _, operands = _getopt(args, "", "detach")
+    usage = msg.zpool_subcommand_usage("detach")
+    if not operands:
+        raise UsageError(msg.missing_pool_name() + "\n" + usage, 2)
+    if len(operands) < 2:
+        raise UsageError(msg.missing_device_spec() + "\n" + usage, 2)
+    pool = _pool(session, operands[0])
+    word = operands[1]
+    found = _device(pool, word)
+    if found is None:
+        raise UsageError(msg.no_such_device("detach", word), 1)
+    vdev, index = found
+    if vdev.kind != MIRROR:
+        raise UsageError(msg.detach_not_mirror(word), 1)
+    if not any(leaf.state == health.ONLINE
+               for i, leaf in enumerate(vdev.leaves) if i != index):
+        raise UsageError(msg.no_valid_replicas("detach", word), 1)
+    del vdev.leaves[index]
+    vdev.layout = Layout(MIRROR, len(vdev.leaves)) if len(vdev.leaves) > 1 else Layout()
+    return CommandResult()
 
 
 POOL_PROPERTIES = ("size", "capacity", "altroot", "health", "allocated", "free",
@@ -305,8 +572,8 @@ def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
     values = {
         "size": pool.space, "allocated": pool.alloc, "free": pool.free,
         "capacity": pool.capacity, "fragmentation": pool.fragmentation,
-        "health": "ONLINE", "altroot": None, "dedupratio": 1.0, "freeing": 0, "leaked": 0,
-        "readonly": "off",
+        "health": health.pool_state(pool), "altroot": None, "dedupratio": 1.0,
+        "freeing": 0, "leaked": 0, "readonly": "off",
     }
     if prop == "ashift":
         return pool.vdevs[0].ashift, "local"
