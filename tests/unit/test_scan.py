@@ -179,3 +179,11 @@ def test_child_sectors_counts_every_widthth_sector():
     assert [child_sectors(0, 48, c, 3) for c in range(3)] == [16, 16, 16]
     assert [child_sectors(1, 3, c, 3) for c in range(3)] == [0, 1, 1]
     assert sum(child_sectors(5, 17, c, 4) for c in range(4)) == 12
+
+
+def test_every_device_in_use_gets_its_line(session):
+    # check_in_use() reports each device (real 2.1.11, five files of an active pool)
+    ok(session, f"zpool create t raidz1 {V}a {V}b {V}c")
+    assert fails(session, f"zpool create u mirror {V}a {V}b") == (
+        "invalid vdev specification\nuse '-f' to override the following errors:\n"
+        f"{V}a is part of active pool 't'\n{V}b is part of active pool 't'\n")

@@ -276,6 +276,12 @@ def device_in_active_pool(path: str, pool: str, force: bool = False) -> str:
     return _vdev_error([f"{path} is part of active pool '{pool}'"], force)
 
 
+def devices_in_active_pools(in_use: Sequence[tuple[str, str]]) -> str:
+    """check_in_use() walks the whole specification, so every device of an active pool
+    gets its own line under one header (real 2.1.11: five lines for five files)."""
+    return _vdev_error([f"{path} is part of active pool '{pool}'" for path, pool in in_use])
+
+
 def device_in_exported_pool(path: str, pool: str) -> str:
     """check_file_generic(): a label of an exported pool; -f overrides it."""
     return _vdev_error([f"{path} is part of exported pool '{pool}'"])

@@ -131,10 +131,10 @@ def _vdev_specs(session: Session, words: list[str], action: str, pool: Pool | No
         specs.append(VdevSpec(Layout(group.kind, len(devices), group.nparity), devices))
     ashift = _ashift(props)
     paths = [path for spec in specs for path, _ in spec.devices]
-    for path in paths:
-        for other in session.pools.values():
-            if any(leaf.path == path for v in other.vdevs for leaf in v.leaves):
-                raise UsageError(msg.device_in_active_pool(path, other.name), 1)
+    in_use = [(path, other.name) for path in paths for other in session.pools.values()
+              if scan.find_leaf(other, path) is not None]
+    if in_use:
+        raise UsageError(msg.devices_in_active_pools(in_use), 1)
     if not force:
         problems = vdev_spec.check_replication(
             _pool_top_levels(pool) if pool is not None else None, _top_levels(specs))
