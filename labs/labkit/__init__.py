@@ -282,6 +282,10 @@ def refusal(command: str, pools: tuple[str, ...], lab_dir: str = LAB_DIR) -> str
         target = [w for w in words[2:] if not w.startswith("-")]
         if not target or re.split(r"[/@#%]", target[0])[0] not in pools:
             return "refused: only this lab's own datasets may be destroyed or renamed"
+    if words[:1] == ["fio"]:
+        for word in words[1:]:
+            if word.startswith("--filename=") and word.split("=", 1)[1].startswith("/dev/"):
+                return f"refused: fio would write to the device {word.split('=', 1)[1]}"
     if words[:1] == ["dd"]:
         for word in words[1:]:
             if word.startswith("of="):

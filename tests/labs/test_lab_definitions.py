@@ -93,6 +93,7 @@ POOLS = ("lab1",)
     ("zfs destroy -r rpool/ROOT", "own datasets"),
     ("dd if=/dev/zero of=/dev/sda bs=1M", "device /dev/sda"),
     ("dd if=/dev/zero of=/dev/zvol/rpool/vm bs=1M", "not a volume of this lab"),
+    ("fio --name=x --filename=/dev/sda --rw=write --size=1M", "device /dev/sda"),
 ])
 def test_refusals(command, reason):
     why = labkit.refusal(command, POOLS)
