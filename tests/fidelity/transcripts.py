@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from zdb_compare import compare_zdb, is_zdb_metaslabs
+
 PROMPT = "$ "
 
 # Relative tolerances (issue: simulator versus reality).
@@ -101,7 +103,10 @@ def compare(real: str | list[str], simulated: str) -> list[str]:
                                 f"{s.output.splitlines()[:1]} in labsim")
         if words[:2] == ["zpool", "status"]:
             problems += compare_status(where, outputs, s.output)
-        if is_compared_listing(s.command):
+        if is_zdb_metaslabs(s.command):
+            # zdb -m: metaslab counts, offsets and free space per vdev (zdb_compare.py)
+            problems += compare_zdb(where, outputs, s.output)
+        elif is_compared_listing(s.command):
             problems += _compare_tables(where, [table(o) for o in outputs], table(s.output))
         elif s.command.split()[0] in ("zpool", "zfs") and _is_error(outputs[0]):
             problems += [f"{where}: real said {o!r}, labsim said {s.output!r}"

@@ -151,3 +151,56 @@ def bar_panels(
         "template": None,
     })
     return {"data": data, "layout": layout}
+
+
+def stacked_bar_chart(
+    categories: list[str],
+    series: list[BarSeries],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    colour_values: list[float] | None = None,
+    colour_title: str = "",
+    colour_range: tuple[float, float] = (0, 100),
+    height: int = 460,
+) -> dict:
+    """Bars stacked per category, one colour per series from the palette.
+
+    With ``colour_values``, the first series is coloured bar by bar on a sequential
+    colour scale (e.g. a metaslab's fragmentation) with a colour bar titled
+    ``colour_title``; the other series keep their flat colours. A series' ``text`` is
+    drawn inside its bars; its ``hover`` replaces the hover label.
+    """
+    data = []
+    for n, s in enumerate(series):
+        unit = f" {s.unit}" if s.unit else ""
+        # The second series (free space, in this course) is a neutral grey.
+        marker: dict = {"color": "#D9D9D9" if n == 1 else PALETTE[n % len(PALETTE)]}
+        if n == 0 and colour_values is not None:
+            marker = {"color": colour_values, "colorscale": "Viridis", "reversescale": True,
+                      "cmin": colour_range[0], "cmax": colour_range[1],
+                      "colorbar": {"title": {"text": colour_title}, "thickness": 12}}
+        trace = {
+            "type": "bar", "name": s.name, "x": categories, "y": s.values, "marker": marker,
+            "hovertemplate": f"%{{x}}<br>{s.name}: %{{y:{s.value_format}}}{unit}<extra></extra>",
+        }
+        if s.text is not None:
+            trace.update({"text": s.text, "textposition": "inside",
+                          "insidetextanchor": "end", "textfont": {"size": 10}})
+        if s.hover is not None:
+            trace.update({"hovertext": s.hover,
+                          "hovertemplate": "%{x}<br>%{hovertext}<extra></extra>"})
+        data.append(trace)
+    layout = {
+        "title": {"text": title, "font": {"size": 15}},
+        "barmode": "stack",
+        "xaxis": {"title": {"text": x_title}, "type": "category", "tickfont": {"size": 10}},
+        "yaxis": {"title": {"text": y_title}, "rangemode": "tozero", "zeroline": False},
+        "legend": {"orientation": "h", "y": -0.2},
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 80},
+        "hovermode": "closest",
+        "height": height,
+        "template": None,
+    }
+    return {"data": data, "layout": layout}

@@ -203,6 +203,24 @@ def no_such_pool(name: str) -> str:
     return f"cannot open '{name}': no such pool"
 
 
+def no_such_pool_available(name: str) -> str:
+    """zpool_do_import() when no pool of that name is found in the searched directories
+    (also for a pool that is imported: its labels say active, and the search skips
+    it): "cannot import 'x': no such pool available" (exit 1)."""
+    return f"cannot import '{name}': no such pool available"
+
+
+def no_pools_to_import() -> str:
+    """zpool_do_import() without a pool name, when nothing is found (exit 1)."""
+    return "no pools available to import"
+
+
+def import_pool_exists(name: str) -> str:
+    """do_import(): an exported pool whose name an imported pool already has (exit 1)."""
+    return (f"cannot import '{name}': a pool with that name already exists\n"
+            "use the form 'zpool import <pool | id> <newpool>' to give it a new name")
+
+
 def no_pools_available() -> str:
     """zpool list with no pools: "no pools available" on *stdout*, not with -H
     (zpool_do_list).  zpool status prints the same words on *stderr*

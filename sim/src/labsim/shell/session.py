@@ -69,6 +69,8 @@ class Session:
         default_factory=lambda: {"/", "/root", "/tmp", "/var", "/var/tmp", "/dev", "/mnt"}
     )
     pools: dict[str, Pool] = field(default_factory=dict)
+    # Pools exported with zpool export: their files keep them until zpool import.
+    exported_pools: dict[str, Pool] = field(default_factory=dict)
     # Seconds since the epoch, 2026-11-18 11:06:40 UTC at the start: a fixed time so that
     # transcripts are reproducible. Slow commands (dd, sleep, scrubs and resilvers)
     # advance it by their simulated duration. With ``host_clock`` set, now() reads the
@@ -147,7 +149,7 @@ def _split_commands(line: str) -> list[str]:
 
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
-    from labsim.shell.commands import coreutils, dd, zfs, zpool
+    from labsim.shell.commands import coreutils, dd, zdb, zfs, zpool
 
     return {
         "zpool": zpool.main,
@@ -163,6 +165,7 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "pwd": coreutils.pwd,
         "mkdir": coreutils.mkdir,
         "cp": coreutils.cp,
+        "zdb": zdb.main,
     }
 
 

@@ -1,11 +1,43 @@
-"""Metaslabs: how a vdev is cut into allocation regions, and how free space is tracked.
+"""Metaslabs: how a vdev is cut into allocation regions, how free space is tracked, and
+which metaslab an allocation goes to.
 
-Sizing follows vdev_metaslab_set_size() in module/zfs/vdev.c. Free space inside a
-metaslab is kept as sorted, coalesced segments (the in-memory range tree); allocation
-is first-fit from the lowest address, which is what the "dynamic fit" allocator does
-while a metaslab has plenty of contiguous free space. Fragmentation is computed as
-metaslab_set_fragmentation() does, from the free-segment size histogram and
-zfs_frag_table (module/zfs/metaslab.c).
+Sizing follows vdev_metaslab_set_size() in module/zfs/vdev.c.
+
+Free space inside a metaslab is kept as sorted, coalesced segments (the in-memory range
+tree, ms_allocatable). Inside the chosen metaslab a block goes to the lowest free segment
+that holds it whole: the "dynamic fit" allocator (metaslab_df_alloc()) keeps a cursor per
+block alignment and searches onward from it, which for a metaslab that is filled once
+from its start is the same thing; it differs after frees (OpenZFS resumes after its
+cursor, labsim goes back to the first hole), which moves data inside a metaslab but never
+changes how much a metaslab holds.
+
+Which metaslab (module/zfs/metaslab.c, OpenZFS 2.1):
+
+* ``spa_allocators`` (4, module/zfs/spa.c) allocators work side by side. A block's
+  allocator is ``cityhash4(objset, object, level, blkid >> 20) % 4`` (zio_dva_throttle()
+  in module/zfs/zio.c): every block of one region of 2^20 blocks of an object uses the
+  same allocator, so a file's data stays together, and different files spread over
+  the allocators.
+* In each top-level vdev (metaslab group) each allocator has a *primary* active
+  metaslab, and a *secondary* one for a second copy of a block on the same vdev
+  (metaslab_group_alloc_normal()). While the primary has room, blocks go there.
+* Otherwise the allocator activates the best inactive metaslab: the metaslab tree is
+  sorted by weight, highest first, ties by lowest offset (metaslab_compare()). 2.1 weighs
+  by segments (metaslab_segment_weight()): the power-of-two bucket of the largest free
+  segments and how many there are. A metaslab never written weighs as one segment of its
+  whole size, so it outranks every metaslab already used: new data goes to fresh
+  metaslabs first. (Space-based weighting with its bonus for low LBAs,
+  metaslab_space_weight(), is only used without the spacemap_histogram feature; the
+  LBA bonus applies to rotational vdevs only, and file vdevs set vdev_nonrot,
+  module/os/linux/zfs/vdev_file.c.)
+* An active metaslab is given up once the bucket of its largest free segment has fallen
+  ``zfs_metaslab_switch_threshold`` (2) buckets below the one it was activated with
+  (metaslab_segment_may_passivate()): a fresh metaslab takes data until it is about half
+  full, then the allocator moves to the next fresh one.
+
+Fragmentation is metaslab_set_fragmentation()'s: the space map histogram of free
+segments (space_map_histogram_add(), module/zfs/space_map.c), each bucket's space
+weighted by zfs_frag_table.
 """
 
 from __future__ import annotations
@@ -25,8 +57,23 @@ ZFS_VDEV_MS_COUNT_LIMIT = 1 << 17
 ZFS_VDEV_DEFAULT_MS_SHIFT = 29  # 512 MiB
 ZFS_VDEV_MAX_MS_SHIFT = 34  # 16 GiB
 
-# Fragmentation weight of a free segment by its size class, 512 B .. >= 16 MiB.
-ZFS_FRAG_TABLE = (100, 100, 98, 95, 90, 80, 70, 60, 50, 40, 30, 20, 15, 10, 5, 0)
+# zfs_frag_table (module/zfs/metaslab.c): the fragmentation weight of free space by the
+# size of its segment, 512 B .. 16 MiB. FRAGMENTATION_TABLE_SIZE is 17 and the table
+# lists 16 values, so the 17th (32 MiB and up) is 0 as well.
+FRAGMENTATION_TABLE_SIZE = 17
+ZFS_FRAG_TABLE = (100, 100, 98, 95, 90, 80, 70, 60, 50, 40, 30, 20, 15, 10, 5, 0, 0)
+
+# include/sys/space_map.h: smp_histogram[] has 32 buckets; bucket i counts free segments
+# of 2^(i + sm_shift) bytes up to twice that, and sm_shift is the vdev's ashift.
+SPACE_MAP_HISTOGRAM_SIZE = 32
+
+# spa_allocators (module/zfs/spa.c) and zfs_metaslab_switch_threshold (metaslab.c).
+SPA_ALLOCATORS = 4
+ZFS_METASLAB_SWITCH_THRESHOLD = 2
+
+_MASK64 = (1 << 64) - 1
+_HASH_K1 = 0xB492B66FBE98F273
+_HASH_K2 = 0x9AE16A3B2F90404F
 
 
 def highbit64(value: int) -> int:
@@ -61,18 +108,82 @@ def metaslab_count(asize: int, version: ZfsVersion) -> int:
     return asize >> metaslab_shift(asize, version)
 
 
+# ---------------------------------------------------------------- allocators
+
+
+def _rotate(value: int, shift: int) -> int:
+    return value if shift == 0 else ((value >> shift) | (value << (64 - shift))) & _MASK64
+
+
+def cityhash4(w1: int, w2: int, w3: int, w4: int) -> int:
+    """cityhash4() of module/zcommon/cityhash.c, in 64-bit unsigned arithmetic."""
+    mul = (_HASH_K2 + 64) & _MASK64
+    a = (w1 * _HASH_K1) & _MASK64
+    b = w2 & _MASK64
+    c = (w4 * mul) & _MASK64
+    d = (w3 * _HASH_K2) & _MASK64
+    u = (_rotate((a + b) & _MASK64, 43) + _rotate(c, 30) + d) & _MASK64
+    v = (a + _rotate((b + _HASH_K2) & _MASK64, 18) + c) & _MASK64
+    # cityhash_helper()
+    x = ((u ^ v) * mul) & _MASK64
+    x ^= x >> 47
+    y = ((v ^ x) * mul) & _MASK64
+    y ^= y >> 47
+    return (y * mul) & _MASK64
+
+
+def allocator_for(objset: int, obj: int, level: int, blkid: int,
+                  allocators: int = SPA_ALLOCATORS) -> int:
+    """The allocator a block uses (zio_dva_throttle(), module/zfs/zio.c): objects are cut
+    into regions of 2^20 blocks, and each (objset, object, level, region) hashes to one."""
+    return cityhash4(objset, obj, level, blkid >> 20) % allocators
+
+
+@dataclass
+class GroupAllocators:
+    """Each allocator's active metaslabs in one metaslab group (mga_primary and
+    mga_secondary of metaslab_group_allocator_t), as metaslab indices."""
+
+    primary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
+    secondary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
+
+    def passivate_all(self) -> None:
+        """Nothing is active after an export and import: the tree starts over."""
+        self.primary = [None] * len(self.primary)
+        self.secondary = [None] * len(self.secondary)
+
+    def active(self) -> set[int]:
+        return {i for i in (*self.primary, *self.secondary) if i is not None}
+
+
+# ---------------------------------------------------------------- metaslab
+
+
 @dataclass
 class Metaslab:
-    """One metaslab: its place on the vdev and its free segments (offset, length)."""
+    """One metaslab: its place on the vdev, its free segments (offset, length), and what
+    its space map on disk says."""
 
     start: int
     size: int
     free_starts: list[int] = field(default_factory=list)
     free_lengths: list[int] = field(default_factory=list)
-    # A metaslab that has never been written has no space map; OpenZFS counts it as
-    # 0 % fragmented.
+    # A metaslab that has never been written has no space map (ms_sm is NULL); OpenZFS
+    # counts it as 0 % fragmented and zdb prints "spacemap 0" for it.
     has_space_map: bool = False
     free: int = 0  # kept equal to sum(free_lengths)
+    # The space map as last written (metaslab_sync() / the log space map flush):
+    # its object number in the MOS (0 until the first sync that has changes), smp_alloc
+    # (allocated bytes as of the last flush), the number of entries written, and the
+    # txg of the oldest change still only in the pool's log space maps.
+    sm_object: int = 0
+    sm_alloc: int = 0
+    sm_entries: int = 0
+    unflushed_txg: int = 0
+    dirty: bool = False  # changed since its last sync
+    unflushed: bool = False  # changed since its last flush
+    # ms_activation_weight's bucket while the metaslab is active (0: inactive).
+    activation_index: int = 0
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -85,19 +196,35 @@ class Metaslab:
     def largest_free_segment(self) -> int:
         return max(self.free_lengths, default=0)
 
-    def allocate(self, length: int) -> list[tuple[int, int]]:
-        """Take ``length`` bytes first-fit from the lowest address.
+    def _touch(self) -> None:
+        self.has_space_map = True
+        self.dirty = True
+        self.unflushed = True
 
-        Returns the (offset, length) pieces used; several pieces when no single free
-        segment is large enough (a stream of records simply continues in the next
-        hole). The caller checks there is enough free space.
+    def allocate(self, length: int, block: int = 0) -> list[tuple[int, int]]:
+        """Take ``length`` bytes, in whole blocks of ``block`` bytes, each from the lowest
+        free segment that holds it; with ``block`` 0, from the lowest free segments in
+        pieces of any size (a stream of sectors).
+
+        Returns the (offset, length) pieces used, consecutive blocks merged. Segments
+        too small for a block are passed over. Raises ValueError when the blocks do
+        not all fit; nothing is taken then.
         """
+        block = block or (1 << SPA_MINBLOCKSHIFT)
+        if length % block:
+            raise ValueError("allocation is not a whole number of blocks")
+        fits = sum(seg // block for seg in self.free_lengths) * block
+        if fits < length:
+            raise ValueError("metaslab allocation larger than its free space")
         pieces: list[tuple[int, int]] = []
         remaining = length
         i = 0
-        while remaining > 0 and i < len(self.free_starts):
+        while remaining > 0:
             seg_start, seg_len = self.free_starts[i], self.free_lengths[i]
-            take = min(seg_len, remaining)
+            take = min(seg_len // block * block, remaining)
+            if take == 0:
+                i += 1
+                continue
             pieces.append((seg_start, take))
             remaining -= take
             if take == seg_len:
@@ -107,10 +234,8 @@ class Metaslab:
                 self.free_starts[i] = seg_start + take
                 self.free_lengths[i] = seg_len - take
                 i += 1
-        if remaining:
-            raise ValueError("metaslab allocation larger than its free space")
         self.free -= length
-        self.has_space_map = True
+        self._touch()
         return pieces
 
     def release(self, offset: int, length: int) -> None:
@@ -118,6 +243,7 @@ class Metaslab:
         i = bisect.bisect_left(self.free_starts, offset)
         end = offset + length
         self.free += length
+        self._touch()
         merge_prev = i > 0 and self.free_starts[i - 1] + self.free_lengths[i - 1] == offset
         merge_next = i < len(self.free_starts) and self.free_starts[i] == end
         if merge_prev and merge_next:
@@ -133,22 +259,160 @@ class Metaslab:
             self.free_starts.insert(i, offset)
             self.free_lengths.insert(i, length)
 
-    def fragmentation(self, ashift: int) -> int:
-        """Percent fragmentation as metaslab_set_fragmentation() computes it.
+    def histogram(self, ashift: int) -> list[int]:
+        """smp_histogram: free segments counted by power-of-two bucket, bucket i holding
+        segments of 2^(i + ashift) up to 2^(i + ashift + 1) bytes; segments larger than
+        the last bucket count there as several (space_map_histogram_add())."""
+        buckets = [0] * SPACE_MAP_HISTOGRAM_SIZE
+        for length in self.free_lengths:
+            bucket = length.bit_length() - 1 - ashift
+            if bucket < 0:
+                continue
+            if bucket >= SPACE_MAP_HISTOGRAM_SIZE:
+                buckets[-1] += 1 << (bucket - SPACE_MAP_HISTOGRAM_SIZE + 1)
+            else:
+                buckets[bucket] += 1
+        return buckets
 
-        Each free segment is counted in its power-of-two histogram bucket (at the
-        bucket's lower bound, as the space map histogram does) and weighted by
-        zfs_frag_table: many small holes score high, big free runs score 0.
-        """
+    def fragmentation(self, ashift: int) -> int:
+        """Percent fragmentation as metaslab_set_fragmentation() computes it from the
+        space map histogram: each bucket's free space (counted at the bucket's lower
+        bound) weighted by zfs_frag_table, so that many small holes score high and big
+        free runs score 0. A metaslab without a space map is 0."""
         if not self.has_space_map:
             return 0
-        total = weighted = 0
-        for length in self.free_lengths:
-            bucket = length.bit_length() - 1
-            if bucket < ashift:
-                continue
-            space = 1 << bucket
-            idx = min(bucket - SPA_MINBLOCKSHIFT, len(ZFS_FRAG_TABLE) - 1)
-            total += space
-            weighted += space * ZFS_FRAG_TABLE[idx]
-        return weighted // total if total else 0
+        return histogram_fragmentation(self.histogram(ashift), ashift)
+
+    def weight(self, ashift: int) -> tuple[int, int]:
+        """metaslab_segment_weight() as (bucket index, segment count): larger is better."""
+        return segment_weight(self.size, self.free, self.free_lengths, ashift)
+
+
+def histogram_fragmentation(histogram: list[int], sm_shift: int) -> int:
+    """metaslab_set_fragmentation() for one space map histogram (integer percent)."""
+    total = weighted = 0
+    for i, count in enumerate(histogram):
+        if not count:
+            continue
+        idx = min(sm_shift - SPA_MINBLOCKSHIFT + i, FRAGMENTATION_TABLE_SIZE - 1)
+        space = count << (i + sm_shift)
+        total += space
+        weighted += space * ZFS_FRAG_TABLE[idx]
+    return weighted // total if total else 0
+
+
+def segment_weight(size: int, free: int, free_lengths: list[int],
+                   ashift: int) -> tuple[int, int]:
+    """metaslab_segment_weight(): a completely free metaslab weighs as one segment of its
+    whole size (the bucket of highbit64(ms_size) - 1); a full one weighs 0; otherwise
+    the highest bucket holding free segments and their number
+    (metaslab_weight_from_range_tree(); the range tree's buckets are capped at the
+    space map's largest, SPACE_MAP_HISTOGRAM_SIZE + ashift - 1)."""
+    max_idx = SPACE_MAP_HISTOGRAM_SIZE + ashift - 1
+    if free == size:
+        idx = highbit64(size) - 1
+        if idx < max_idx:
+            return idx, 1
+        return max_idx, 1 << (idx - max_idx)
+    if free == 0:
+        return 0, 0
+    top = max(length.bit_length() - 1 for length in free_lengths)
+    if top > max_idx:
+        count = sum(1 << (length.bit_length() - 1 - max_idx) for length in free_lengths
+                    if length.bit_length() - 1 >= max_idx)
+        return max_idx, count
+    count = sum(1 for length in free_lengths if length.bit_length() - 1 == top)
+    return top, count
+
+
+# ---------------------------------------------------------------- choosing a metaslab
+
+
+def activation_order(metaslabs: list[Metaslab], ashift: int,
+                     exclude: set[int] = frozenset()) -> list[int]:
+    """Inactive metaslabs in the order find_valid_metaslab() walks them: heaviest first,
+    ties by lowest offset (metaslab_compare()); full ones are left out."""
+    candidates = [i for i, ms in enumerate(metaslabs) if i not in exclude and ms.free]
+    return sorted(candidates, key=lambda i: (tuple(-w for w in metaslabs[i].weight(ashift)),
+                                             metaslabs[i].start))
+
+
+def _fits(ms: Metaslab, block: int) -> bool:
+    # metaslab_should_allocate(): the largest free segment must hold the block.
+    return ms.free >= block and ms.largest_free_segment() >= block
+
+
+def _activate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
+              block: int, ashift: int, secondary: bool) -> int | None:
+    slots = group.secondary if secondary else group.primary
+    current = slots[allocator]
+    if current is not None and _fits(metaslabs[current], block):
+        return current
+    if current is not None:
+        metaslabs[current].activation_index = 0
+        slots[allocator] = None
+    for index in activation_order(metaslabs, ashift, exclude=group.active()):
+        if _fits(metaslabs[index], block):
+            slots[allocator] = index
+            metaslabs[index].activation_index = metaslabs[index].weight(ashift)[0]
+            return index
+    # Nothing inactive fits: use whichever metaslab still has room (OpenZFS would try
+    # the other allocators' metaslabs and then other vdevs; labsim's caller has already
+    # checked that the vdev has the space).
+    for index, ms in enumerate(metaslabs):
+        if _fits(ms, block):
+            return index
+    return None
+
+
+def _gang(metaslabs: list[Metaslab], nbytes: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    for ms in metaslabs:
+        grab = min(ms.free, nbytes)
+        if grab:
+            pieces.extend(ms.allocate(grab))
+            nbytes -= grab
+        if not nbytes:
+            return pieces
+    raise ValueError("vdev allocation larger than its free space")
+
+
+def _may_passivate(ms: Metaslab, ashift: int) -> bool:
+    """metaslab_segment_may_passivate(): give the metaslab up once its weight has fallen
+    zfs_metaslab_switch_threshold buckets below the weight it was activated with."""
+    if not ms.activation_index:
+        return False
+    return ms.weight(ashift)[0] <= ms.activation_index - ZFS_METASLAB_SWITCH_THRESHOLD
+
+
+def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
+                   nbytes: int, block: int, ashift: int,
+                   secondary: bool = False) -> list[tuple[int, int]]:
+    """Allocate ``nbytes`` in blocks of ``block`` bytes on one vdev, for ``allocator``.
+
+    Blocks go to the allocator's active metaslab until it must be given up (too full
+    for a block, or passivated by the switch threshold), then to the next one it
+    activates. Checked every 1/16 of a metaslab (or every block, if larger), which is
+    enough to switch where OpenZFS would. Returns the (offset, length) pieces.
+    """
+    pieces: list[tuple[int, int]] = []
+    slots = group.secondary if secondary else group.primary
+    remaining = nbytes
+    while remaining > 0:
+        index = _activate(metaslabs, group, allocator, block, ashift, secondary)
+        if index is None:
+            # No free segment holds a whole block: OpenZFS would write a gang block
+            # (pieces under one header, zio_write_gang_block()); labsim takes the rest
+            # in pieces from the lowest metaslabs.
+            pieces.extend(_gang(metaslabs, remaining))
+            return pieces
+        ms = metaslabs[index]
+        step = max(block, (ms.size >> 4) // block * block)
+        fit = sum(seg // block for seg in ms.free_lengths) * block
+        grab = min(remaining, step, fit)
+        pieces.extend(ms.allocate(grab, block))
+        remaining -= grab
+        if slots[allocator] == index and (_may_passivate(ms, ashift) or not _fits(ms, block)):
+            ms.activation_index = 0
+            slots[allocator] = None
+    return pieces

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from labsim.zfs import records
+from labsim.zfs import records, spacemaps
 from labsim.zfs.allocator import GroupState, Rotor
 from labsim.zfs.errors import DeviceTooSmall, NoSpace
 from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE
@@ -22,7 +22,13 @@ from labsim.zfs.layouts import (
     psize_to_asize,
     top_level_asize,
 )
-from labsim.zfs.metaslab import Metaslab, metaslab_shift
+from labsim.zfs.metaslab import (
+    GroupAllocators,
+    Metaslab,
+    allocator_for,
+    group_allocate,
+    metaslab_shift,
+)
 from labsim.zfs.slop import slop_space
 from labsim.zfs.versions import KiB, ZfsVersion
 
@@ -104,7 +110,8 @@ class TopVdev:
     metaslabs: list[Metaslab]
     layout: Layout = field(default_factory=Layout)
     speed: float = 1.0
-    first_free_ms: int = 0  # lowest metaslab that may have free space
+    # Each allocator's active metaslabs on this vdev (metaslab_group_allocator_t).
+    allocators: GroupAllocators = field(default_factory=GroupAllocators)
     free: int = -1  # kept equal to the sum of the metaslabs' free space
     deflate_ratio: int = 0  # vdev_deflate_ratio, set from the layout when 0
 
@@ -174,20 +181,14 @@ class TopVdev:
             return 0
         return sum(m.fragmentation(self.ashift) for m in self.metaslabs) // len(self.metaslabs)
 
-    def take(self, nbytes: int) -> list[tuple[int, int]]:
-        """Allocate ``nbytes`` (the caller checked they fit) from the lowest metaslabs."""
-        pieces: list[tuple[int, int]] = []
+    def take(self, nbytes: int, block: int = 0, allocator: int = 0,
+             secondary: bool = False) -> list[tuple[int, int]]:
+        """Allocate ``nbytes`` (the caller checked they fit) in blocks of ``block`` bytes
+        (0: a single block) for ``allocator``: in the metaslab it has active on this
+        vdev, chosen and given up as OpenZFS 2.1 does (labsim.zfs.metaslab)."""
+        pieces = group_allocate(self.metaslabs, self.allocators, allocator, nbytes,
+                                block or nbytes, self.ashift, secondary)
         self.free -= nbytes
-        i = self.first_free_ms
-        while nbytes > 0:
-            ms = self.metaslabs[i]
-            if ms.free:
-                grab = min(ms.free, nbytes)
-                pieces.extend(ms.allocate(grab))
-                nbytes -= grab
-            if ms.free == 0 and i == self.first_free_ms:
-                self.first_free_ms = i + 1
-            i += 1
         return pieces
 
     def release(self, offset: int, length: int) -> None:
@@ -197,7 +198,6 @@ class TopVdev:
             piece = min(length, ms.start + ms.size - offset)
             ms.release(offset, piece)
             self.free += piece
-            self.first_free_ms = min(self.first_free_ms, index)
             offset += piece
             length -= piece
 
@@ -231,6 +231,9 @@ class File:
     # What its blocks hold, as far as compression cares: "zero", "random" (dd's sources).
     # Contents themselves are not modelled; cp copies this.
     content: str = "zero"
+    # Its object number in the dataset's objset: with the objset id, what picks the
+    # allocator of its blocks (labsim.zfs.metaslab.allocator_for).
+    object: int = 0
 
     @property
     def allocated(self) -> int:
@@ -245,6 +248,10 @@ class Dataset:
     name: str
     properties: dict[str, object] = field(default_factory=dict)  # locally set values
     files: dict[str, File] = field(default_factory=dict)
+    # Object numbers of new files. ZPL object numbers are not this regular (dnodes are
+    # handed out in per-CPU chunks); they only need to differ, to spread files over the
+    # allocators as real ones do.
+    next_object: int = 2
 
 
 @dataclass(frozen=True)
@@ -286,6 +293,8 @@ class Pool:
     # that could not be repaired (zio errors propagate up the vdev tree).
     vdev_cksum_errors: dict[int, int] = field(default_factory=dict)
     cksum_errors: int = 0
+    # Space map objects and log space maps: what zdb -m reads (labsim.zfs.spacemaps).
+    space_maps: spacemaps.PoolSpaceMaps = field(default_factory=spacemaps.PoolSpaceMaps)
 
     @property
     def space(self) -> int:
@@ -428,24 +437,40 @@ def create_pool(
     # The new pool's blocks, dealt out over the top-level vdevs in turn: metadata has
     # ditto copies, which metaslab_alloc() puts on different vdevs where it can, so a
     # pool of two vdevs shows about half on each (2.1.11: 244K and 236K in lab 1).
+    # Each block is an object of the MOS (objset 0) and hashes to an allocator
+    # (zio_dva_throttle()), so the first txgs touch a metaslab per allocator on every
+    # vdev. labsim does not track the copies of a block; the MOS's 16K blocks go to the
+    # allocators' secondary metaslabs, where OpenZFS puts a third copy that lands on a
+    # vdev already holding one (metaslab_group_alloc_normal(): METASLAB_WEIGHT_SECONDARY).
+    # The recordings show six metaslabs written on each vdev of lab 3's new pool.
     turn = 0
     for blocks, deferred in ((profile.live, False), (profile.deferred, True)):
         for psize, count in blocks:
             for _ in range(count):
                 vdev = vdevs[turn % len(vdevs)]
                 turn += 1
-                for offset, length in vdev.take(vdev.psize_to_asize(psize)):
+                asize = vdev.psize_to_asize(psize)
+                pieces = vdev.take(asize, allocator=allocator_for(0, turn, 0, 0),
+                                   secondary=psize > 4 * KiB)
+                for offset, length in pieces:
                     extent = Extent(vdev.id, offset, length)
                     if deferred:
                         pool.deferred.append((pool.txg, extent))
                     else:
                         pool.metadata.append(extent)
+    _sync(pool)
     return pool
+
+
+def _sync(pool: Pool) -> None:
+    spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
 
 
 def advance_txg(pool: Pool) -> None:
     """One transaction group syncs: blocks freed TXG_DEFER_SIZE txgs ago become free
-    space again (metaslab_sync_done() moving ms_defer back to the allocatable tree)."""
+    space again (metaslab_sync_done() moving ms_defer back to the allocatable tree).
+    Changed metaslabs get space maps, and one is flushed (labsim.zfs.spacemaps)."""
+    _sync(pool)
     pool.txg += 1
     keep = []
     for freed, extent in pool.deferred:
@@ -454,6 +479,28 @@ def advance_txg(pool: Pool) -> None:
         else:
             keep.append((freed, extent))
     pool.deferred = keep
+
+
+def export_pool(pool: Pool) -> None:
+    """spa_export(): the last txgs sync, so blocks freed recently are free on disk (their
+    frees are in the space maps; only the in-memory ms_defer trees held them back), and
+    every metaslab's space map is flushed (spa_unload_log_sm_flush_all())."""
+    for extent in (e for _, e in pool.deferred):
+        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    pool.deferred = []
+    pool.txg += TXG_DEFER_SIZE + 1
+    spacemaps.flush_all([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
+
+
+def import_pool(pool: Pool) -> None:
+    """spa_import(): the metaslabs are loaded anew, none active, so each allocator picks
+    again, from the weights on disk (fresh metaslabs first). Import writes a few txgs
+    (labsim advances the txg and allocates nothing)."""
+    for vdev in pool.vdevs:
+        vdev.allocators.passivate_all()
+        for ms in vdev.metaslabs:
+            ms.activation_index = 0
+    pool.txg += 2 * TXG_DEFER_SIZE
 
 
 def add_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
@@ -486,8 +533,10 @@ def write_file(
     compression = str(property_value(pool, dataset, "compression")[0])
     layout = records.file_layout(nbytes, recordsize)
     psize = records.physical_size(layout.block_size, content, compression)
-    file = File(name, content=content)
+    file = File(name, content=content, object=dataset.next_object)
+    dataset.next_object += 1
     dataset.files[name] = file
+    objset = objset_id(pool, dataset)
     if layout.count == 0:
         return 0
     if psize == 0:  # all holes
@@ -529,7 +578,9 @@ def write_file(
             if count:
                 asize = vdev.psize_to_asize(psize)
                 count = min(count, vdev.free // asize)
-                for offset, length in vdev.take(count * asize):
+                # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
+                allocator = allocator_for(objset, file.object, 0, written_blocks)
+                for offset, length in vdev.take(count * asize, asize, allocator):
                     file.extents.append(Extent(vdev.id, offset, length, asize))
                 written_blocks += count
         advance_txg(pool)
@@ -537,21 +588,34 @@ def write_file(
             short = True
             break
     file.size = min(nbytes, written_blocks * layout.block_size)
-    _allocate_indirects(pool, file, written_blocks)
+    _allocate_indirects(pool, file, written_blocks, objset)
     if short and file.size < nbytes:
         raise NoSpace(file.size)
     return file.size
 
 
-def _allocate_indirects(pool: Pool, file: File, data_blocks: int) -> None:
-    """Level-1 indirect blocks, two copies on different vdevs where possible."""
+def objset_id(pool: Pool, dataset: Dataset) -> int:
+    """The dataset's objset id, one of the inputs of the allocator hash. A new 2.1
+    pool's root dataset is object 54 of the MOS; labsim numbers the others after it
+    (real numbers depend on what else the MOS holds)."""
+    return 54 + 3 * list(pool.datasets).index(dataset.name)
+
+
+def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int) -> None:
+    """Level-1 indirect blocks, two copies (ditto blocks) on different vdevs where
+    possible; with a single top-level vdev both copies go to it, the second to the
+    allocator's secondary metaslab (metaslab_group_alloc_normal()). Level 1 hashes to
+    an allocator of its own."""
+    allocator = allocator_for(objset, file.object, 1, 0)
     for pointers in records.indirect_blocks(data_blocks):
         psize = records.indirect_psize(pointers)
         targets = sorted(pool.vdevs, key=lambda v: -v.free)[: records.METADATA_COPIES]
-        for vdev in targets:
+        for copy in range(records.METADATA_COPIES):
+            vdev = targets[copy % len(targets)]
             asize = vdev.psize_to_asize(psize)
             if vdev.free >= asize:
-                for offset, length in vdev.take(asize):
+                for offset, length in vdev.take(asize, allocator=allocator,
+                                                secondary=copy >= len(targets)):
                     file.extents.append(Extent(vdev.id, offset, length))
 
 

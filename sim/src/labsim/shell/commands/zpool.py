@@ -16,6 +16,7 @@ from labsim.format import zpool_list as list_fmt
 from labsim.format import zpool_status as status_fmt
 from labsim.shell import fs, vdev_spec
 from labsim.shell import messages as msg
+from labsim.shell.commands import zpool_import
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import health, scan
@@ -45,6 +46,7 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         "destroy": destroy, "get": get, "sync": sync, "version": version,
         "scrub": scrub, "clear": clear, "offline": offline, "online": online,
         "attach": attach, "detach": detach, "replace": replace,
+        "export": zpool_import.export, "import": zpool_import.import_,
     }.get(argv[1])
     if sub is None:
         raise UsageError(msg.zpool_unrecognized_command(argv[1]), 2)

@@ -1,0 +1,77 @@
+"""zdb: the pool debugger, as far as lesson 3 uses it: -m and -mm (metaslabs), on an
+imported pool or, with -e [-p dir], on an exported one.
+
+zdb reads the pool from its disks, not from the kernel. On an imported pool it sees the
+space maps as last written, which in OpenZFS 2.x lag behind the log space maps
+(labsim.zfs.spacemaps); on an exported pool everything has been flushed. Without -e,
+zdb opens the pools named in /etc/zfs/zpool.cache, which lists imported pools only: an
+exported or unknown pool is ENOENT, "No such file or directory" (main() in
+cmd/zdb/zdb.c). With -e it searches the -p directory for the pool's labels instead.
+"""
+
+from __future__ import annotations
+
+import getopt
+
+from labsim.format import zdb as fmt
+from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.zfs.pool import Pool
+
+# zdb's getopt string in 2.1 (cmd/zdb/zdb.c main()).
+ZDB_OPTIONS = "AbcCdDeEFGhiI:klLmMNo:Op:PqrRsSt:uU:vVx:XYyZ"
+MODELLED = {"-e", "-p", "-m"}
+
+
+def main(session: Session, argv: list[str]) -> CommandResult:
+    try:
+        opts, operands = getopt.getopt(argv[1:], ZDB_OPTIONS)
+    except getopt.GetoptError as err:
+        raise UsageError(f"zdb: invalid option -- '{err.opt}'", 1) from None
+    flags = [k for k, _ in opts]
+    unsupported = sorted({k for k in flags if k not in MODELLED})
+    if unsupported or "-m" not in flags:
+        raise UsageError("labsim: zdb is simulated for -m and -mm (with -e and -p) only", 1)
+    if len(operands) != 1:
+        raise UsageError("labsim: zdb -m takes one pool name", 1)
+    name = operands[0]
+    level = flags.count("-m")
+    pool = _find(session, name, exported="-e" in flags,
+                 directories=[v for k, v in opts if k == "-p"])
+    if pool is None:
+        return CommandResult.fail(fmt.cannot_open(name))
+    return CommandResult(stdout=fmt.format_zdb_metaslabs(zdb_view(pool), level))
+
+
+def _find(session: Session, name: str, exported: bool, directories: list[str]) -> Pool | None:
+    if not exported:
+        return session.pools.get(name)
+    # zpool_find_config() on the -p directories (default /dev): the pool's labels are
+    # found when every leaf's file is there.
+    dirs = [session.absolute(d).rstrip("/") + "/" for d in directories or ["/dev"]]
+    for pool in (*session.exported_pools.values(), *session.pools.values()):
+        if pool.name != name:
+            continue
+        leaves = [leaf.path for vdev in pool.vdevs for leaf in vdev.leaves]
+        if all(path in session.host_files and any(path.startswith(d) for d in dirs)
+               for path in leaves):
+            return pool
+    return None
+
+
+def zdb_view(pool: Pool) -> fmt.ZdbPool:
+    """What zdb reads from the pool's disks, in the formatter's terms."""
+    vdevs = []
+    for vdev in pool.vdevs:
+        metaslabs = [
+            fmt.ZdbMetaslab(
+                id=i, start=ms.start, size=ms.size, sm_object=ms.sm_object,
+                sm_alloc=ms.sm_alloc, sm_length=ms.sm_entries * 8,
+                unflushed_txg=ms.unflushed_txg, fragmentation=ms.fragmentation(vdev.ashift),
+                histogram=tuple(ms.histogram(vdev.ashift)), sm_shift=vdev.ashift)
+            for i, ms in enumerate(vdev.metaslabs)
+        ]
+        vdevs.append(fmt.ZdbVdev(vdev.id, pool.space_maps.unflushed_phys.get(vdev.id, 0),
+                                 metaslabs))
+    logs = [fmt.ZdbLogSpaceMap(log.object, log.txg, log.entries * 16, log.alloc,
+                               log.entries, log.entries) for log in pool.space_maps.logs]
+    return fmt.ZdbPool(vdevs, logs)

@@ -1,0 +1,124 @@
+"""Space maps on disk, and the log space maps of OpenZFS 2.x: what zdb -m reads.
+
+Each metaslab records its allocations and frees in its own space map object. Since the
+log_spacemap feature (OpenZFS 2.0, active on every new pool), a txg's changes are first
+appended to one pool-wide *log* space map and the metaslabs' own space maps are brought
+up to date ("flushed") a few metaslabs per txg (spa_flush_metaslabs(),
+module/zfs/spa_log_spacemap.c). So on a live pool `zdb -m` shows metaslabs whose free
+column lags behind; exporting the pool flushes every metaslab (spa_unload_log_sm_flush_all())
+and `zdb -e` on the exported pool shows them all up to date.
+
+What labsim keeps: per metaslab, whether it has a space map, smp_alloc as of its last
+flush, an estimate of its entries and its unflushed txg (labsim.zfs.metaslab); per pool,
+the log space maps still needed. Object numbers and txgs cannot match a real pool (they
+depend on every object the pool ever created and on how many txgs each command took):
+labsim hands out plausible, deterministic ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from labsim.zfs.metaslab import Metaslab
+
+# The first MOS object number labsim hands out for a space map. A new 2.1 pool's MOS
+# already holds a few dozen objects (the pool directory, the root dataset, its
+# properties, the feature tables); the lab's recordings show space maps numbered 64-160.
+FIRST_SPACE_MAP_OBJECT = 64
+# A log space map entry is one 64-bit word when it fits (space_map.h SM_PREFIX...), two
+# for most; labsim counts two words, 16 bytes, an entry.
+SM_ENTRY_BYTES = 16
+
+
+@dataclass
+class LogSpaceMap:
+    """One log space map: the txg it was written in, its MOS object, and its entries
+    (allocations and frees of that txg, for every metaslab) and net allocated bytes."""
+
+    object: int
+    txg: int
+    entries: int
+    alloc: int
+
+
+@dataclass
+class PoolSpaceMaps:
+    """A pool's space map bookkeeping: the object counter, the object holding each
+    vdev's ms_unflushed_phys table (VDEV_TOP_ZAP_MS_UNFLUSHED_PHYS_TXGS), and the log
+    space maps still needed."""
+
+    next_object: int = FIRST_SPACE_MAP_OBJECT
+    unflushed_phys: dict[int, int] = field(default_factory=dict)
+    logs: list[LogSpaceMap] = field(default_factory=list)
+
+    def new_object(self) -> int:
+        number = self.next_object
+        self.next_object += 1
+        return number
+
+
+def sync_metaslab(ms: Metaslab, txg: int, maps: PoolSpaceMaps) -> int:
+    """metaslab_sync(): a metaslab with changes this txg gets a space map if it has none
+    (space_map_alloc(), smp_alloc 0 until its first flush). Returns the entries this
+    metaslab added to the txg's log space map."""
+    if not ms.dirty:
+        return 0
+    ms.dirty = False
+    if not ms.sm_object:
+        ms.sm_object = maps.new_object()
+        ms.unflushed_txg = txg
+    return 2
+
+
+def flush_metaslab(ms: Metaslab, txg: int) -> None:
+    """metaslab_flush(): the metaslab's changes kept in the log space maps are written to
+    its own space map; smp_alloc catches up. Its entries are an estimate: one for each
+    allocated and each free run written."""
+    if not ms.sm_object:
+        return
+    if ms.unflushed:
+        ms.sm_entries += 2 * max(1, len(ms.free_lengths))
+    ms.unflushed = False
+    ms.sm_alloc = ms.alloc
+    ms.unflushed_txg = txg
+
+
+def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps,
+             net_alloc: int = 0) -> None:
+    """One txg syncs: changed metaslabs get space maps, the txg's changes go to a new
+    log space map, and the metaslab whose unflushed changes are oldest is flushed
+    (zfs_min_metaslabs_to_flush is 1). Log space maps no metaslab needs any more are
+    freed (spa_cleanup_old_sm_logs())."""
+    for vdev_id in range(len(metaslab_groups)):
+        if vdev_id not in maps.unflushed_phys:
+            maps.unflushed_phys[vdev_id] = maps.new_object()
+    entries = sum(sync_metaslab(ms, txg, maps) for group in metaslab_groups for ms in group)
+    if entries:
+        maps.logs.append(LogSpaceMap(maps.new_object(), txg, entries, net_alloc))
+    waiting = [ms for group in metaslab_groups for ms in group if ms.unflushed and ms.sm_object]
+    if waiting:
+        flush_metaslab(min(waiting, key=lambda ms: (ms.unflushed_txg, ms.start)), txg)
+    _drop_old_logs(metaslab_groups, maps)
+
+
+def flush_all(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps) -> None:
+    """spa_unload_log_sm_flush_all() at export: every metaslab is flushed in one last
+    txg, whose own log space map is all that is left (the recordings show one). Its
+    size stands in for that txg's metadata: four entries per metaslab with a space
+    map, and six 4 KiB blocks (the recordings: 66 to 97 entries, 0x6000 to 0x12000)."""
+    for group in metaslab_groups:
+        for ms in group:
+            sync_metaslab(ms, txg, maps)
+            if ms.sm_object:
+                flush_metaslab(ms, txg)
+    mapped = sum(1 for group in metaslab_groups for ms in group if ms.sm_object)
+    maps.logs = [LogSpaceMap(maps.new_object(), txg, 4 * mapped + 2, 6 << 12)]
+
+
+def _drop_old_logs(metaslab_groups: list[list[Metaslab]], maps: PoolSpaceMaps) -> None:
+    pending = [ms.unflushed_txg for group in metaslab_groups for ms in group if ms.unflushed]
+    if not pending:
+        maps.logs = maps.logs[-1:]
+        return
+    oldest = min(pending)
+    maps.logs = [log for log in maps.logs if log.txg >= oldest]
