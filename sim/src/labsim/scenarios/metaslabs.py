@@ -49,13 +49,13 @@ PATTERNS = [["sequential", "one large file, written sequentially"],
 
 CONTROLS = [
     {"name": "vdev_gib", "label": "Size of the vdev", "kind": "select",
-     "options": [[g, label] for g, label in SIZES], "default": 16},
+     "options": [[g, label] for g, label in SIZES], "default": 1},
     {"name": "pattern", "label": "What is written", "kind": "select", "options": PATTERNS,
      "default": "holes"},
     {"name": "fill_percent", "label": "Data written, share of the vdev", "kind": "range",
-     "min": 5, "max": 95, "step": 5, "default": 40, "unit": "%"},
+     "min": 5, "max": 95, "step": 5, "default": 60, "unit": "%"},
     {"name": "file_mib", "label": "Size of each small file", "kind": "select",
-     "options": [1, 8, 64], "default": 8, "unit": "MiB"},
+     "options": [1, 8, 64], "default": 1, "unit": "MiB"},
 ]
 
 
