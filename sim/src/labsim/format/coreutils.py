@@ -37,6 +37,7 @@ __all__ = [
     "dd_summary",
     "dd_write_error",
     "getopt_message",
+    "ls_block_count",
     "ls_cannot_access",
     "ls_date",
     "ls_lines",
@@ -256,17 +257,35 @@ def ls_columns(names: Sequence[str], width: int = 80) -> str:
     return "".join(out)
 
 
+def ls_block_count(entry: LsEntry, human: bool = False) -> str:
+    """The ``-s`` column: st_blocks in 1024-byte units, rounded up (ls's default
+    output_block_size), or human-readable bytes with -h."""
+    if human:
+        return num.human_readable(entry.blocks, _LS_HUMAN, 512, 1)
+    return num.human_readable(entry.blocks, num.HUMAN_CEILING, 512, 1024)
+
+
 def ls_lines(entries: Sequence[LsEntry | Sequence[object]], *, long: bool = False,
              human: bool = False, now: float = 0.0, total: bool = False,
-             width: int = 80) -> str:
+             width: int = 80, blocks: bool = False) -> str:
     """``ls`` output for one directory listing or for the file operands.
 
-    ``total`` prints the "total N" line ``ls -l`` shows for a directory.  Without
-    ``long`` the names are laid out in columns as on a terminal."""
+    ``total`` prints the "total N" line ``ls -l`` (or ``-s``) shows for a directory.
+    ``blocks`` (``-s``) puts each entry's allocated size first, right-aligned to the
+    widest in the listing ("%*s ", print_long_format() / print_file_name_and_frills()).
+    Without ``long`` the names are laid out in columns as on a terminal."""
     items = [_entry(e) for e in entries]
+    head = ls_total(items, human) if total else ""
+    counts = [ls_block_count(e, human) for e in items]
+    w_blocks = max((len(c) for c in counts), default=0)
     if long:
-        head = ls_total(items, human) if total else ""
-        return head + ls_long(items, now=now, human=human)
+        lines = ls_long(items, now=now, human=human).splitlines(keepends=True)
+        if blocks:
+            lines = [f"{c:>{w_blocks}} {line}" for c, line in zip(counts, lines, strict=True)]
+        return head + "".join(lines)
+    if blocks:
+        return head + ls_columns([f"{c:>{w_blocks}} {e.name}" for c, e in
+                                  zip(counts, items, strict=True)], width)
     return ls_columns([e.name for e in items], width)
 
 

@@ -165,6 +165,9 @@ def format_zfs_get(
         prop = lookup(DATASET_PROPS, prop_name)
         text = format_dataset_prop(prop.name, value, parsable=parsable)
         cooked.append((name, prop.name, text, source))
-        by_prop.setdefault(prop.name, []).append(text)
-    widths = [expanded_width(DATASET_PROPS[p], texts, parsable) for p, texts in by_prop.items()]
+        # zfs get -p sets cb_literal but not ZFS_ITER_LITERAL_PROPS (zfs_do_get), so
+        # zfs_expand_proplist() sizes the VALUE column by the human-readable values:
+        # "69996544" overflows a 5-wide column ("1.46   -" in the recordings).
+        by_prop.setdefault(prop.name, []).append(format_dataset_prop(prop.name, value))
+    widths = [expanded_width(DATASET_PROPS[p], texts, False) for p, texts in by_prop.items()]
     return format_get_table(cooked, widths, scripted=scripted, columns=chosen)

@@ -149,7 +149,7 @@ def _split_commands(line: str) -> list[str]:
 
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
-    from labsim.shell.commands import coreutils, dd, zdb, zfs, zpool
+    from labsim.shell.commands import coreutils, dd, fio, zdb, zfs, zpool
 
     return {
         "zpool": zpool.main,
@@ -165,6 +165,8 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "pwd": coreutils.pwd,
         "mkdir": coreutils.mkdir,
         "cp": coreutils.cp,
+        "du": coreutils.du,
+        "fio": fio.main,
         "zdb": zdb.main,
     }
 

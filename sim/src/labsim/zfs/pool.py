@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from labsim.zfs import records, spacemaps
 from labsim.zfs.allocator import GroupState, Rotor
+from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import DeviceTooSmall, NoSpace
 from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE
 from labsim.zfs.layouts import (
@@ -228,9 +229,14 @@ class File:
     size: int = 0
     mtime: float = 0.0
     extents: list[Extent] = field(default_factory=list)
-    # What its blocks hold, as far as compression cares: "zero", "random" (dd's sources).
-    # Contents themselves are not modelled; cp copies this.
-    content: str = "zero"
+    # What its blocks hold, as far as compression cares: "zero", "random" (dd's sources)
+    # or a DataPattern (fio's). Contents themselves are not modelled; cp copies this.
+    content: str | DataPattern = "zero"
+    # Bytes the DSL counts for it (dsl_dataset_block_born()): ``logical`` is the data
+    # blocks' logical size plus the indirect blocks' physical size (logicalused),
+    # ``compressed`` the physical size of one copy of every block (compressratio).
+    logical: int = 0
+    compressed: int = 0
     # Its object number in the dataset's objset: with the objset id, what picks the
     # allocator of its blocks (labsim.zfs.metaslab.allocator_for).
     object: int = 0
@@ -252,6 +258,9 @@ class Dataset:
     # handed out in per-CPU chunks); they only need to differ, to spread files over the
     # allocators as real ones do.
     next_object: int = 2
+    # The blocks of its objset, allocated by create_dataset (the root's are part of the
+    # new pool's metadata).
+    objset_extents: list[Extent] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -339,6 +348,11 @@ class Pool:
         return self.alloc * 100 // self.space if self.space else 0
 
     @property
+    def min_ashift(self) -> int:
+        """spa_min_ashift: compressed blocks are rounded up to this sector size."""
+        return min(v.ashift for v in self.vdevs)
+
+    @property
     def slop_space(self) -> int:
         # spa_get_slop_space() works on spa_get_dspace(), the deflated size.
         return slop_space(self.dspace, self.version)
@@ -349,12 +363,87 @@ class Pool:
 
 
 def property_value(pool: Pool, dataset: Dataset, name: str) -> tuple[object, str]:
-    """A dataset property and its source ("local" or "default")."""
+    """A dataset property and its source: "local", "inherited from <ancestor>" (the
+    nearest ancestor that sets it, dsl_prop_get_dd() in module/zfs/dsl_prop.c) or
+    "default"."""
     if name in dataset.properties:
         return dataset.properties[name], "local"
+    parts = dataset.name.split("/")
+    for depth in range(len(parts) - 1, 0, -1):
+        ancestor = pool.datasets.get("/".join(parts[:depth]))
+        if ancestor is not None and name in ancestor.properties:
+            return ancestor.properties[name], f"inherited from {ancestor.name}"
     if name == "compression":
         return pool.version.default_compression, "default"
     return DATASET_DEFAULTS[name], "default"
+
+
+# An empty filesystem's objset (its meta-dnode, the ZPL master node, root directory,
+# delete queue and SA tables), as logicalused counts it: metadata counts its physical
+# size (BP_GET_UCSIZE). 42K in the lab 4 recordings (2.1.11, ashift 12, lz4): e.g.
+# lab4/rs1m's LUSED 33601536 = 32 x 1M of data + a 4K indirect block + 42K; the same
+# objset is 96K of USED (its blocks have two or three copies). At other ashifts the
+# blocks shrink with the sector: this keeps the recorded proportion (an estimate).
+EMPTY_OBJSET_LOGICAL_AT_4K = 42 * KiB
+
+
+def _descendants(pool: Pool, dataset: Dataset) -> list[Dataset]:
+    prefix = dataset.name + "/"
+    return [d for n, d in pool.datasets.items() if n.startswith(prefix)]
+
+
+def _objset_logical(pool: Pool) -> int:
+    ashift = max(v.ashift for v in pool.vdevs)
+    return EMPTY_OBJSET_LOGICAL_AT_4K * max(24 * KiB, 24 << ashift) // (96 * KiB)
+
+
+def _mos_logical(pool: Pool) -> int:
+    """The pool's own metadata (the MOS) as the root's logicalused counts it (its dsl_dir
+    $MOS is a child of the root's): one copy of each of its blocks, which have three
+    (the MOS's blocks are stored with spa_max_replication() copies). An estimate: the
+    lab 4 recordings put the root's own logicalused at about 180K, this gives 170K."""
+    return sum(e.length for e in pool.metadata) // 3
+
+
+def dataset_logical_referenced(pool: Pool, dataset: Dataset) -> int:
+    """logicalreferenced: the objset's own metadata and its files' logical bytes."""
+    return _objset_logical(pool) + sum(f.logical for f in dataset.files.values())
+
+
+def dataset_logicalused(pool: Pool, dataset: Dataset) -> int:
+    """logicalused (dd_uncompressed_bytes): the dataset and its descendants, and for
+    the root the MOS too."""
+    own = dataset_logical_referenced(pool, dataset)
+    own += sum(dataset_logical_referenced(pool, d) for d in _descendants(pool, dataset))
+    if dataset.name == pool.name:
+        own += _mos_logical(pool)
+    return own
+
+
+def _compressed_bytes(pool: Pool, dataset: Dataset) -> int:
+    """dd_compressed_bytes: physical size of one copy of every block; metadata is
+    counted the same in both, so the objset's part equals its logical part."""
+    own = _objset_logical(pool) + sum(f.compressed for f in dataset.files.values())
+    own += sum(_objset_logical(pool) + sum(f.compressed for f in d.files.values())
+               for d in _descendants(pool, dataset))
+    if dataset.name == pool.name:
+        own += _mos_logical(pool)
+    return own
+
+
+def dataset_compressratio(pool: Pool, dataset: Dataset) -> float:
+    """compressratio: dd_uncompressed_bytes * 100 / dd_compressed_bytes in integer
+    arithmetic (dsl_dir_stats() in module/zfs/dsl_dir.c), so 1.9666 is printed 1.96:
+    the ratio is truncated to two decimals, not rounded."""
+    compressed = _compressed_bytes(pool, dataset)
+    if not compressed:
+        return 1.0
+    return (dataset_logicalused(pool, dataset) * 100 // compressed) / 100
+
+
+def file_used_bytes(pool: Pool, file: File) -> int:
+    """DN_USED_BYTES of the file's dnode: every copy of every block, deflated."""
+    return sum(pool.vdevs[e.vdev].deflate(e.length) for e in file.extents)
 
 
 def dataset_referenced(pool: Pool, dataset: Dataset) -> int:
@@ -367,17 +456,18 @@ def dataset_referenced(pool: Pool, dataset: Dataset) -> int:
         vdev = pool.vdevs[0]
         sector = 1 << vdev.ashift
         base = vdev.deflate(base // sector * vdev.psize_to_asize(sector))
-    return base + sum(pool.vdevs[e.vdev].deflate(e.length)
-                      for f in dataset.files.values() for e in f.extents)
+    return base + sum(file_used_bytes(pool, f) for f in dataset.files.values())
 
 
 def dataset_used(pool: Pool, dataset: Dataset) -> int:
     """USED. The root dataset's dsl_dir also holds the pool's hidden $MOS, $FREE and
     $ORIGIN directories, so its USED is everything allocated in the pool (deflated:
-    dsl_dir counts bp_get_dsize(), vdev_deflated_space() of each allocation)."""
+    dsl_dir counts bp_get_dsize(), vdev_deflated_space() of each allocation). Any
+    other dataset's USED is its own REFER plus its descendants'."""
     if dataset.name == pool.name:
         return max(pool.dsl_used, dataset_referenced(pool, dataset))
-    return dataset_referenced(pool, dataset)
+    return dataset_referenced(pool, dataset) + sum(
+        dataset_referenced(pool, d) for d in _descendants(pool, dataset))
 
 
 def dataset_available(pool: Pool, dataset: Dataset) -> int:
@@ -519,30 +609,56 @@ def write_file(
     dataset: Dataset,
     name: str,
     nbytes: int,
-    content: str,
+    content: str | DataPattern,
     pressure: float = STREAMING_THROTTLE_PRESSURE,
 ) -> int:
-    """Create (or replace) ``name`` with ``nbytes`` of "zero" or "random" content.
+    """Create (or replace) ``name`` with ``nbytes`` of "zero" or "random" content, or
+    data of a DataPattern (fio's half-compressible buffers).
 
-    Data is placed a transaction group at a time. Returns the bytes written; raises
-    NoSpace (carrying the bytes that did fit) when the pool runs out of room.
+    Each record is compressed as the dataset's compression says (records.block_plan);
+    holes allocate nothing. Data is placed a transaction group at a time. Returns the
+    bytes written; raises NoSpace (carrying the bytes that did fit) when the pool runs
+    out of room.
     """
     if name in dataset.files:
         remove_file(pool, dataset, name)
     recordsize = int(property_value(pool, dataset, "recordsize")[0])
     compression = str(property_value(pool, dataset, "compression")[0])
     layout = records.file_layout(nbytes, recordsize)
-    psize = records.physical_size(layout.block_size, content, compression)
+    groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift)
     file = File(name, content=content, object=dataset.next_object)
     dataset.next_object += 1
     dataset.files[name] = file
     objset = objset_id(pool, dataset)
-    if layout.count == 0:
-        return 0
-    if psize == 0:  # all holes
-        file.size = nbytes
-        return nbytes
+    done = 0  # data blocks written so far, holes included
+    allocated = 0  # of which allocated
+    short = False
+    for group in groups:
+        if group.psize == 0:  # holes (or embedded blocks): nothing to allocate
+            done += group.count
+            continue
+        count, short = _write_blocks(pool, dataset, file, group.psize, group.count,
+                                     layout.block_size, done, objset, pressure)
+        file.logical += count * group.lsize
+        file.compressed += count * group.psize
+        done += count
+        allocated += count
+        if short:
+            break
+    file.size = min(nbytes, done * layout.block_size)
+    if allocated:
+        _allocate_indirects(pool, file, done, objset)
+    if short and file.size < nbytes:
+        raise NoSpace(file.size)
+    return file.size
 
+
+def _write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: int,
+                  block_size: int, first_block: int, objset: int,
+                  pressure: float) -> tuple[int, bool]:
+    """Allocate ``count`` data blocks of ``psize`` physical bytes for ``file``, a txg at a
+    time, spread over the vdevs by the rotor. Returns how many fitted, and whether the
+    pool ran short of space."""
     if not pool.version.allocation_throttle:
         pressure = 0.0
     # What one block counts for against AVAIL (deflated), on the vdev where it costs most.
@@ -555,15 +671,16 @@ def write_file(
     # One txg at a time keeps the bias exact; on big pools a step of 1/1024 of the pool
     # moves every printed figure by less than its last digit, and is much faster.
     step = max(pool.version.txg_bytes, pool.space >> 10)
-    per_txg = max(1, step // layout.block_size)
-    reserve = SPA_ASIZE_INFLATION * layout.block_size
-    written_blocks = 0
+    per_txg = max(1, step // block_size)
+    reserve = SPA_ASIZE_INFLATION * block_size
+    written = 0
     short = False
-    while written_blocks < layout.count:
-        want = min(per_txg, layout.count - written_blocks)
+    while written < count:
+        want = min(per_txg, count - written)
         # The write must leave room for its indirect blocks too (they are allocated last).
         allowed = (dataset_available(pool, dataset) - reserve
-                   - records.indirect_allocation(written_blocks + want, sizer=indirect_dsize))
+                   - records.indirect_allocation(first_block + written + want,
+                                                 pool.min_ashift, sizer=indirect_dsize))
         fit = max(0, allowed // nominal_dsize)
         if fit < want:
             want, short = fit, True
@@ -574,24 +691,20 @@ def write_file(
                              aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling))
                   for v in pool.vdevs]
         counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
-        for vdev, count in zip(pool.vdevs, counts, strict=True):
-            if count:
+        for vdev, share in zip(pool.vdevs, counts, strict=True):
+            if share:
                 asize = vdev.psize_to_asize(psize)
-                count = min(count, vdev.free // asize)
+                share = min(share, vdev.free // asize)
                 # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
-                allocator = allocator_for(objset, file.object, 0, written_blocks)
-                for offset, length in vdev.take(count * asize, asize, allocator):
+                allocator = allocator_for(objset, file.object, 0, first_block + written)
+                for offset, length in vdev.take(share * asize, asize, allocator):
                     file.extents.append(Extent(vdev.id, offset, length, asize))
-                written_blocks += count
+                written += share
         advance_txg(pool)
         if short or sum(counts) < want:
             short = True
             break
-    file.size = min(nbytes, written_blocks * layout.block_size)
-    _allocate_indirects(pool, file, written_blocks, objset)
-    if short and file.size < nbytes:
-        raise NoSpace(file.size)
-    return file.size
+    return written, short
 
 
 def objset_id(pool: Pool, dataset: Dataset) -> int:
@@ -602,13 +715,16 @@ def objset_id(pool: Pool, dataset: Dataset) -> int:
 
 
 def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int) -> None:
-    """Level-1 indirect blocks, two copies (ditto blocks) on different vdevs where
+    """Indirect blocks, two copies (ditto blocks) on different vdevs where
     possible; with a single top-level vdev both copies go to it, the second to the
     allocator's secondary metaslab (metaslab_group_alloc_normal()). Level 1 hashes to
     an allocator of its own."""
     allocator = allocator_for(objset, file.object, 1, 0)
     for pointers in records.indirect_blocks(data_blocks):
-        psize = records.indirect_psize(pointers)
+        psize = records.indirect_psize(pointers, pool.min_ashift)
+        # Metadata counts its physical size as its logical size (BP_GET_UCSIZE).
+        file.logical += psize
+        file.compressed += psize
         targets = sorted(pool.vdevs, key=lambda v: -v.free)[: records.METADATA_COPIES]
         for copy in range(records.METADATA_COPIES):
             vdev = targets[copy % len(targets)]
@@ -617,6 +733,35 @@ def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int) -
                 for offset, length in vdev.take(asize, allocator=allocator,
                                                 secondary=copy >= len(targets)):
                     file.extents.append(Extent(vdev.id, offset, length))
+
+
+def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Dataset:
+    """zfs create: a new filesystem, whose empty objset takes what dataset_referenced
+    counts for it (one-sector metadata blocks) from the pool, so that the root's USED
+    and the pool's ALLOC include it as on a real pool."""
+    dataset = Dataset(name, properties=dict(properties))
+    pool.datasets[name] = dataset
+    vdev = min(pool.vdevs, key=lambda v: -v.free)
+    sector = 1 << vdev.ashift
+    base = max(24 * KiB, 24 << max(v.ashift for v in pool.vdevs))
+    for _ in range(base // sector):
+        asize = vdev.psize_to_asize(sector)
+        if vdev.free < asize:
+            break
+        for offset, length in vdev.take(asize):
+            dataset.objset_extents.append(Extent(vdev.id, offset, length))
+    advance_txg(pool)
+    return dataset
+
+
+def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
+    """zfs destroy of a filesystem without snapshots: its files and objset are freed."""
+    for name in list(dataset.files):
+        remove_file(pool, dataset, name)
+    for extent in dataset.objset_extents:
+        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    del pool.datasets[dataset.name]
+    advance_txg(pool)
 
 
 def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:

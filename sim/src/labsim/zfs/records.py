@@ -3,26 +3,45 @@
 * A file no larger than the dataset's recordsize is one block, sized to the file
   rounded up to 512 bytes. A larger file is cut into recordsize blocks, and its last
   block is a whole record too (zfs_write grows the block size only while the file
-  has a single block).
-* Compression: a block must shrink by at least 1/8 to be stored compressed
-  (zio_compress_data in module/zfs/zio_compress.c); random data never does, so lz4
-  stores it as-is. With any compression enabled an all-zero block is not written at
-  all: it becomes a hole.
+  has a single block), zero-filled past the end of the file.
+* Compression (labsim.zfs.compression): each block is compressed on its own; an
+  all-zero block is a hole when compression is on; a block that does not shrink by
+  1/8, or whose compressed size rounded up to the sector is not smaller, is stored
+  uncompressed (zio_compress_data, zio_write_compress).
 * Allocation is in whole sectors: a block's allocated size is its physical size
   rounded up to 2^ashift (vdev_psize_to_asize for a plain or mirror vdev; RAID-Z adds
   parity and padding, see layouts.py).
+* Indirect blocks: a ZPL file's dnode has one block pointer (its bonus buffer holds
+  the system attributes), so a file of more than one block has a tree of 128 KiB
+  indirect blocks of 1024 pointers each, always LZ4-compressed and stored in two
+  copies (dmu_write_policy() in module/zfs/dmu.c: metadata gets one more ditto copy,
+  and indirect blocks are compressed whatever the dataset's compression).
+* Accounting (module/zfs/dsl_dataset.c dsl_dataset_block_born()): ``used`` adds the
+  allocated size of every copy, ``compressed`` the physical size of one copy, and
+  ``uncompressed`` (logicalused) the logical size of data blocks but the physical
+  size of metadata blocks (BP_GET_UCSIZE() in include/sys/spa.h).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import gcd
+
+from labsim.zfs import compression
+from labsim.zfs.compression import DataPattern
 
 BLKPTR_SIZE = 128  # bytes per block pointer (blkptr_t)
 INDIRECT_BLOCK_SIZE = 128 * 1024  # DN_MAX_INDBLKSHIFT = 17 in OpenZFS 2.1
-# Indirect blocks are always lz4-compressed; a block of pointers to incompressible data
-# shrinks to roughly this fraction. Checked against real pools in the VM fidelity tests.
-INDIRECT_COMPRESSED_FRACTION = 0.5
+POINTERS_PER_INDIRECT = INDIRECT_BLOCK_SIZE // BLKPTR_SIZE
+# What one block pointer costs once LZ4 has compressed the indirect block that holds it.
+# Of its 128 bytes, the 32 of the checksum are as good as random and a few bytes of the
+# DVA's offset change from one pointer to the next; the rest repeats the neighbouring
+# pointer and costs LZ4 two short matches (a token and an offset each). The lab 4
+# recordings (2.1.11, ashift 12) bound it: a full indirect block of 1024 pointers is
+# 40K, sometimes 44K (so between 36 and 40 bytes a pointer, near 40), 256 pointers 12K,
+# 128 pointers 8K, 32 pointers or fewer 4K.
+BLKPTR_LZ4_BYTES = 39
 METADATA_COPIES = 2  # file metadata gets one extra ditto copy (dmu_write_policy)
 
 
@@ -42,13 +61,62 @@ def file_layout(size: int, recordsize: int) -> Layout:
     return Layout(-(-size // recordsize), recordsize)
 
 
-def physical_size(block_size: int, content: str, compression: str) -> int:
-    """Bytes a block occupies before sector rounding; 0 for a hole."""
-    if compression == "off":
-        return block_size
-    if content == "zero":
-        return 0
-    return block_size  # incompressible: stored uncompressed
+@dataclass(frozen=True)
+class BlockGroup:
+    """``count`` consecutive data blocks of a file, each of ``lsize`` logical bytes
+    stored as ``psize`` physical bytes (0: a hole or an embedded block)."""
+
+    lsize: int
+    psize: int
+    count: int
+
+
+def block_plan(size: int, recordsize: int, content: str | DataPattern, compression_name: str,
+               ashift: int) -> list[BlockGroup]:
+    """The data blocks of a file of ``size`` bytes, in file order, grouped where
+    consecutive blocks are alike. ``ashift`` is the pool's smallest (spa_min_ashift),
+    to which compressed sizes are rounded."""
+    layout = file_layout(size, recordsize)
+    if layout.count == 0:
+        return []
+    pattern = compression.pattern_of(content)
+    bs = layout.block_size
+
+    def psize_at(index: int) -> int:
+        offset = index * bs
+        runs = compression.record_runs(pattern, offset, min(bs, size - offset), bs)
+        return compression.block_psize(runs, compression_name, ashift)
+
+    # Every block but the last is a whole record of data; fio's pattern repeats every
+    # chunk, so full blocks repeat every lcm(chunk, bs) / bs blocks (one block when the
+    # chunk divides the record, as it does in the lessons).
+    full = layout.count - 1
+    period = 1
+    if pattern.kind == "fio":
+        period = pattern.chunk // gcd(pattern.chunk, bs)
+    cycle = [psize_at(i) for i in range(min(period, full))]
+    groups: list[BlockGroup] = []
+
+    def add(psize: int, count: int) -> None:
+        if count <= 0:
+            return
+        if groups and groups[-1].psize == psize:
+            groups[-1] = BlockGroup(bs, psize, groups[-1].count + count)
+        else:
+            groups.append(BlockGroup(bs, psize, count))
+
+    if cycle:
+        repeats, rest = divmod(full, len(cycle))
+        if len(set(cycle)) == 1:
+            add(cycle[0], full)
+        else:
+            for _ in range(repeats):
+                for psize in cycle:
+                    add(psize, 1)
+            for psize in cycle[:rest]:
+                add(psize, 1)
+    add(psize_at(full), 1)
+    return groups
 
 
 def allocated_size(psize: int, ashift: int) -> int:
@@ -56,35 +124,39 @@ def allocated_size(psize: int, ashift: int) -> int:
 
 
 def indirect_blocks(data_blocks: int) -> list[int]:
-    """Number of pointers held by each level-1 indirect block of a file."""
-    if data_blocks <= 1:
-        return []  # a single block is pointed at from the dnode itself
-    per = INDIRECT_BLOCK_SIZE // BLKPTR_SIZE
-    full, rest = divmod(data_blocks, per)
-    return [per] * full + ([rest] if rest else [])
+    """Number of pointers held by each indirect block of a file of ``data_blocks``
+    blocks, level 1 first, up to the single top block the dnode points at."""
+    pointers: list[int] = []
+    count = data_blocks
+    while count > 1:  # a single block is pointed at from the dnode itself
+        full, rest = divmod(count, POINTERS_PER_INDIRECT)
+        level = [POINTERS_PER_INDIRECT] * full + ([rest] if rest else [])
+        pointers += level
+        count = len(level)
+    return pointers
 
 
 def indirect_allocation(data_blocks: int, ashift: int = 9,
                         sizer: Callable[[int], int] | None = None) -> int:
-    """Bytes all copies of a file's level-1 indirect blocks take, for ``data_blocks`` blocks.
+    """Bytes all copies of a file's indirect blocks take, for ``data_blocks`` blocks.
 
     ``sizer`` turns a block's physical size into what it costs (for example its deflated
     size on a RAID-Z vdev); by default, whole sectors of 2^ashift bytes.
     """
-    if data_blocks <= 1:
-        return 0
-    per = INDIRECT_BLOCK_SIZE // BLKPTR_SIZE
-    full, rest = divmod(data_blocks, per)
     size_of = sizer or (lambda psize: allocated_size(psize, ashift))
-
-    def cost(pointers: int) -> int:
-        return METADATA_COPIES * size_of(indirect_psize(pointers))
-
-    return full * cost(per) + (cost(rest) if rest else 0)
+    return sum(METADATA_COPIES * size_of(indirect_psize(pointers, ashift))
+               for pointers in indirect_blocks(data_blocks))
 
 
-def indirect_psize(pointers: int) -> int:
-    return roundup(max(512, int(pointers * BLKPTR_SIZE * INDIRECT_COMPRESSED_FRACTION)), 512)
+def indirect_psize(pointers: int, ashift: int = 9) -> int:
+    """Physical size of an indirect block holding ``pointers`` block pointers: ZFS's
+    4-byte LZ4 header, BLKPTR_LZ4_BYTES per pointer, and the zeros of its unused
+    pointers (one LZ4 match, whose length takes a byte per 255), rounded up to the
+    sector as zio_write_compress() rounds every compressed block."""
+    unused = INDIRECT_BLOCK_SIZE - pointers * BLKPTR_SIZE
+    lz4 = (compression.ZFS_LZ4_HEADER + pointers * BLKPTR_LZ4_BYTES
+           + compression.length_bytes(unused))
+    return min(INDIRECT_BLOCK_SIZE, compression.round_to_sectors(lz4, ashift))
 
 
 def roundup(value: int, multiple: int) -> int:

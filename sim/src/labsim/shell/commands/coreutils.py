@@ -8,7 +8,7 @@ from labsim.format import coreutils as fmt
 from labsim.shell import fs
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
-from labsim.zfs.pool import File
+from labsim.zfs.pool import File, Pool, file_used_bytes
 
 
 def _usage(tool: str, message: str) -> UsageError:
@@ -104,10 +104,11 @@ def rm(session: Session, argv: list[str]) -> CommandResult:
 
 def ls(session: Session, argv: list[str]) -> CommandResult:
     try:
-        opts, names = getopt.gnu_getopt(argv[1:], "lhaS1", ["human-readable"])
+        opts, names = getopt.gnu_getopt(argv[1:], "lhaS1s", ["human-readable", "size"])
     except getopt.GetoptError as err:
         raise _usage("ls", fmt.getopt_message(err)) from None
     long = any(k == "-l" for k, _ in opts)
+    blocks = any(k in ("-s", "--size") for k, _ in opts)
     human = any(k in ("-h", "--human-readable") for k, _ in opts)
     names = names or ["."]
     out, errors = [], []
@@ -124,13 +125,14 @@ def ls(session: Session, argv: list[str]) -> CommandResult:
             errors.append(f"ls: cannot access '{name}': No such file or directory\n")
     files.sort()
     if files:
-        out.append(fmt.ls_lines(files, long=long, human=human, now=session.clock))
+        out.append(fmt.ls_lines(files, long=long, human=human, now=session.clock,
+                                blocks=blocks))
     for i, (name, path) in enumerate(sorted(dirs)):
         entries = sorted(_listdir(session, path))
         if len(names) > 1:
             out.append(("\n" if (i or files) else "") + f"{name}:\n")
         out.append(fmt.ls_lines(entries, long=long, human=human, now=session.clock,
-                                total=True))
+                                total=long or blocks, blocks=blocks))
     return CommandResult(stdout="".join(out), stderr="".join(errors),
                          status=2 if errors else 0)
 
@@ -142,8 +144,42 @@ def _stat(session: Session, path: str) -> tuple[int, int, float] | None:
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name in hit.dataset.files:
         f = hit.dataset.files[hit.name]
-        return f.size, f.allocated, f.mtime
+        return f.size, zfs_allocated(hit.pool, f), f.mtime
     return None
+
+
+def zfs_allocated(pool: Pool, file: File) -> int:
+    """st_blocks * 512 of a file in a dataset: dmu_object_size_from_db()
+    (module/zfs/dmu.c) reports (DN_USED_BYTES + 256) >> 9 sectors, every copy of every
+    block included, plus one for each 512-byte slot of the dnode itself."""
+    used = file_used_bytes(pool, file)
+    return ((used + 256) >> 9 << 9) + 512
+
+
+def du(session: Session, argv: list[str]) -> CommandResult:
+    """du [-k] FILE...: the allocated size of each operand in KiB, rounded up, in the
+    order given. A directory counts its files (and not its own blocks, which labsim
+    does not model)."""
+    try:
+        opts, names = getopt.gnu_getopt(argv[1:], "ksh", ["human-readable"])
+    except getopt.GetoptError as err:
+        raise _usage("du", fmt.getopt_message(err)) from None
+    if any(k in ("-h", "--human-readable") for k, _ in opts):
+        return CommandResult.fail("labsim: du -h is not modelled; use du -k")
+    out, errors = [], []
+    for name in names or ["."]:
+        path = session.absolute(name)
+        entry = _stat(session, path)
+        if entry is not None:
+            allocated = entry[1]
+        elif fs.is_dir(session, path):
+            allocated = sum(e[2] for e in _listdir(session, path))
+        else:
+            errors.append(f"du: cannot access '{name}': No such file or directory\n")
+            continue
+        out.append(f"{-(-allocated // 1024)}\t{name}\n")
+    return CommandResult(stdout="".join(out), stderr="".join(errors),
+                         status=1 if errors else 0)
 
 
 def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
@@ -155,7 +191,7 @@ def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name == "":
         for name, f in hit.dataset.files.items():
-            entries.append((name, f.size, f.allocated, f.mtime))
+            entries.append((name, f.size, zfs_allocated(hit.pool, f), f.mtime))
     return entries
 
 

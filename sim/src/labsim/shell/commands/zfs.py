@@ -11,11 +11,15 @@ from labsim.shell.units import parse_zfs_number
 from labsim.zfs.pool import (
     Dataset,
     Pool,
+    create_dataset,
     dataset_available,
+    dataset_compressratio,
+    dataset_logical_referenced,
+    dataset_logicalused,
     dataset_referenced,
     dataset_used,
+    destroy_dataset,
     property_value,
-    remove_file,
 )
 
 COMPRESSION = re.compile(
@@ -64,12 +68,14 @@ def value_of(pool: Pool, ds: Dataset, prop: str) -> tuple[object, str]:
         return dataset_used(pool, ds), "-"
     if prop == "available":
         return dataset_available(pool, ds), "-"
-    if prop in ("referenced", "logicalreferenced"):
+    if prop == "referenced":
         return dataset_referenced(pool, ds), "-"
+    if prop == "logicalreferenced":
+        return dataset_logical_referenced(pool, ds), "-"
     if prop == "logicalused":
-        return dataset_used(pool, ds), "-"
+        return dataset_logicalused(pool, ds), "-"
     if prop == "compressratio":
-        return 1.0, "-"
+        return dataset_compressratio(pool, ds), "-"
     if prop == "mountpoint":
         return "/" + ds.name, "default"
     raise KeyError(prop)
@@ -129,7 +135,9 @@ def get(session: Session, args: list[str]) -> CommandResult:
     fields = next((v.split(",") for k, v in opts if k == "-o"),
                   ["name", "property", "value", "source"])
     rows = []
-    for pool, ds in _datasets(session, operands[1:], "-r" in flags):
+    # zfs_for_each() sorts what it visits by name (zfs_sort(), cmd/zfs/zfs_iter.c).
+    found = sorted(_datasets(session, operands[1:], "-r" in flags), key=lambda pd: pd[1].name)
+    for pool, ds in found:
         for prop in props:
             value, source = value_of(pool, ds, prop)
             rows.append((ds.name, prop, value, source))
@@ -153,11 +161,11 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
             raise UsageError(msg.zfs_set_invalid_property(ds.name, prop), 1)
         if prop not in SETTABLE:
             raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
-        ds.properties[prop] = _validate(ds.name, prop, value)
+        ds.properties[prop] = validate(ds.name, prop, value)
     return CommandResult()
 
 
-def _validate(name: str, prop: str, value: str) -> object:
+def validate(name: str, prop: str, value: str) -> object:
     if prop == "compression":
         if not COMPRESSION.match(value):
             raise UsageError(msg.zfs_bad_compression(name), 1)
@@ -183,13 +191,13 @@ def create(session: Session, args: list[str]) -> CommandResult:
         raise UsageError(msg.zfs_create_missing_parent(name), 1)
     if name in pool.datasets:
         raise UsageError(msg.zfs_dataset_exists(name), 1)
-    ds = Dataset(name)
+    properties: dict[str, object] = {}
     for k, v in opts:
         if k == "-o":
             prop, _, value = v.partition("=")
-            ds.properties[ALIASES.get(prop, prop)] = _validate(name, ALIASES.get(prop, prop),
-                                                               value)
-    pool.datasets[name] = ds
+            properties[ALIASES.get(prop, prop)] = validate(name, ALIASES.get(prop, prop),
+                                                           value)
+    create_dataset(pool, name, properties)
     return CommandResult()
 
 
@@ -201,7 +209,5 @@ def destroy(session: Session, args: list[str]) -> CommandResult:
     pool, ds = find(session, operands[0])
     if ds.name == pool.name:
         raise UsageError(msg.zfs_destroy_root(ds.name), 1)
-    for name in list(ds.files):
-        remove_file(pool, ds, name)
-    del pool.datasets[ds.name]
+    destroy_dataset(pool, ds)
     return CommandResult()

@@ -171,12 +171,34 @@ def create(session: Session, args: list[str]) -> CommandResult:
         raise UsageError(msg.pool_exists(name), 1)
     if "-n" in flags:
         return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs)) + "\n")
+    fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"])
     try:
         pool = create_pool(name, list(specs), session.version, ashift)
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("create", name), 1) from None
+    pool.root.properties.update(fs_props)
     session.pools[name] = pool
     return CommandResult()
+
+
+def _root_dataset_properties(pool: str, assignments: list[str]) -> dict[str, object]:
+    """-O file-system-property=value: set on the root dataset as zfs create -o would
+    (zpool create hands them to zfs_create's property checks). labsim keeps the
+    properties it models, compression and recordsize."""
+    from labsim.shell.commands import zfs
+
+    props: dict[str, object] = {}
+    for assignment in assignments:
+        prop, eq, value = assignment.partition("=")
+        prop = zfs.ALIASES.get(prop, prop)
+        if not eq:
+            raise UsageError(msg.zfs_missing_equals(assignment) + "\n"
+                             + msg.zpool_subcommand_usage("create"), 2)
+        if prop not in zfs.SETTABLE:
+            raise UsageError(f"labsim: zpool create -O {prop} is not modelled "
+                             f"(only {', '.join(zfs.SETTABLE)})", 1)
+        props[prop] = zfs.validate(pool, prop, value)
+    return props
 
 
 def add(session: Session, args: list[str]) -> CommandResult:

@@ -1,0 +1,157 @@
+"""fio: one sequential-write job given on the command line, the form the lessons use.
+
+    fio --name=lab4 --filename=/lab4/rs1m/half.bin --rw=write --bs=1M --size=32M \\
+        --buffer_compress_percentage=50 --buffer_compress_chunk=4k --refill_buffers \\
+        --end_fsync=1 --output=/dev/null
+
+What the written data looks like is what matters to ZFS, and it comes from fio's own
+buffer filling (io_u.c fill_io_buffer(), lib/rand.c __fill_random_buf_percentage()):
+every buffer_compress_chunk bytes hold (100 - P) % fresh random bytes, then zeros
+(labsim.zfs.compression.DataPattern). Without buffer_compress_percentage the buffers are
+random, with zero_buffers they are zeros. --refill_buffers (new data for every write)
+is accepted; LZ4 compresses each record on its own, so reusing a buffer would not change
+what it saves. Any other option is refused with a message saying labsim does not model
+it, rather than silently ignored.
+
+With --output=/dev/null fio prints nothing; otherwise labsim prints a short summary in
+fio's words (the job line, and the group's WRITE line with bandwidth and amount), not
+fio's full report of latencies and percentiles.
+"""
+
+from __future__ import annotations
+
+import re
+
+from labsim.shell import fs
+from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.zfs.compression import DataPattern
+from labsim.zfs.errors import NoSpace
+from labsim.zfs.pool import write_file
+
+VALUED = {"name", "filename", "rw", "readwrite", "bs", "blocksize", "size",
+          "buffer_compress_percentage", "buffer_compress_chunk", "end_fsync", "output",
+          "ioengine", "direct"}
+FLAGS = {"refill_buffers", "zero_buffers"}
+# I/O engines that just issue write(2)s; how they do it does not change the blocks.
+ENGINES = {"psync", "sync", "pvsync", "libaio", "io_uring", "posixaio"}
+# Throughput of the simulated machine for fio's summary, bytes per second (dd's rate for
+# random data: fio spends its time generating buffers, as dd does reading urandom).
+WRITE_RATE = 250e6
+FIO_VERSION = "fio-3.33"  # Debian 12's fio, the one in the lab VM
+_SIZE = re.compile(r"^(\d+)([kmgtp]?)(i?b?)$", re.IGNORECASE)
+
+
+def not_modelled(option: str) -> CommandResult:
+    return CommandResult.fail(f"labsim: fio option {option} is not modelled")
+
+
+def parse_fio_size(text: str) -> int | None:
+    """fio's sizes: a number with an optional k/m/g/t/p suffix in powers of 1024 (its
+    default kb_base=1024), "4k", "1M", "32MiB"; None if not one."""
+    match = _SIZE.match(text.strip())
+    if match is None:
+        return None
+    number, unit, _ = match.groups()
+    return int(number) * 1024 ** ("kmgtp".index(unit.lower()) + 1 if unit else 0)
+
+
+def main(session: Session, argv: list[str]) -> CommandResult:
+    options: dict[str, str] = {}
+    flags: set[str] = set()
+    for arg in argv[1:]:
+        if not arg.startswith("--"):
+            return CommandResult.fail("labsim: fio takes its job as --option=value "
+                                      f"arguments; job files are not modelled ({arg})")
+        key, eq, value = arg[2:].partition("=")
+        if key in FLAGS and not eq:
+            flags.add(key)
+        elif key in VALUED and eq:
+            options[key] = value
+        else:
+            return not_modelled(arg)
+    rw = options.get("rw", options.get("readwrite", "read"))
+    if rw != "write":
+        return not_modelled(f"--rw={rw}")
+    if options.get("ioengine", "psync") not in ENGINES:
+        return not_modelled(f"--ioengine={options['ioengine']}")
+    name = options.get("name")
+    target = options.get("filename")
+    if not name or not target:
+        return CommandResult.fail("labsim: fio needs --name=JOB and --filename=FILE")
+    bs = parse_fio_size(options.get("bs", options.get("blocksize", "4k")))
+    size = parse_fio_size(options.get("size", "")) if "size" in options else None
+    if not bs or size is None:
+        return CommandResult.fail("labsim: fio needs --size=N and a valid --bs=N")
+    size -= size % bs  # fio writes whole blocks
+    percent = int(options.get("buffer_compress_percentage", "0") or 0)
+    chunk = parse_fio_size(options.get("buffer_compress_chunk", "512")) or 512
+    if not 0 <= percent <= 100:
+        return CommandResult.fail("fio: buffer_compress_percentage: out of range (0..100)")
+    if "zero_buffers" in flags:
+        pattern = DataPattern("zero")
+    elif percent:
+        # fill_io_buffer(): each chunk is min(write size, buffer_compress_chunk) bytes
+        pattern = DataPattern("fio", percent, min(chunk, bs))
+    else:
+        pattern = DataPattern("random")
+
+    path = session.absolute(target)
+    if path.startswith("/dev/"):
+        return CommandResult.fail("labsim: fio writes regular files only")
+    if not fs.parent_exists(session, path):
+        return CommandResult.fail(f"fio: pid=0, err=2/file:filesetup.c:0, "
+                                  f"func=open(), error=No such file or directory: {target}")
+    hit = fs.mounted_dataset(session, path)
+    error = ""
+    if hit is not None and hit.name:
+        try:
+            written = write_file(hit.pool, hit.dataset, hit.name, size, pattern)
+        except NoSpace as full:
+            written = full.written
+            error = (f"fio: io_u error on file {target}: No space left on device: "
+                     f"write offset={written}, buflen={bs}\n")
+        hit.dataset.files[hit.name].mtime = session.clock
+    elif hit is not None:
+        return CommandResult.fail(f"fio: {target} is a directory")
+    else:
+        written = size
+        session.host_files[path] = HostFile(size, session.clock)
+    seconds = max(written / WRITE_RATE, 1e-3)
+    session.clock += seconds
+    if options.get("output") == "/dev/null":
+        return CommandResult(stderr=error, status=1 if error else 0)
+    return CommandResult(stdout=summary(name, bs, written, seconds), stderr=error,
+                         status=1 if error else 0)
+
+
+def summary(job: str, bs: int, written: int, seconds: float) -> str:
+    """The first and last lines of fio's report for one write job (the job line of
+    show_thread_status(), "Run status group 0" and its WRITE line, in fio's binary
+    units with the decimal figure in parentheses)."""
+    block = _iec(bs)
+    rate = written / seconds
+    msec = max(1, round(seconds * 1000))
+    return (f"{job}: (g=0): rw=write, bs=(R) {block}-{block}, (W) {block}-{block}, "
+            f"(T) {block}-{block}, ioengine=psync, iodepth=1\n"
+            f"{FIO_VERSION}\nStarting 1 process\n\n"
+            "Run status group 0 (all jobs):\n"
+            f"  WRITE: bw={_iec(int(rate))}/s ({_si(int(rate))}/s), "
+            f"io={_iec(written)} ({_si(written)}), run={msec}-{msec}msec\n")
+
+
+def _iec(n: int) -> str:
+    """fio's num2str in base 1024: "1024KiB", "32.0MiB"."""
+    if n % 1024 == 0 and n < 1 << 20:
+        return f"{n // 1024}KiB"
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{n}B"
+
+
+def _si(n: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{n}B"
+
