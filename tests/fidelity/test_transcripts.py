@@ -119,3 +119,54 @@ def test_status_range_of_several_runs():
     other = STATUS.replace("  470", "  500").replace("48.4M", "52.0M")
     inside = STATUS.replace("  470", "  490").replace("48.4M", "50.0M")
     assert compare([STATUS, other], inside) == []
+
+
+RECORDS = """\
+$ zfs list -p -r -o name,used,logicalused,referenced,compressratio lab4
+NAME             USED      LUSED     REFER  RATIO
+lab4         69996544  101329920    106496   1.46
+lab4/rs1m    17145856   33601536  17145856   1.96
+$ zfs get -p -r compressratio,used,logicalused lab4
+NAME         PROPERTY       VALUE  SOURCE
+lab4         compressratio  1.46   -
+lab4         used           69996544  -
+lab4         logicalused    101329920  -
+lab4/rs1m    compressratio  1.96   -
+lab4/rs1m    used           17145856  -
+lab4/rs1m    logicalused    33601536  -
+"""
+
+
+def test_lused_in_a_listing_within_1_percent():
+    listed = "17145856   33601536"
+    assert compare(RECORDS, RECORDS.replace(listed, "17145856   33900000")) == []  # +0.9 %
+    problems = compare(RECORDS, RECORDS.replace(listed, "17145856   34000000"))  # +1.2 %
+    assert len(problems) == 1 and "lab4/rs1m LUSED" in problems[0]
+
+
+def test_ratio_in_a_listing_within_one_hundredth():
+    assert compare(RECORDS, RECORDS.replace("   1.96\n", "   1.97\n")) == []
+    problems = compare(RECORDS, RECORDS.replace("   1.96\n", "   1.98\n"))
+    assert len(problems) == 1 and "lab4/rs1m RATIO real 1.96, labsim 1.98" in problems[0]
+
+
+def test_zfs_get_p_space_values_within_1_percent():
+    sim = RECORDS.replace("logicalused    101329920", "logicalused    103000000")
+    problems = compare(RECORDS, sim)
+    assert len(problems) == 1 and "`zfs get" in problems[0] and "lab4 LUSED" in problems[0]
+    sim = RECORDS.replace("used           17145856", "used           17300000")  # +0.9 %
+    assert compare(RECORDS, sim) == []
+    sim = RECORDS.replace("used           17145856", "used           16900000")  # -1.4 %
+    assert any("`zfs get" in p and "lab4/rs1m USED" in p for p in compare(RECORDS, sim))
+
+
+def test_zfs_get_p_compressratio_within_one_hundredth():
+    assert compare(RECORDS, RECORDS.replace("compressratio  1.46 ", "compressratio  1.45 ")) == []
+    problems = compare(RECORDS, RECORDS.replace("compressratio  1.46 ", "compressratio  1.44 "))
+    assert len(problems) == 1 and "lab4 RATIO real 1.46, labsim 1.44" in problems[0]
+
+
+def test_ratio_range_of_several_runs():
+    other = RECORDS.replace("   1.96\n", "   1.94\n")
+    assert compare([RECORDS, other], RECORDS.replace("   1.96\n", "   1.93\n")) == []
+    assert compare([RECORDS, other], RECORDS.replace("   1.96\n", "   1.92\n")) != []

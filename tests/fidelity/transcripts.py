@@ -1,8 +1,13 @@
 """Reading transcripts ("$ command" followed by its output) and comparing their numbers.
 
 A transcript recorded on real OpenZFS and one produced by labsim from the same script are
-compared block by block: every `zpool list -p` / `zfs list -p` figure within a tolerance,
-and every error message word for word. Timings (dd) and other free-form output are ignored.
+compared block by block: every `zpool list -p` / `zfs list -p` figure and every
+`zfs get -p` space or ratio value within a tolerance, and every error message word for
+word. Timings (dd) and other free-form output are ignored.
+
+Space figures (SIZE, FREE, AVAIL, USED, REFER, LUSED; used, available, referenced,
+logicalused, logicalreferenced) are compared within 1 %; compression ratios (RATIO,
+compressratio, printed with two decimals) within 0.01.
 
 `zpool status` is compared character for character except for what a simulator cannot
 know or can only estimate: the duration and the date of the `scan:` line are the
@@ -27,6 +32,12 @@ VDEV_ALLOC_TOLERANCE = 0.05  # per-vdev ALLOC
 # absolute terms below this many bytes.
 SMALL_ALLOC = 4 << 20
 COUNTER_TOLERANCE = 0.05  # READ, WRITE, CKSUM of zpool status (issue: within 5 %)
+RATIO_TOLERANCE = 0.01  # RATIO / compressratio, absolute (issue 4)
+RATIO_COLUMNS = ("RATIO", "REFRATIO")
+# zfs get properties compared, by the column zfs list would give them
+GET_PROPERTY_COLUMNS = {"used": "USED", "available": "AVAIL", "referenced": "REFER",
+                        "logicalused": "LUSED", "logicalreferenced": "LREFER",
+                        "compressratio": "RATIO", "refcompressratio": "REFRATIO"}
 
 # print_scan_status() (cmd/zpool/zpool_main.c) for a finished scan:
 # "  scan: scrub repaired 48.4M in 00:00:01 with 0 errors on Sun Nov 22 06:31:06 2026"
@@ -76,6 +87,27 @@ def is_compared_listing(command: str) -> bool:
             and not any(re.fullmatch(r"-\w*H\w*", w) for w in words[2:]))
 
 
+def is_compared_get(command: str) -> bool:
+    """`zfs get -p` with the default NAME PROPERTY VALUE SOURCE columns and a header."""
+    words = command.split()
+    return (words[:2] == ["zfs", "get"]
+            and any(re.fullmatch(r"-\w*p\w*", w) for w in words[2:])
+            and not any(re.fullmatch(r"-\w*H\w*", w) or w.startswith("-o") for w in words[2:]))
+
+
+def get_table(output: str) -> dict[str, dict[str, str]]:
+    """The rows of a `zfs get -p` table as a listing: each dataset's compared properties
+    under the column names zfs list uses (used -> USED, compressratio -> RATIO)."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    rows: dict[str, dict[str, str]] = {}
+    for line in lines[1:]:
+        cells = line.split()
+        if len(cells) >= 3 and cells[1] in GET_PROPERTY_COLUMNS:
+            rows.setdefault(cells[0], {"NAME": cells[0]})[GET_PROPERTY_COLUMNS[cells[1]]] = \
+                cells[2]
+    return rows
+
+
 def compare(real: str | list[str], simulated: str) -> list[str]:
     """Every disagreement between real transcript(s) and labsim's, as readable lines.
 
@@ -108,6 +140,9 @@ def compare(real: str | list[str], simulated: str) -> list[str]:
             problems += compare_zdb(where, outputs, s.output)
         elif is_compared_listing(s.command):
             problems += _compare_tables(where, [table(o) for o in outputs], table(s.output))
+        elif is_compared_get(s.command):
+            problems += _compare_tables(where, [get_table(o) for o in outputs],
+                                        get_table(s.output))
         elif s.command.split()[0] in ("zpool", "zfs") and _is_error(outputs[0]):
             problems += [f"{where}: real said {o!r}, labsim said {s.output!r}"
                          for o in outputs if o != s.output][:1]
@@ -125,6 +160,11 @@ def _compare_tables(where: str, reals: list[dict], sim: dict) -> list[str]:
     for name, row in reals[0].items():
         is_vdev = name.startswith("/")
         for column, value in row.items():
+            if column in RATIO_COLUMNS:
+                problems += _compare_ratio(where, name, column,
+                                           [real[name].get(column, "") for real in reals],
+                                           sim[name].get(column, ""))
+                continue
             tolerance = _tolerance(column, is_vdev)
             if tolerance is None or not value.isdigit():
                 continue
@@ -141,10 +181,30 @@ def _compare_tables(where: str, reals: list[dict], sim: dict) -> list[str]:
     return problems
 
 
+def _compare_ratio(where: str, name: str, column: str, reals: list[str], got: str) -> list[str]:
+    """A compression ratio ("1.87", or "1.87x" without -p) within RATIO_TOLERANCE of the
+    range the real runs printed."""
+    def number(text: str) -> float | None:
+        try:
+            return float(text.rstrip("x"))
+        except ValueError:
+            return None
+
+    seen = [v for v in (number(r) for r in reals) if v is not None]
+    if not seen:
+        return []
+    value = number(got)
+    low, high = min(seen), max(seen)
+    if value is None or not low - RATIO_TOLERANCE - 1e-9 <= value <= high + RATIO_TOLERANCE + 1e-9:
+        span = f"{low:.2f}" if low == high else f"{low:.2f}..{high:.2f}"
+        return [f"{where}: {name} {column} real {span}, labsim {got or 'nothing'}"]
+    return []
+
+
 def _tolerance(column: str, is_vdev: bool) -> float | None:
     if is_vdev and column == "FREE":
         return None  # a vdev's FREE is its usable space less ALLOC: judged through ALLOC
-    if column in ("SIZE", "FREE", "AVAIL", "USED", "REFER"):
+    if column in ("SIZE", "FREE", "AVAIL", "USED", "REFER", "LUSED", "LREFER"):
         return SPACE_TOLERANCE
     if column == "ALLOC":
         return VDEV_ALLOC_TOLERANCE if is_vdev else SPACE_TOLERANCE
