@@ -83,6 +83,8 @@ class BarPanel:
     y_title: str
     series: list[BarSeries]
     y_range: tuple[float, float] | None = None  # fixed, e.g. 0 to 100 for a percentage
+    # "log" for values spanning orders of magnitude (write amplification 1x to 256x)
+    y_type: str = "linear"
 
 
 def bar_panels(
@@ -118,6 +120,9 @@ def bar_panels(
                                     "zeroline": False}
         if panel.y_range is not None:
             layout[f"yaxis{suffix}"]["range"] = list(panel.y_range)
+        if panel.y_type != "linear":
+            layout[f"yaxis{suffix}"]["type"] = panel.y_type
+            del layout[f"yaxis{suffix}"]["rangemode"]
         annotations.append({"text": panel.title, "x": x0 + width / 2, "y": y1,
                             "xref": "paper", "yref": "paper", "xanchor": "center",
                             "yanchor": "bottom", "showarrow": False, "font": {"size": 12}})

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from labsim.scenarios import metaslabs, pools_vdevs, vdev_layouts
+from labsim.scenarios import metaslabs, pools_vdevs, records, vdev_layouts
 
 SCENARIOS: dict[str, ModuleType] = {
     "pools-vdevs": pools_vdevs,
     "vdev-layouts": vdev_layouts,
     "metaslabs": metaslabs,
+    "records": records,
 }
 
 

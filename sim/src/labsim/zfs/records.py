@@ -161,3 +161,69 @@ def indirect_psize(pointers: int, ashift: int = 9) -> int:
 
 def roundup(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
+
+
+# ---------------------------------------------------------------- costs of a workload
+
+# Bytes of RAM one entry of the dedup table takes in memory: the commonly quoted
+# figure for OpenZFS's in-core ddt_entry_t (about 320 bytes; the on-disk entry is
+# smaller). An estimate for planning, as the lesson presents it.
+DDT_ENTRY_RAM = 320
+
+
+@dataclass(frozen=True)
+class WriteCost:
+    """What one application write costs ZFS: the records it touches, the bytes read
+    back to merge a partial record (read-modify-write), the physical bytes written and
+    the device I/Os (one per record read, one per record written)."""
+
+    records: int
+    read_bytes: int
+    written_bytes: int
+    ios: int
+
+    def amplification(self, length: int) -> float:
+        """Bytes written to disk per byte the application changed."""
+        return self.written_bytes / length if length else 0.0
+
+
+def write_cost(offset: int, length: int, recordsize: int, record_psize: int,
+               cached: bool = False) -> WriteCost:
+    """A write of ``length`` bytes at ``offset`` into an existing file of
+    ``recordsize`` records, each stored as ``record_psize`` bytes. Copy-on-write never
+    updates a record in place: every record the write touches is written anew, whole
+    (dmu_write() dirties whole dbufs; dbuf_sync writes the full record). A record only
+    partly covered must first be read (dbuf_will_dirty() -> dbuf_read()) unless it is
+    cached in the ARC."""
+    if length <= 0:
+        return WriteCost(0, 0, 0, 0)
+    first, last = offset // recordsize, (offset + length - 1) // recordsize
+    records = last - first + 1
+    end = offset + length
+    partial = sum(1 for i in {first, last}
+                  if not (offset <= i * recordsize and end >= (i + 1) * recordsize))
+    reads = 0 if cached else partial
+    return WriteCost(records, reads * record_psize, records * record_psize, reads + records)
+
+
+def dedup_table_ram(data_bytes: int, recordsize: int, entry_bytes: int = DDT_ENTRY_RAM) -> int:
+    """RAM to keep the dedup table of ``data_bytes`` of unique data in memory: one
+    entry per block, ``entry_bytes`` each."""
+    return -(-data_bytes // recordsize) * entry_bytes
+
+
+def file_space(size: int, recordsize: int, content: str | DataPattern, compression_name: str,
+               ashift: int) -> tuple[int, int, int]:
+    """(logical, physical, allocated) bytes of a file: the data it holds, the physical
+    size of its blocks (one copy, what compressratio divides by) and what they take on
+    a plain vdev of 2^ashift sectors, indirect blocks (two copies) included."""
+    groups = block_plan(size, recordsize, content, compression_name, ashift)
+    blocks = sum(g.count for g in groups if g.psize)
+    physical = sum(g.psize * g.count for g in groups)
+    allocated = sum(allocated_size(g.psize, ashift) * g.count for g in groups)
+    logical = sum(g.lsize * g.count for g in groups if g.psize)
+    indirect = [indirect_psize(p, ashift) for p in indirect_blocks(blocks)] if blocks else []
+    logical += sum(indirect)
+    physical += sum(indirect)
+    allocated += METADATA_COPIES * sum(allocated_size(p, ashift) for p in indirect)
+    return logical, physical, allocated
