@@ -165,13 +165,15 @@ def create(session: Session, args: list[str]) -> CommandResult:
     for prop in props:
         if prop.partition("=")[0] not in ("ashift", "autoexpand", "autotrim", "comment"):
             raise UsageError(msg.bad_pool_property(prop.partition("=")[0]), 2)
+    # -O properties are checked while the options are read (add_prop_list()), before
+    # any vdev is looked at.
+    fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"])
     specs, ashift = _vdev_specs(session, operands[1:], "create", None, name, props,
                                 force="-f" in flags)
     if name in session.pools:
         raise UsageError(msg.pool_exists(name), 1)
     if "-n" in flags:
         return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs)) + "\n")
-    fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"])
     try:
         pool = create_pool(name, list(specs), session.version, ashift)
     except DeviceTooSmall:

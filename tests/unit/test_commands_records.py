@@ -1,0 +1,50 @@
+"""The shell commands lesson 4 added: zpool create -O, inherited sources in zfs get,
+fio's job form, ls -s and du -k on files in a dataset."""
+
+from labsim import Session
+from labsim.shell.commands.fio import parse_fio_size
+
+
+def pool(session: Session) -> None:
+    session.run("truncate -s 512M /var/tmp/a.raw")
+    assert session.run("zpool create -o ashift=12 -O compression=lz4 t /var/tmp/a.raw").status == 0
+    session.run("zfs create -o recordsize=1M t/big")
+
+
+def test_create_O_and_inherited_sources():
+    s = Session()
+    pool(s)
+    out = s.run("zfs get -r compression t").stdout.splitlines()
+    assert out[1].split()[-1] == "local"
+    assert out[2].endswith("inherited from t")
+    assert "not modelled" in s.run("zpool create -O atime=off u /var/tmp/a.raw").stderr
+
+
+def test_fio_writes_half_compressible_data_quietly():
+    s = Session()
+    pool(s)
+    r = s.run("fio --name=j --filename=/t/big/h.bin --rw=write --bs=1M --size=8M "
+              "--buffer_compress_percentage=50 --buffer_compress_chunk=4k --refill_buffers "
+              "--end_fsync=1 --output=/dev/null")
+    assert (r.stdout, r.stderr, r.status) == ("", "", 0)
+    ratio = s.run("zfs get -Hp -o value compressratio t/big").stdout.strip()
+    assert ratio == "1.95"
+    # ls -s and du -k: 8 x 520K of data, 2 x 4K indirect, the dnode's 512 bytes
+    assert s.run("du -k /t/big/h.bin").stdout == "4169\t/t/big/h.bin\n"
+    assert s.run("ls -s /t/big/h.bin").stdout.startswith("4169 ")
+
+
+def test_fio_summary_and_refusals():
+    s = Session()
+    pool(s)
+    r = s.run("fio --name=j --filename=/t/big/r.bin --rw=write --bs=1M --size=4M")
+    assert r.status == 0 and "WRITE: bw=" in r.stdout and "io=4.0MiB" in r.stdout
+    r = s.run("fio --name=j --filename=/t/big/r.bin --rw=randwrite --bs=4k --size=4M")
+    assert r.status == 1 and r.stderr == "labsim: fio option --rw=randwrite is not modelled\n"
+    r = s.run("fio --name=j --filename=/t/big/r.bin --rw=write --bs=4k --size=4M --iodepth=8")
+    assert "--iodepth=8 is not modelled" in r.stderr
+
+
+def test_fio_sizes():
+    assert parse_fio_size("4k") == 4096 and parse_fio_size("1M") == 1 << 20
+    assert parse_fio_size("32MiB") == 32 << 20 and parse_fio_size("x") is None
