@@ -66,23 +66,34 @@ def test_lesson_page_widgets_and_terminal(page, site, results_dir, lesson):
         assert plotted(page, index) == traces(payload["result"]["figure"]), scenario
     page.wait_for_selector(".labsim-widget[data-state=ready]", timeout=PYTHON_TIMEOUT)
 
-    # change the last control of the first widget to its other end, and compare with CPython
+    # change a control of the first widget (its last slider, else its last select) to the
+    # other end of its range or options, and compare the new chart with CPython's
     scenario, _ = widgets[0]
     controls = initial_payload(scenario)["describe"]["controls"]
     widget = page.locator(".labsim-widget").first
     before = int(widget.get_attribute("data-renders") or 0)
-    slider = next(c for c in reversed(controls) if c["kind"] == "range")
-    current = widget.evaluate("el => el.labsimWidget.params")[slider["name"]]
-    target = slider["max"] if current != slider["max"] else slider["min"]
-    widget.locator(f"input[name='{slider['name']}']").evaluate(
-        "(el, v) => { el.value = v; el.dispatchEvent(new Event('change', {bubbles: true})) }",
-        str(target))
+    current_params = widget.evaluate("el => el.labsimWidget.params")
+    sliders = [c for c in controls if c["kind"] == "range"]
+    if sliders:
+        control = sliders[-1]
+        current = current_params[control["name"]]
+        target = control["max"] if current != control["max"] else control["min"]
+        widget.locator(f"input[name='{control['name']}']").evaluate(
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('change', {bubbles: true})) }",
+            str(target))
+    else:
+        control = next(c for c in reversed(controls) if c["kind"] == "select")
+        values = [o[0] if isinstance(o, list) else o.get("value", o) if isinstance(o, dict)
+                  else o for o in control["options"]]
+        index = len(values) - 1 if current_params[control["name"]] != values[-1] else 0
+        target = values[index]
+        widget.locator(f"select[name='{control['name']}']").select_option(str(index))
     page.wait_for_function(
         f"() => Number(document.querySelector('.labsim-widget').dataset.renders) > {before}",
         timeout=PYTHON_TIMEOUT)
     page.wait_for_selector(".labsim-widget[data-state=ready]")
     params = widget.evaluate("el => el.labsimWidget.params")
-    assert params[slider["name"]] == target
+    assert params[control["name"]] == target
     expected = json.loads(Bridge().simulate(scenario, json.dumps(params)))
     assert plotted(page, 0) == traces(expected["figure"])
     assert widget.locator(".labsim-summary").text_content() == expected["summary"]
