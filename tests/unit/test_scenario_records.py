@@ -1,7 +1,6 @@
 """Lesson 4's widget: write amplification, I/Os, space and dedup RAM per recordsize."""
 
 import json
-import time
 
 import pytest
 
@@ -16,11 +15,9 @@ def test_registered_and_described():
     assert set(described["defaults"]) == {c["name"] for c in records.CONTROLS}
 
 
-def test_defaults_run_fast_and_give_strict_json():
-    records.run(records.describe()["defaults"])  # warm the LZ4 cache as a page would not
-    start = time.perf_counter()
+def test_defaults_give_strict_json():
+    # (how fast a run is belongs to the benchmark, make bench, not to a test)
     result = records.run(records.describe()["defaults"])
-    assert time.perf_counter() - start < 0.1
     json.dumps(result, allow_nan=False)
     assert len(result["figure"]["data"]) == 5
     assert "8.50 bytes written" in result["summary"]

@@ -209,3 +209,69 @@ def stacked_bar_chart(
         "template": None,
     }
     return {"data": data, "layout": layout}
+
+
+@dataclass(frozen=True)
+class TimelineClass:
+    """One kind of point on a timeline (a legend entry): its name, colour and symbol.
+    Symbols differ as well as colours, so the chart reads without colour vision."""
+
+    name: str
+    colour: str
+    symbol: str
+
+
+def timeline_chart(
+    rows: list[str],
+    points: list[tuple[float, str, str, str]],
+    classes: list[TimelineClass],
+    *,
+    title: str,
+    x_title: str,
+    x_max: float,
+    bands: list[tuple[float, float, str]] = (),
+    vlines: list[tuple[float, str, str]] = (),
+    height: int = 420,
+) -> dict:
+    """Events on a time axis, one row per stream: ``points`` are (x, row, class name,
+    hover text). ``bands`` shade spans of the axis (x0, x1, label), alternately;
+    ``vlines`` are labelled vertical lines (x, label, colour). Every class gets a
+    legend entry even when no point has it, so the legend does not jump about."""
+    data = []
+    for cls in classes:
+        mine = [p for p in points if p[2] == cls.name]
+        data.append({
+            "type": "scatter", "mode": "markers", "name": cls.name,
+            "x": [p[0] for p in mine], "y": [p[1] for p in mine],
+            "hovertext": [p[3] for p in mine],
+            "hovertemplate": "%{hovertext}<extra></extra>",
+            "marker": {"color": cls.colour, "symbol": cls.symbol, "size": 10,
+                       "line": {"width": 0.5, "color": "#222"}},
+        })
+    shapes, annotations = [], []
+    for n, (x0, x1, label) in enumerate(bands):
+        shapes.append({"type": "rect", "x0": x0, "x1": x1, "yref": "paper", "y0": 0, "y1": 1,
+                       "fillcolor": "#888" if n % 2 else "#bbb", "opacity": 0.12,
+                       "line": {"width": 0}, "layer": "below"})
+        annotations.append({"x": (x0 + x1) / 2, "yref": "paper", "y": 1.0, "text": label,
+                            "showarrow": False, "yanchor": "bottom", "font": {"size": 10}})
+    for x, label, colour in vlines:
+        shapes.append({"type": "line", "x0": x, "x1": x, "yref": "paper", "y0": 0, "y1": 1,
+                       "line": {"dash": "dash", "color": colour, "width": 2}})
+        annotations.append({"x": x, "yref": "paper", "y": -0.02, "text": label,
+                            "showarrow": False, "xanchor": "left", "yanchor": "top",
+                            "font": {"size": 11, "color": colour}})
+    layout = {
+        "title": {"text": title, "font": {"size": 15}},
+        "xaxis": {"title": {"text": x_title}, "range": [0, x_max], "zeroline": False},
+        "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": rows[::-1],
+                  "automargin": True},
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"l": 20, "r": 20, "t": 60, "b": 90},
+        "shapes": shapes,
+        "annotations": annotations,
+        "hovermode": "closest",
+        "height": height,
+        "template": None,
+    }
+    return {"data": data, "layout": layout}

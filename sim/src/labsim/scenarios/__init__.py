@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from labsim.scenarios import metaslabs, pools_vdevs, records, vdev_layouts
+from labsim.scenarios import metaslabs, pools_vdevs, records, sync_crash, vdev_layouts
 
 SCENARIOS: dict[str, ModuleType] = {
     "pools-vdevs": pools_vdevs,
     "vdev-layouts": vdev_layouts,
     "metaslabs": metaslabs,
     "records": records,
+    "sync-crash": sync_crash,
 }
 
 

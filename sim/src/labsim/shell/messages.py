@@ -330,6 +330,31 @@ def group_too_small(keyword: str, mindev: int) -> str:
     return f"invalid vdev specification: {keyword} requires at least {mindev} devices"
 
 
+def missing_device() -> str:
+    """zpool_do_remove(): "missing device" (usage, 2)."""
+    return "missing device"
+
+
+def log_specified_twice() -> str:
+    """construct_spec(): a second "log" keyword in one specification (exit 1)."""
+    return "invalid vdev specification: 'log' can be specified only once"
+
+
+def log_without_devices() -> str:
+    """construct_spec(): "log" with nothing after it (exit 1)."""
+    return "invalid vdev specification: log requires at least 1 device"
+
+
+def unsupported_log_device(kind: str) -> str:
+    """construct_spec(): a log vdev may be a device or a mirror, not RAID-Z (exit 1)."""
+    return f"invalid vdev specification: unsupported 'log' device: {kind}"
+
+
+def no_such_device_in_pool(device: str) -> str:
+    """zpool_vdev_remove() (lib/libzfs/libzfs_pool.c): EZFS_NODEVICE (exit 1)."""
+    return f"cannot remove {device}: no such device in pool"
+
+
 # The lines get_replication() (cmd/zpool/zpool_vdev.c) prints when the top-level vdevs
 # of one specification disagree. ``kind`` is the vdev type as the kernel names it:
 # "file", "disk", "mirror" or "raidz" (parity is not part of it). Read in a stored
@@ -626,6 +651,7 @@ _INDEX_VALUES = {
     "atime": "on | off", "relatime": "on | off", "readonly": "on | off",
     "canmount": "on | off | noauto", "copies": "1 | 2 | 3",
     "sync": "standard | always | disabled", "xattr": "on | off | dir | sa",
+    "logbias": "latency | throughput",
 }
 
 

@@ -17,6 +17,7 @@ from functools import cache
 
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
+from labsim.zfs.zil import ZilStats
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class Session:
     host_clock: bool = False
     # Relative write throughput of each vdev's backing file, by path (default 1.0).
     device_speed: dict[str, float] = field(default_factory=dict)
+    # The zfs module's intent-log counters, /proc/spl/kstat/zfs/zil: for the whole
+    # machine, every pool together, since the module was loaded.
+    zil_stats: ZilStats = field(default_factory=ZilStats.zero)
 
     def run(self, line: str) -> CommandResult:
         """Run one command line (several if separated by ';')."""
@@ -165,6 +169,7 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "pwd": coreutils.pwd,
         "mkdir": coreutils.mkdir,
         "cp": coreutils.cp,
+        "cat": coreutils.cat,
         "du": coreutils.du,
         "fio": fio.main,
         "zdb": zdb.main,

@@ -28,7 +28,8 @@ from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, VDEV_RAIDZ_MAXPARITY
 ZPOOL_FUZZ = 16 << 20  # sizes within a group may differ by this much (zpool_vdev.c)
 
 # Keywords is_grouping() knows that labsim does not model yet.
-UNMODELLED_GROUPS = ("draid", "log", "cache", "spare", "special", "dedup")
+UNMODELLED_GROUPS = ("draid", "cache", "spare", "special", "dedup")
+LOG = "log"
 _RAIDZ = re.compile(r"^raidz([1-9][0-9]*)?$")
 
 
@@ -63,7 +64,25 @@ def grouping(word: str) -> tuple[str, int] | None:
 
 
 def is_keyword(word: str) -> bool:
-    return grouping(word) is not None or unmodelled(word)
+    return grouping(word) is not None or unmodelled(word) or word == LOG
+
+
+def split_log(words: list[str]) -> tuple[list[str], list[str] | None]:
+    """construct_spec()'s "log" keyword: it is not a vdev, it marks every top-level vdev
+    after it (up to another class keyword) as a log vdev. Returns the words before it
+    and the log's words (None without "log"); raises ValueError with the message for
+    a second "log" or an empty one."""
+    if LOG not in words:
+        return words, None
+    at = words.index(LOG)
+    rest = words[at + 1:]
+    end = next((i for i, w in enumerate(rest) if unmodelled(w) or w == LOG), len(rest))
+    if end < len(rest) and rest[end] == LOG:
+        raise ValueError(msg.log_specified_twice())
+    log_words = rest[:end]
+    if not log_words:
+        raise ValueError(msg.log_without_devices())
+    return words[:at] + rest[end:], log_words
 
 
 def unmodelled(word: str) -> bool:

@@ -6,6 +6,7 @@ as an argument. Nothing is global, so any number of pools (and sessions) coexist
 
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import dataclass, field
 
 from labsim.zfs import records, spacemaps
@@ -115,6 +116,10 @@ class TopVdev:
     allocators: GroupAllocators = field(default_factory=GroupAllocators)
     free: int = -1  # kept equal to the sum of the metaslabs' free space
     deflate_ratio: int = 0  # vdev_deflate_ratio, set from the layout when 0
+    # Write I/Os and bytes the vdev has done since the pool was imported, as far as
+    # labsim counts them (intent-log blocks): zpool iostat's operations and bandwidth.
+    write_ops: int = 0
+    write_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.free < 0:
@@ -246,7 +251,8 @@ class File:
         return sum(e.length for e in self.extents)
 
 
-DATASET_DEFAULTS = {"compression": None, "recordsize": 128 * KiB}
+DATASET_DEFAULTS = {"compression": None, "recordsize": 128 * KiB, "sync": "standard",
+                    "logbias": "latency"}
 
 
 @dataclass
@@ -283,6 +289,18 @@ class ScanRecord:
 TXG_DEFER_SIZE = 2
 
 
+@dataclass(frozen=True)
+class LogRecord:
+    """A write the intent log holds (a TX_WRITE record, with the file's TX_CREATE):
+    enough to make it again at import."""
+
+    dataset: str
+    name: str
+    nbytes: int
+    content: str | DataPattern
+    mtime: float = 0.0
+
+
 @dataclass
 class Pool:
     name: str
@@ -304,6 +322,25 @@ class Pool:
     cksum_errors: int = 0
     # Space map objects and log space maps: what zdb -m reads (labsim.zfs.spacemaps).
     space_maps: spacemaps.PoolSpaceMaps = field(default_factory=spacemaps.PoolSpaceMaps)
+    # Log vdevs (``zpool add POOL log DEV``): top-level vdevs of the log class, which
+    # holds only intent-log blocks. Their space is not in the pool's SIZE, FREE or AVAIL
+    # (spa_prop_get_config() in module/zfs/spa.c sums the normal, special and dedup
+    # classes); zpool list -v shows them under "logs".
+    logs: list[TopVdev] = field(default_factory=list)
+    # The txg ``zpool freeze`` stopped at (spa_freeze(), a testing aid): later txgs
+    # are not written to disk, so an export and import show what a power failure at that
+    # moment would have kept. None when not frozen.
+    frozen_txg: int | None = None
+    # Children of the root vdev so far, holes left by removed vdevs included: the id
+    # the next top-level vdev gets (next_vdev_id). -1: not counted yet (len(vdevs)).
+    root_children: int = -1
+    # Writes in the on-disk intent log since the pool was frozen, which an import
+    # replays, and the pool as its devices held it at the freeze (freeze_pool()).
+    replay_log: list[LogRecord] = field(default_factory=list)
+    on_disk: Pool | None = None
+    # The session clock when the pool was created or imported: zpool iostat's first
+    # report averages over the time since.
+    imported_at: float = 0.0
 
     @property
     def space(self) -> int:
@@ -571,15 +608,45 @@ def advance_txg(pool: Pool) -> None:
     pool.deferred = keep
 
 
-def export_pool(pool: Pool) -> None:
+def freeze_pool(pool: Pool) -> None:
+    """spa_freeze(): txgs after the current one are never written to disk. labsim keeps
+    a copy of the pool as it is on disk now; export_pool() returns to it, and the
+    import replays the intent log's records made since (``replay_log``)."""
+    if pool.frozen_txg is not None:
+        return  # spa_freeze() keeps the first freeze txg
+    pool.frozen_txg = pool.txg
+    pool.replay_log = []
+    pool.on_disk = None
+    pool.on_disk = deepcopy(pool)
+
+
+def log_record(pool: Pool, dataset: Dataset, name: str, nbytes: int,
+               content: str | DataPattern, mtime: float) -> None:
+    """A file write that reached the on-disk intent log (zil_commit() returned): if the
+    pool is frozen, the import after a crash will replay it (zil_replay(), which sets
+    the times the records carry)."""
+    if pool.frozen_txg is not None:
+        pool.replay_log.append(LogRecord(dataset.name, name, nbytes, content, mtime))
+
+
+def export_pool(pool: Pool) -> Pool:
     """spa_export(): the last txgs sync, so blocks freed recently are free on disk (their
     frees are in the space maps; only the in-memory ms_defer trees held them back), and
-    every metaslab's space map is flushed (spa_unload_log_sm_flush_all())."""
+    every metaslab's space map is flushed (spa_unload_log_sm_flush_all()). Returns the
+    pool as its devices now hold it: for a frozen pool, as it was at the freeze, with
+    the intent log's records waiting to be replayed at import."""
+    if pool.frozen_txg is not None and pool.on_disk is not None:
+        on_disk, records = pool.on_disk, pool.replay_log
+        on_disk.replay_log = records
+        on_disk.frozen_txg = None
+        on_disk.on_disk = None
+        pool = on_disk
     for extent in (e for _, e in pool.deferred):
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     pool.deferred = []
     pool.txg += TXG_DEFER_SIZE + 1
     spacemaps.flush_all([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
+    return pool
 
 
 def import_pool(pool: Pool) -> None:
@@ -591,14 +658,51 @@ def import_pool(pool: Pool) -> None:
         for ms in vdev.metaslabs:
             ms.activation_index = 0
     pool.txg += 2 * TXG_DEFER_SIZE
+    # zil_replay() when each dataset is mounted: every logged write is made again.
+    records, pool.replay_log = pool.replay_log, []
+    for record in records:
+        dataset = pool.datasets.get(record.dataset)
+        if dataset is not None:
+            write_file(pool, dataset, record.name, record.nbytes, record.content)
+            dataset.files[record.name].mtime = record.mtime
+
+
+def next_vdev_id(pool: Pool) -> int:
+    """Top-level vdevs of every class are children of one root vdev and share its
+    numbering (vdev_add_child() in module/zfs/vdev.c): a log vdev added to a one-vdev
+    pool is vdev 1. Removing a vdev leaves its id unused (a hole)."""
+    if pool.root_children < 0:
+        pool.root_children = 1 + max((v.id for v in [*pool.vdevs, *pool.logs]), default=-1)
+    return pool.root_children
 
 
 def add_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
-    start = len(pool.vdevs)
+    start = next_vdev_id(pool)
     new = [build_vdev(start + i, spec, ashift, pool.version) for i, spec in enumerate(devices)]
     for vdev in new:
         vdev.take(metadata_allocation(vdev, pool.version.create_alloc_per_vdev // 2))
     pool.vdevs.extend(new)
+    pool.root_children = start + len(new)
+
+
+def add_log_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
+    """zpool add POOL log DEV...: new top-level vdevs of the log class. They are cut
+    into metaslabs like any vdev (vdev_metaslab_set_size()) and hold no data until the
+    intent log writes to them."""
+    start = next_vdev_id(pool)
+    new = [build_vdev(start + i, spec, ashift, pool.version) for i, spec in enumerate(devices)]
+    pool.logs.extend(new)
+    pool.root_children = start + len(new)
+    advance_txg(pool)
+
+
+def remove_log_vdev(pool: Pool, vdev: TopVdev) -> None:
+    """zpool remove POOL LOGDEV: a log vdev can always be removed (spa_vdev_remove_log()
+    in module/zfs/vdev_removal.c): its log blocks are rewritten to the pool first. Its
+    id stays taken, as a hole vdev."""
+    next_vdev_id(pool)  # count the removed vdev's id before it goes
+    pool.logs.remove(vdev)
+    advance_txg(pool)
 
 
 # ---------------------------------------------------------------- file data

@@ -49,7 +49,7 @@ SCAN_BYTES_PER_SECOND = 48 << 20
 
 def find_leaf(pool: Pool, path: str) -> tuple[TopVdev, int] | None:
     """The top-level vdev holding the leaf at ``path``, and the leaf's index in it."""
-    for vdev in pool.vdevs:
+    for vdev in [*pool.vdevs, *pool.logs]:
         for index, leaf in enumerate(vdev.leaves):
             if leaf.path == path:
                 return vdev, index

@@ -5,6 +5,7 @@ from __future__ import annotations
 import getopt
 
 from labsim.format import coreutils as fmt
+from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
@@ -293,3 +294,37 @@ def mkdir(session: Session, argv: list[str]) -> CommandResult:
                 path = path.rsplit("/", 1)[0] or "/"
                 session.host_dirs.add(path)
     return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+# Kernel files cat can read: the zfs module's intent-log counters and a few of its
+# parameters, at their OpenZFS 2.1 defaults.
+MODULE_PARAMETERS = {
+    "zfs_txg_timeout": "5",
+    "zfs_immediate_write_sz": "32768",
+    "zil_slog_bulk": "786432",
+    "zfs_dirty_data_sync_percent": "20",
+}
+ZIL_KSTAT = "/proc/spl/kstat/zfs/zil"
+ZIL_KSTAT_ID = 17  # the order the module creates its kstats in; any fixed number does
+
+
+def cat(session: Session, argv: list[str]) -> CommandResult:
+    """cat FILE...: the kernel files above; other files hold nothing labsim models."""
+    out, errors, status = [], [], 0
+    for name in argv[1:]:
+        path = session.absolute(name)
+        if path == ZIL_KSTAT:
+            boot = int(session.clock * 1e9) % 10**12  # nanoseconds since "boot"
+            out.append(kstat_fmt.format_named_kstat(ZIL_KSTAT_ID, session.zil_stats.counters,
+                                                    1_000_000_000, boot))
+        elif path.startswith("/sys/module/zfs/parameters/") and \
+                path.rsplit("/", 1)[1] in MODULE_PARAMETERS:
+            out.append(MODULE_PARAMETERS[path.rsplit("/", 1)[1]] + "\n")
+        elif _size_of(session, path) is not None or fs.is_dir(session, path):
+            errors.append(f"labsim: cat shows only {ZIL_KSTAT} and some of "
+                          "/sys/module/zfs/parameters; file contents are not modelled\n")
+            status = 1
+        else:
+            errors.append(f"cat: {name}: No such file or directory\n")
+            status = 1
+    return CommandResult(stdout="".join(out), stderr="".join(errors), status=status)

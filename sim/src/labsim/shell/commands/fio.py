@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import re
 
-from labsim.shell import fs
+from labsim.shell import fs, zil_writes
 from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.zil_writes import log_writes
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import write_file
 
 VALUED = {"name", "filename", "rw", "readwrite", "bs", "blocksize", "size",
           "buffer_compress_percentage", "buffer_compress_chunk", "end_fsync", "output",
-          "ioengine", "direct"}
+          "ioengine", "direct", "sync", "fsync", "fdatasync"}
 FLAGS = {"refill_buffers", "zero_buffers"}
 # I/O engines that just issue write(2)s; how they do it does not change the blocks.
 ENGINES = {"psync", "sync", "pvsync", "libaio", "io_uring", "posixaio"}
@@ -101,8 +102,13 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if not fs.parent_exists(session, path):
         return CommandResult.fail(f"fio: pid=0, err=2/file:filesetup.c:0, "
                                   f"func=open(), error=No such file or directory: {target}")
+    try:
+        durability = _durability(options)
+    except ValueError as bad:
+        return CommandResult.fail(str(bad))
     hit = fs.mounted_dataset(session, path)
     error = ""
+    seconds = 0.0
     if hit is not None and hit.name:
         try:
             written = write_file(hit.pool, hit.dataset, hit.name, size, pattern)
@@ -111,17 +117,39 @@ def main(session: Session, argv: list[str]) -> CommandResult:
             error = (f"fio: io_u error on file {target}: No space left on device: "
                      f"write offset={written}, buflen={bs}\n")
         hit.dataset.files[hit.name].mtime = session.clock
+        seconds = log_writes(session, hit.pool, hit.dataset, hit.name, written, bs,
+                             pattern, durability)
     elif hit is not None:
         return CommandResult.fail(f"fio: {target} is a directory")
     else:
         written = size
         session.host_files[path] = HostFile(size, session.clock)
-    seconds = max(written / WRITE_RATE, 1e-3)
+    seconds += max(written / WRITE_RATE, 1e-3)
     session.clock += seconds
     if options.get("output") == "/dev/null":
         return CommandResult(stderr=error, status=1 if error else 0)
     return CommandResult(stdout=summary(name, bs, written, seconds), stderr=error,
                          status=1 if error else 0)
+
+
+def _durability(options: dict[str, str]) -> zil_writes.Durability:
+    """What the job asks for: --sync=1 opens the file O_SYNC (fio also takes "sync",
+    "dsync" and "0"); --fsync=N / --fdatasync=N call fsync() or fdatasync() after every
+    N writes; --end_fsync=1 once at the end."""
+    sync = options.get("sync", "0")
+    if sync not in ("0", "1", "sync", "dsync", "none"):
+        raise ValueError(f"fio: failed parsing sync={sync}")
+    every = 0
+    for key in ("fsync", "fdatasync"):
+        if key in options:
+            if not options[key].isdigit():
+                raise ValueError(f"fio: failed parsing {key}={options[key]}")
+            every = int(options[key])
+    end = options.get("end_fsync", "0")
+    if end not in ("0", "1"):
+        raise ValueError(f"fio: failed parsing end_fsync={end}")
+    return zil_writes.Durability(o_sync=sync in ("1", "sync", "dsync"), fsync_every=every,
+                                 end_fsync=end == "1")
 
 
 def summary(job: str, bs: int, written: int, seconds: float) -> str:

@@ -8,6 +8,7 @@ from labsim.format import zfs_list as fmt
 from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
+from labsim.zfs import zil
 from labsim.zfs.pool import (
     Dataset,
     Pool,
@@ -26,9 +27,12 @@ COMPRESSION = re.compile(
     r"^(on|off|lzjb|gzip|gzip-[1-9]|zle|lz4|zstd|zstd-([1-9]|1[0-9])|zstd-fast"
     r"|zstd-fast-([1-9]|10|20|30|40|50|60|70|80|90|100|500|1000))$"
 )
-SETTABLE = ("compression", "recordsize")
+SETTABLE = ("compression", "recordsize", "sync", "logbias")
 READABLE = ("type", "used", "available", "referenced", "compressratio", "mountpoint",
-            "recordsize", "compression", "logicalused", "logicalreferenced")
+            "recordsize", "compression", "logicalused", "logicalreferenced", "sync",
+            "logbias")
+# Index properties other than compression: their values (module/zcommon/zfs_prop.c).
+INDEX_VALUES = {"sync": zil.SYNC_VALUES, "logbias": zil.LOGBIAS_VALUES}
 LIST_DEFAULT = ["name", "used", "avail", "refer", "mountpoint"]
 ALIASES = {"avail": "available", "refer": "referenced", "compress": "compression",
            "recsize": "recordsize", "ratio": "compressratio"}
@@ -169,6 +173,10 @@ def validate(name: str, prop: str, value: str) -> object:
     if prop == "compression":
         if not COMPRESSION.match(value):
             raise UsageError(msg.zfs_bad_compression(name), 1)
+        return value
+    if prop in INDEX_VALUES:
+        if value not in INDEX_VALUES[prop]:
+            raise UsageError(msg.zfs_bad_index_value(name, prop), 1)
         return value
     size = parse_zfs_number(value)
     if size is None:

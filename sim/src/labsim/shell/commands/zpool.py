@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from labsim.format import zpool_iostat as iostat_fmt
 from labsim.format import zpool_list as list_fmt
 from labsim.format import zpool_status as status_fmt
 from labsim.shell import fs, vdev_spec
@@ -28,9 +29,13 @@ from labsim.zfs.pool import (
     Pool,
     TopVdev,
     VdevSpec,
+    add_log_vdevs,
     add_vdevs,
     advance_txg,
+    build_vdev,
     create_pool,
+    freeze_pool,
+    remove_log_vdev,
 )
 
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
@@ -47,6 +52,7 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         "scrub": scrub, "clear": clear, "offline": offline, "online": online,
         "attach": attach, "detach": detach, "replace": replace,
         "export": zpool_import.export, "import": zpool_import.import_,
+        "remove": remove, "iostat": iostat, "freeze": freeze,
     }.get(argv[1])
     if sub is None:
         raise UsageError(msg.zpool_unrecognized_command(argv[1]), 2)
@@ -104,26 +110,12 @@ def _pool_top_levels(pool: Pool) -> list[vdev_spec.TopLevel]:
                                tuple(leaf.psize for leaf in v.leaves)) for v in pool.vdevs]
 
 
-def _vdev_specs(session: Session, words: list[str], action: str, pool: Pool | None,
-                pool_name: str, props: list[str], force: bool) -> tuple[list[VdevSpec], int]:
-    """Resolve a vdev specification into top-level vdevs, and the ashift.
-
-    The order of the checks is make_root_vdev()'s (cmd/zpool/zpool_vdev.c): each group is
-    built leaf by leaf (make_leaf_vdev(), which also rejects a bad -o ashift) and then
-    checked for its minimum number of devices (construct_spec()); then the whole set is
-    checked for devices in use, then (without -f) for consistent replication
-    (check_replication()). A device named twice is refused later, by the kernel.
-    """
-    if not words:
-        raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage(action), 2)
-    try:
-        groups = vdev_spec.split_groups(words)
-    except ValueError as keyword:
-        # labsim's own words, not zpool's: the group parses, but is not modelled yet.
-        raise UsageError(f"labsim: '{keyword}' vdevs are not simulated yet; "
-                         "this lesson uses file, mirror and raidz vdevs", 1) from None
+def _groups_to_specs(session: Session, groups: list[vdev_spec.Group], props: list[str],
+                     log: bool = False) -> list[VdevSpec]:
     specs = []
     for group in groups:
+        if log and group.kind == RAIDZ:
+            raise UsageError(msg.unsupported_log_device(group.kind), 1)
         devices = tuple(_leaf(session, word, props) for word in group.words)
         if group.keyword is None:
             specs.append(VdevSpec(Layout(), devices))
@@ -131,20 +123,55 @@ def _vdev_specs(session: Session, words: list[str], action: str, pool: Pool | No
         if len(devices) < group.min_devices:
             raise UsageError(msg.group_too_small(group.keyword, group.min_devices), 1)
         specs.append(VdevSpec(Layout(group.kind, len(devices), group.nparity), devices))
+    return specs
+
+
+def _vdev_specs(session: Session, words: list[str], action: str, pool: Pool | None,
+                pool_name: str, props: list[str],
+                force: bool) -> tuple[list[VdevSpec], list[VdevSpec], int]:
+    """Resolve a vdev specification into top-level vdevs: the data vdevs, the log vdevs
+    (after the "log" keyword), and the ashift.
+
+    The order of the checks is make_root_vdev()'s (cmd/zpool/zpool_vdev.c): each group is
+    built leaf by leaf (make_leaf_vdev(), which also rejects a bad -o ashift) and then
+    checked for its minimum number of devices (construct_spec()); then the whole set is
+    checked for devices in use, then (without -f) for consistent replication
+    (check_replication(), which skips log vdevs). A device named twice is refused later,
+    by the kernel.
+    """
+    if not words:
+        raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage(action), 2)
+    try:
+        data_words, log_words = vdev_spec.split_log(words)
+        groups = vdev_spec.split_groups(data_words)
+        log_groups = vdev_spec.split_groups(log_words or [])
+    except ValueError as problem:
+        text = str(problem)
+        if text.startswith("invalid vdev specification"):
+            raise UsageError(text, 1) from None
+        # labsim's own words, not zpool's: the group parses, but is not modelled yet.
+        raise UsageError(f"labsim: '{text}' vdevs are not simulated yet; "
+                         "the lessons use file, mirror, raidz and log vdevs", 1) from None
+    if action == "create" and not groups:
+        # Refused by the kernel too (spa_create() needs a data vdev); labsim's own words,
+        # as the real text has not been recorded.
+        raise UsageError("labsim: a pool needs at least one data vdev besides its logs", 1)
+    specs = _groups_to_specs(session, groups, props)
+    log_specs = _groups_to_specs(session, log_groups, props, log=True)
     ashift = _ashift(props)
-    paths = [path for spec in specs for path, _ in spec.devices]
+    paths = [path for spec in [*specs, *log_specs] for path, _ in spec.devices]
     in_use = [(path, other.name) for path in paths for other in session.pools.values()
               if scan.find_leaf(other, path) is not None]
     if in_use:
         raise UsageError(msg.devices_in_active_pools(in_use), 1)
-    if not force:
+    if not force and specs:
         problems = vdev_spec.check_replication(
             _pool_top_levels(pool) if pool is not None else None, _top_levels(specs))
         if problems:
             raise UsageError(msg.invalid_vdev_specification(problems), 1)
     if len(set(paths)) < len(paths):
         raise UsageError(msg.same_device_twice(action, pool_name), 1)
-    return specs, ashift
+    return specs, log_specs, ashift
 
 
 def _dry_run_tree(specs: list[VdevSpec]) -> list[str | tuple[str, list[str]]]:
@@ -168,17 +195,22 @@ def create(session: Session, args: list[str]) -> CommandResult:
     # -O properties are checked while the options are read (add_prop_list()), before
     # any vdev is looked at.
     fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"])
-    specs, ashift = _vdev_specs(session, operands[1:], "create", None, name, props,
-                                force="-f" in flags)
+    specs, log_specs, ashift = _vdev_specs(session, operands[1:], "create", None, name, props,
+                                           force="-f" in flags)
     if name in session.pools:
         raise UsageError(msg.pool_exists(name), 1)
     if "-n" in flags:
+        if log_specs:
+            raise UsageError("labsim: zpool create -n with log vdevs is not modelled", 1)
         return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs)) + "\n")
     try:
         pool = create_pool(name, list(specs), session.version, ashift)
+        if log_specs:
+            add_log_vdevs(pool, list(log_specs), ashift)
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("create", name), 1) from None
     pool.root.properties.update(fs_props)
+    pool.imported_at = session.clock
     session.pools[name] = pool
     return CommandResult()
 
@@ -208,11 +240,18 @@ def add(session: Session, args: list[str]) -> CommandResult:
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("add"), 2)
     pool = _pool(session, operands[0])
-    specs, ashift = _vdev_specs(session, operands[1:], "add", pool, pool.name,
-                                [v for k, v in opts if k == "-o"],
-                                force=("-f", "") in opts)
+    specs, log_specs, ashift = _vdev_specs(session, operands[1:], "add", pool, pool.name,
+                                           [v for k, v in opts if k == "-o"],
+                                           force=("-f", "") in opts)
     try:
-        add_vdevs(pool, list(specs), ashift)
+        # Build every new vdev before adding any: a device that is too small fails the
+        # whole command (the kernel opens the new vdevs together in spa_vdev_add()).
+        for spec in [*specs, *log_specs]:
+            build_vdev(0, spec, ashift, pool.version)
+        if specs:
+            add_vdevs(pool, list(specs), ashift)
+        if log_specs:
+            add_log_vdevs(pool, list(log_specs), ashift)
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("add", pool.name), 1) from None
     return CommandResult()
@@ -226,6 +265,78 @@ def destroy(session: Session, args: list[str]) -> CommandResult:
     _pool(session, operands[0])
     del session.pools[operands[0]]
     return CommandResult()
+
+
+def remove(session: Session, args: list[str]) -> CommandResult:
+    """zpool remove POOL DEVICE...: labsim removes log vdevs (always allowed); removing
+    a data vdev (the device_removal feature, which copies its data away) is not
+    modelled."""
+    opts, operands = _getopt(args, "npsw", "remove")
+    if not operands:
+        raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("remove"), 2)
+    pool = _pool(session, operands[0])
+    if len(operands) < 2:
+        raise UsageError(msg.missing_device() + "\n" + msg.zpool_subcommand_usage("remove"), 2)
+    for word in operands[1:]:
+        path = session.absolute(word) if word.startswith("/") else word
+        log = next((v for v in pool.logs if any(leaf.path == path for leaf in v.leaves)
+                    or v.name == word), None)
+        if log is not None:
+            remove_log_vdev(pool, log)
+            continue
+        if scan.find_leaf(pool, path) is not None or any(v.name == word for v in pool.vdevs):
+            raise UsageError("labsim: removing a data vdev (device removal) is not "
+                             "modelled; only log vdevs can be removed here", 1)
+        raise UsageError(msg.no_such_device_in_pool(word), 1)
+    return CommandResult()
+
+
+def freeze(session: Session, args: list[str]) -> CommandResult:
+    """zpool freeze POOL: an undocumented testing aid (zpool_do_freeze() issues
+    ZFS_IOC_POOL_FREEZE; spa_freeze() in module/zfs/spa.c). Transaction groups after this
+    one still run in memory but are never written to disk, so an export and import
+    afterwards finds what a power failure now would have left: the last written txg,
+    plus whatever the intent log can replay."""
+    if len(args) != 1:
+        raise UsageError("usage: zpool freeze <pool>", 2)
+    pool = _pool(session, args[0])
+    freeze_pool(pool)
+    return CommandResult()
+
+
+def iostat(session: Session, args: list[str]) -> CommandResult:
+    """zpool iostat [-v] [-p] [-H] [pool...]: one report, the statistics since each pool
+    was imported (an interval and count are not modelled)."""
+    opts, names = _getopt(args, "c:gHLpPT:vyhlrwnq", "iostat")
+    flags = {k for k, _ in opts}
+    if names and names[-1].isdigit():
+        raise UsageError("labsim: zpool iostat with an interval is not modelled; "
+                         "it prints the one report since import", 1)
+    pools = _selected(session, names)
+    if not pools:
+        return CommandResult(stderr=msg.no_pools_available() + "\n", status=1)
+    rows = [iostat_row(session, p) for p in sorted(pools, key=lambda p: p.name)]
+    return CommandResult(stdout=iostat_fmt.format_zpool_iostat(
+        rows, verbose="-v" in flags, parsable="-p" in flags, scripted="-H" in flags))
+
+
+def iostat_row(session: Session, pool: Pool) -> iostat_fmt.IostatRow:
+    seconds = max(1.0, session.clock - pool.imported_at)
+
+    def row(v: TopVdev) -> iostat_fmt.IostatRow:
+        children = ([] if v.kind == SINGLE else
+                    [iostat_fmt.IostatRow(leaf.path, None, None, 0, v.write_ops / seconds,
+                                          0, v.write_bytes / seconds)
+                     for leaf in v.leaves])
+        return iostat_fmt.IostatRow(v.name, v.alloc, v.free, 0, v.write_ops / seconds, 0,
+                                    v.write_bytes / seconds, children=children)
+
+    vdevs = [row(v) for v in pool.vdevs]
+    logs = [row(v) for v in pool.logs]
+    ops = sum(v.write_ops for v in [*pool.vdevs, *pool.logs]) / seconds
+    bw = sum(v.write_bytes for v in [*pool.vdevs, *pool.logs]) / seconds
+    return iostat_fmt.IostatRow(pool.name, pool.alloc, pool.free, 0, ops, 0, bw,
+                                children=vdevs, logs=logs)
 
 
 def sync(session: Session, args: list[str]) -> CommandResult:
@@ -292,10 +403,11 @@ def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
 def pool_row(pool: Pool) -> list_fmt.PoolRow:
     physical = pool.version.vdev_list_size == "physical"
     vdevs = [_vdev_row(v, physical, pool.version.list_vdev_type_id) for v in pool.vdevs]
+    logs = [_vdev_row(v, physical, pool.version.list_vdev_type_id) for v in pool.logs]
     return list_fmt.PoolRow(
         name=pool.name, size=pool.space, alloc=pool.alloc, free=pool.free,
         frag=pool.fragmentation, cap=pool.capacity, dedup=1.0,
-        health=health.pool_state(pool), vdevs=vdevs,
+        health=health.pool_state(pool), vdevs=vdevs, logs=logs,
     )
 
 
@@ -339,22 +451,22 @@ def _scan_text(record: scan.ScanRecord | None) -> str | None:
                                              record.errors, record.end)
 
 
+def _top_status(pool: Pool, v: TopVdev) -> status_fmt.VdevStatus:
+    if v.kind == SINGLE:
+        return _leaf_status(v.leaves[0])
+    return status_fmt.VdevStatus(
+        name=v.name, state=health.vdev_state(v), cksum=pool.vdev_cksum_errors.get(v.id, 0),
+        children=[_leaf_status(leaf) for leaf in v.leaves])
+
+
 def status_row(pool: Pool) -> status_fmt.PoolStatus:
-    vdevs = []
-    for v in pool.vdevs:
-        if v.kind == SINGLE:
-            vdevs.append(_leaf_status(v.leaves[0]))
-        else:
-            vdevs.append(status_fmt.VdevStatus(
-                name=v.name, state=health.vdev_state(v),
-                cksum=pool.vdev_cksum_errors.get(v.id, 0),
-                children=[_leaf_status(leaf) for leaf in v.leaves]))
+    vdevs = [_top_status(pool, v) for v in pool.vdevs]
     reason = health.status_reason(pool)
     text, action, see = status_fmt.REASONS[reason] if reason else (None, None, None)
     return status_fmt.PoolStatus(
         name=pool.name, state=health.pool_state(pool), vdevs=vdevs, status=text,
         action=action, see=see, scan=_scan_text(pool.scan), cksum=pool.cksum_errors,
-        errors=pool.data_errors,
+        errors=pool.data_errors, logs=[_top_status(pool, v) for v in pool.logs],
     )
 
 

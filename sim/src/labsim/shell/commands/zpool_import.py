@@ -43,9 +43,8 @@ def export(session: Session, args: list[str]) -> CommandResult:
         pool = session.pools.get(name)
         if pool is None:
             raise UsageError(msg.no_such_pool(name), 1)
-        export_pool(pool)
         del session.pools[name]
-        session.exported_pools[name] = pool
+        session.exported_pools[name] = export_pool(pool)
     return CommandResult()
 
 
@@ -55,7 +54,7 @@ def importable(session: Session, pool: Pool, directories: list[str]) -> bool:
     dirs = [d.rstrip("/") + "/" for d in directories]
     return all(leaf.path in session.host_files
                and any(leaf.path.startswith(d) for d in dirs)
-               for vdev in pool.vdevs for leaf in vdev.leaves)
+               for vdev in [*pool.vdevs, *pool.logs] for leaf in vdev.leaves)
 
 
 def import_(session: Session, args: list[str]) -> CommandResult:
@@ -85,5 +84,8 @@ def import_(session: Session, args: list[str]) -> CommandResult:
         for key, ds in pool.datasets.items():
             ds.name = key
     import_pool(pool)
+    pool.imported_at = session.clock
+    for vdev in [*pool.vdevs, *pool.logs]:  # vdev statistics start again at import
+        vdev.write_ops = vdev.write_bytes = 0
     session.pools[new_name] = pool
     return CommandResult()
