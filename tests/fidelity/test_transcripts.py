@@ -170,3 +170,51 @@ def test_ratio_range_of_several_runs():
     other = RECORDS.replace("   1.96\n", "   1.94\n")
     assert compare([RECORDS, other], RECORDS.replace("   1.96\n", "   1.93\n")) == []
     assert compare([RECORDS, other], RECORDS.replace("   1.96\n", "   1.92\n")) != []
+
+
+KSTAT = """\
+15 1 0x01 13 3536 15831908690 {snap}
+name                            type data
+zil_commit_count                4    {commits}
+zil_itx_count                   4    {itx}
+"""
+LAB5 = ("$ cat /proc/spl/kstat/zfs/zil\n" + KSTAT.format(snap=1, commits=100, itx=100)
+        + "$ fio --name=x --filename=/lab5/db/x.bin --sync=1\n"
+        + "$ cat /proc/spl/kstat/zfs/zil\n" + KSTAT.format(snap=2, commits=356, itx=357)
+        + "$ ls /lab5/db\nlogged.bin\nx.bin\n"
+        + "$ zpool iostat -v lab5\n"
+        + "                 capacity     operations     bandwidth \n"
+        + "pool           alloc   free   read  write   read  write\n"
+        + "-------------  -----  -----  -----  -----  -----  -----\n"
+        + "lab5            2.78M   477M      0    175  7.83K  2.13M\n"
+        + "  /v/data       2.78M   477M      0    168  3.92K  1.75M\n"
+        + "logs                -      -      -      -      -      -\n"
+        + "  /v/log            0   240M      4     58  35.9K  3.51M\n"
+        + "-------------  -----  -----  -----  -----  -----  -----\n")
+
+
+def lab5_sim(before=(0, 0), after=(256, 257)) -> str:
+    return (LAB5.replace("commits=100", "")
+            .replace("4    100\nzil_itx_count                   4    100",
+                     f"4    {before[0]}\nzil_itx_count                   4    {before[1]}")
+            .replace("4    356\nzil_itx_count                   4    357",
+                     f"4    {after[0]}\nzil_itx_count                   4    {after[1]}"))
+
+
+def test_kstat_counters_are_compared_as_differences_between_readings():
+    # a fresh labsim session starts at zero, the recording at 100: the steps agree
+    assert compare(LAB5, lab5_sim()) == []
+    problems = compare(LAB5, lab5_sim(after=(200, 257)))
+    assert len(problems) == 1 and "zil_commit_count grew by 256" in problems[0]
+
+
+def test_files_left_must_be_the_same_names():
+    problems = compare(LAB5, LAB5.replace("logged.bin\n", "logged.bin\nunlogged.bin\n"))
+    assert len(problems) == 1 and "ls /lab5/db" in problems[0]
+
+
+def test_iostat_rows_and_which_vdevs_wrote_must_agree():
+    problems = compare(LAB5, LAB5.replace("     4     58", "     0      0"))
+    assert len(problems) == 1 and "vdevs with writes" in problems[0]
+    problems = compare(LAB5, LAB5.replace("  /v/log ", "  /v/lag "))
+    assert len(problems) == 1 and "rows" in problems[0]

@@ -3,7 +3,8 @@
 A transcript recorded on real OpenZFS and one produced by labsim from the same script are
 compared block by block: every `zpool list -p` / `zfs list -p` figure and every
 `zfs get -p` space or ratio value within a tolerance, and every error message word for
-word. Timings (dd) and other free-form output are ignored.
+word. Timings (dd) and other free-form output are ignored. The intent-log counters, file
+listings and `zpool iostat -v` rows of lab 5 are compared as zil_compare.py describes.
 
 Space figures (SIZE, FREE, AVAIL, USED, REFER, LUSED; used, available, referenced,
 logicalused, logicalreferenced) are compared within 1 %; compression ratios (RATIO,
@@ -22,6 +23,14 @@ import re
 from dataclasses import dataclass
 
 from zdb_compare import compare_zdb, is_zdb_metaslabs
+from zil_compare import (
+    compare_iostat,
+    compare_kstat_steps,
+    compare_names,
+    is_iostat_verbose,
+    is_plain_ls,
+    is_zil_kstat,
+)
 
 PROMPT = "$ "
 
@@ -123,10 +132,17 @@ def compare(real: str | list[str], simulated: str) -> list[str]:
     if any([b.command for b in blocks] != commands for blocks in parsed):
         return ["the transcripts are of different command sequences"]
     problems = []
+    kstat_readings = []
     for index, s in enumerate(sim_blocks):
         where = f"command {index + 1} `{s.command}`"
         outputs = [blocks[index].output for blocks in parsed]
         words = s.command.split()
+        if is_zil_kstat(s.command):
+            kstat_readings.append((where, outputs, s.output))
+        elif is_plain_ls(s.command):
+            problems += compare_names(where, outputs, s.output)
+        elif is_iostat_verbose(s.command):
+            problems += compare_iostat(where, outputs, s.output)
         if words[:2] in (["zpool", "list"], ["zfs", "list"]) and outputs[0].strip():
             # Same columns, same widths: the header line must match character for character.
             header = outputs[0].splitlines()[0]
@@ -146,6 +162,8 @@ def compare(real: str | list[str], simulated: str) -> list[str]:
         elif s.command.split()[0] in ("zpool", "zfs") and _is_error(outputs[0]):
             problems += [f"{where}: real said {o!r}, labsim said {s.output!r}"
                          for o in outputs if o != s.output][:1]
+    # /proc/spl/kstat/zfs/zil: what each step added, between consecutive readings
+    problems += compare_kstat_steps(kstat_readings)
     return problems
 
 

@@ -38,7 +38,11 @@ def test_fio_summary_and_refusals():
     s = Session()
     pool(s)
     r = s.run("fio --name=j --filename=/t/big/r.bin --rw=write --bs=1M --size=4M")
-    assert r.status == 0 and "WRITE: bw=" in r.stdout and "io=4.0MiB" in r.stdout
+    # fio 3.33 prints sizes with num2str(): four digits, then a unit
+    assert r.status == 0 and "io=4096KiB (4194kB)" in r.stdout
+    assert "bs=(R) 1024KiB-1024KiB" in r.stdout and "Laying out IO file (1 file / 4MiB)" in r.stdout
+    r = s.run("fio --name=j --filename=/t/big/r.bin --rw=write --bs=4k --size=4M")
+    assert "bs=(R) 4096B-4096B" in r.stdout and "Laying out" not in r.stdout
     r = s.run("fio --name=j --filename=/t/big/r.bin --rw=randwrite --bs=4k --size=4M")
     assert r.status == 1 and r.stderr == "labsim: fio option --rw=randwrite is not modelled\n"
     r = s.run("fio --name=j --filename=/t/big/r.bin --rw=write --bs=4k --size=4M --iodepth=8")

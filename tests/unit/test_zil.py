@@ -84,7 +84,8 @@ def test_log_traffic_writes_copied_data_twice_and_indirect_data_once():
 
 def counters(**kwargs) -> dict[str, int]:
     stats = zil.ZilStats.zero()
-    defaults = {"writes": 256, "write_size": 4 * KiB, "name": "a.bin",
+    defaults = {"writes": 256, "write_size": 4 * KiB,
+                "first_record": zil.create_record_size("a.bin"),
                 "durability": zil.Durability(o_sync=True), "sync_property": "standard",
                 "logbias": "latency", "has_slog": False, "writes_per_txg": 10_000}
     zil.commit_writes(stats, **(defaults | kwargs))
@@ -92,12 +93,15 @@ def counters(**kwargs) -> dict[str, int]:
 
 
 def test_o_sync_writes_commit_one_log_block_each():
+    # as recorded on 2.1.11: 256 commits, 257 records, 256 blocks of 184 + 192 + 4096
+    # bytes, one of them holding the file's TX_CREATE too (112 bytes for "a.bin")
     c = counters()
     assert c["zil_commit_count"] == 256
     assert c["zil_itx_copied_count"] == 256
     assert c["zil_itx_copied_bytes"] == 256 * 4 * KiB
-    assert c["zil_itx_count"] == 257  # and the file's TX_CREATE
+    assert c["zil_itx_count"] == 257
     assert c["zil_itx_metaslab_normal_count"] == 256
+    assert c["zil_itx_metaslab_normal_bytes"] == 256 * (184 + 192 + 4096) + 112
     assert c["zil_itx_metaslab_slog_count"] == 0
     slog = counters(has_slog=True)
     assert slog["zil_itx_metaslab_slog_count"] == 256
@@ -117,9 +121,29 @@ def test_logbias_throughput_logs_pointers():
 
 
 def test_fsync_commits_need_copy_records_in_batches():
+    # fio calls fsync after every 4th write but not after the last one
     c = counters(durability=zil.Durability(fsync_every=4), writes=16)
-    assert c["zil_commit_count"] == 4
-    assert c["zil_itx_needcopy_count"] == 16
+    assert c["zil_commit_count"] == 3
+    assert c["zil_itx_needcopy_count"] == 12
+
+
+def test_a_datasets_first_commit_creates_its_log_and_loses_the_waiting_records():
+    # zil_create() waits for a txg: recorded 2.1.11, 512 writes on a new dataset gave
+    # 512 commits, 511 records and 513 log blocks
+    c = counters(writes=512, log_exists=False)
+    assert (c["zil_commit_count"], c["zil_itx_count"]) == (512, 511)
+    assert c["zil_itx_metaslab_normal_count"] == 513
+    assert c["zil_itx_metaslab_normal_bytes"] == 513 * 184 + 511 * (192 + 4096)
+
+
+def test_o_sync_writes_above_half_a_log_block_are_not_copied_at_once():
+    c = counters(writes=64, write_size=64 * KiB, has_slog=True)
+    assert c["zil_itx_needcopy_count"] == 64 and c["zil_itx_copied_count"] == 0
+
+
+def test_create_records_are_rounded_to_8_bytes():
+    assert zil.create_record_size("d.bin") == 112
+    assert zil.create_record_size("async.bin") == 120
 
 
 def test_records_of_written_txgs_are_dropped_before_an_end_fsync():

@@ -240,10 +240,12 @@ def timeline_chart(
     data = []
     for cls in classes:
         mine = [p for p in points if p[2] == cls.name]
+        # plotly leaves a trace without points out of the legend; one point with no
+        # position keeps it there and draws nothing.
         data.append({
             "type": "scatter", "mode": "markers", "name": cls.name,
-            "x": [p[0] for p in mine], "y": [p[1] for p in mine],
-            "hovertext": [p[3] for p in mine],
+            "x": [p[0] for p in mine] or [None], "y": [p[1] for p in mine] or [None],
+            "hovertext": [p[3] for p in mine] or [""],
             "hovertemplate": "%{hovertext}<extra></extra>",
             "marker": {"color": cls.colour, "symbol": cls.symbol, "size": 10,
                        "line": {"width": 0.5, "color": "#222"}},
@@ -258,9 +260,11 @@ def timeline_chart(
     for x, label, colour in vlines:
         shapes.append({"type": "line", "x0": x, "x1": x, "yref": "paper", "y0": 0, "y1": 1,
                        "line": {"dash": "dash", "color": colour, "width": 2}})
-        annotations.append({"x": x, "yref": "paper", "y": -0.02, "text": label,
-                            "showarrow": False, "xanchor": "left", "yanchor": "top",
-                            "font": {"size": 11, "color": colour}})
+        # Written along the line, just left of it, so labels never collide with the
+        # axis or with each other.
+        annotations.append({"x": x, "yref": "paper", "y": 0.5, "text": label,
+                            "showarrow": False, "textangle": -90, "xanchor": "right",
+                            "yanchor": "middle", "font": {"size": 11, "color": colour}})
     layout = {
         "title": {"text": title, "font": {"size": 15}},
         "xaxis": {"title": {"text": x_title}, "range": [0, x_max], "zeroline": False},

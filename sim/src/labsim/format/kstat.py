@@ -12,7 +12,9 @@ from __future__ import annotations
 KSTAT_TYPE_NAMED = 1
 KSTAT_DATA_UINT64 = 4
 KSTAT_FLAG_VIRTUAL = 0x01
-KSTAT_NAMED_SIZE = 56  # sizeof (kstat_named_t): a 31-character name, a type, a value
+# What the header gives as the data size per value (2.1.11: 3536 bytes for the 13 values
+# of the zil kstat).
+KSTAT_NAMED_SIZE = 272
 
 
 def format_named_kstat(kid: int, values: dict[str, int], created_ns: int,

@@ -51,14 +51,27 @@ def _lines(row: IostatRow, depth: int) -> list[tuple[str, IostatRow | None]]:
     return out
 
 
+def _labels(width: int, column: int) -> str:
+    """print_iostat_labels(): each group title placed over its two columns, starting
+    rw/2 - len/2 spaces in (integer division), padded to the groups' full width."""
+    text = " " * width
+    group = 2 * column + 2
+    for title in ("capacity", "operations", "bandwidth"):
+        start = max(0, group // 2 - len(title) // 2)
+        text += "  " + " " * start + title + " " * max(0, group - start - len(title))
+    return text + "\n"
+
+
 def format_zpool_iostat(rows: list[IostatRow], *, verbose: bool = False,
                         parsable: bool = False, scripted: bool = False) -> str:
     lines: list[tuple[str, IostatRow | None]] = []
     for row in rows:
         lines.extend(_lines(row, 0) if verbose else [(row.name, row)])
-    width = max([len("pool")] + [len(name) for name, _ in lines]) if not scripted else 0
-    width = max(width, 10)
-    rule = "-" * width + "  " + "  ".join(["-" * COLUMN] * 6)
+    # The name column fits the longest name, indentation included; -p widens every
+    # number column to 15 (default_column_width()).
+    width = max([len("pool")] + [len(name) for name, _ in lines])
+    column = 15 if parsable else COLUMN
+    rule = "-" * width + "".join("  " + "-" * column for _ in range(6))
 
     def fields(row: IostatRow | None) -> list[str]:
         if row is None:
@@ -69,19 +82,17 @@ def format_zpool_iostat(rows: list[IostatRow], *, verbose: bool = False,
 
     text = ""
     if not scripted:
-        text += (" " * width + "  " + "capacity".center(2 * COLUMN + 2) + "  "
-                 + "operations".center(2 * COLUMN + 2) + "  "
-                 + "bandwidth".center(2 * COLUMN + 2)).rstrip() + " \n"
-        text += ("pool".ljust(width) + "  " + "  ".join(
-            h.rjust(COLUMN) for h in ("alloc", "free", "read", "write", "read", "write"))
-            + "\n")
+        text += _labels(width, column)
+        text += "pool".ljust(width) + "".join(
+            "  " + h.rjust(column) for h in ("alloc", "free", "read", "write", "read",
+                                             "write")) + "\n"
         text += rule + "\n"
     for name, row in lines:
         values = fields(row)
         if scripted:
             text += "\t".join([name.strip(), *values]) + "\n"
         else:
-            text += name.ljust(width) + "  " + "  ".join(v.rjust(COLUMN) for v in values) + "\n"
+            text += name.ljust(width) + "".join("  " + v.rjust(column) for v in values) + "\n"
     if not scripted and verbose:
         text += rule + "\n"
     return text

@@ -153,6 +153,8 @@ class PoolRow:
     spares: tuple[VdevRow, ...] = ()
     guid: int = 0
     ashift: int = 0
+    # the 2.1 form of the "logs"/"cache" heading line (see _DASHES)
+    short_class_heading: bool = True
 
     def __post_init__(self) -> None:
         for name in ("vdevs", "dedup_vdevs", "special", "logs", "cache", "spares"):
@@ -248,9 +250,11 @@ def _row(cells: list[tuple[str, int, bool]], scripted: bool) -> str:
 _VDEV_WIDTH = {name: column_width(POOL_PROPS[name])[0] for name in DEFAULT_COLUMNS}
 _VDEV_WIDTH["health"] = 8
 
-# print_list_stats(): the heading line of an allocation class / cache / spare.
-# This is the 2.2 string; 2.1.0-2.1.2 ended in "      -  -" (issue #13123).
-_DASHES = "      -      -      -        -         -      -      -      -         -\n"
+# print_list_stats(): the heading line of an allocation class / cache / spare. Real
+# 2.1.11 prints the last dash two spaces after DEDUP's (measured: the "logs" line of lab
+# 5's recordings); later releases put it under HEALTH (as in netdata issue #18359).
+_DASHES = "      -      -      -        -         -      -      -      -  -\n"
+_DASHES_LATER = "      -      -      -        -         -      -      -      -         -\n"
 
 
 def _vdev_line(vdev: VdevRow, depth: int, width: int, parsable: bool, scripted: bool) -> str:
@@ -310,7 +314,8 @@ def format_vdevs(pool: PoolRow, width: int, *, parsable: bool = False,
         if not vdevs:
             continue
         if heading is not None:
-            text += heading.ljust(width) + _DASHES  # printf(dashes, namewidth, name)
+            dashes = _DASHES if pool.short_class_heading else _DASHES_LATER
+            text += heading.ljust(width) + dashes  # printf(dashes, namewidth, name)
         for vdev in vdevs:
             text += _vdev_lines(vdev, 2, width, parsable, scripted)
     return text

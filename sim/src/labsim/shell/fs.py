@@ -40,3 +40,11 @@ def is_dir(session: Session, path: str) -> bool:
 def parent_exists(session: Session, path: str) -> bool:
     parent = path.rsplit("/", 1)[0] or "/"
     return is_dir(session, parent)
+
+
+def exists(session: Session, path: str) -> bool:
+    """A file or directory at ``path``, on the host or in a mounted dataset."""
+    if path in session.host_files or is_dir(session, path):
+        return True
+    hit = mounted_dataset(session, path)
+    return hit is not None and hit.name in hit.dataset.files

@@ -335,6 +335,13 @@ def missing_device() -> str:
     return "missing device"
 
 
+def device_unavailable(pool: str) -> str:
+    """zpool_add() for a log vdev the kernel will not open: real 2.1.11 says this of
+    a 32 MiB file added as a log (below SPA_MINDEVSIZE), where a data vdev gets the
+    "minimum size" text (exit 1)."""
+    return f"cannot add to '{pool}': one or more devices is currently unavailable"
+
+
 def log_specified_twice() -> str:
     """construct_spec(): a second "log" keyword in one specification (exit 1)."""
     return "invalid vdev specification: 'log' can be specified only once"

@@ -117,7 +117,10 @@ class TopVdev:
     free: int = -1  # kept equal to the sum of the metaslabs' free space
     deflate_ratio: int = 0  # vdev_deflate_ratio, set from the layout when 0
     # Write I/Os and bytes the vdev has done since the pool was imported, as far as
-    # labsim counts them (intent-log blocks): zpool iostat's operations and bandwidth.
+    # labsim counts them (file data blocks, one I/O each, and intent-log blocks):
+    # zpool iostat's operations and bandwidth. Real vdevs aggregate neighbouring
+    # writes and also write metadata, so real counts differ; the lab compares only
+    # which vdevs wrote.
     write_ops: int = 0
     write_bytes: int = 0
 
@@ -267,6 +270,10 @@ class Dataset:
     # The blocks of its objset, allocated by create_dataset (the root's are part of the
     # new pool's metadata).
     objset_extents: list[Extent] = field(default_factory=list)
+    # Whether its intent log has a chain of blocks on disk (the ZIL header's zh_log):
+    # made by its first commit (zil_create()), cleared when the pool's logs are reset.
+    # An import replays only a log whose header was on disk.
+    log_exists: bool = False
 
 
 @dataclass(frozen=True)
@@ -299,6 +306,7 @@ class LogRecord:
     nbytes: int
     content: str | DataPattern
     mtime: float = 0.0
+    write_size: int = 128 * KiB  # the size of each write that made it
 
 
 @dataclass
@@ -338,6 +346,9 @@ class Pool:
     # replays, and the pool as its devices held it at the freeze (freeze_pool()).
     replay_log: list[LogRecord] = field(default_factory=list)
     on_disk: Pool | None = None
+    # Records of a frozen pool's writes not committed yet: a commit (or the export's
+    # zil_close()) may still put them in the log.
+    waiting_records: list[LogRecord] = field(default_factory=list)
     # The session clock when the pool was created or imported: zpool iostat's first
     # report averages over the time since.
     imported_at: float = 0.0
@@ -620,13 +631,12 @@ def freeze_pool(pool: Pool) -> None:
     pool.on_disk = deepcopy(pool)
 
 
-def log_record(pool: Pool, dataset: Dataset, name: str, nbytes: int,
-               content: str | DataPattern, mtime: float) -> None:
+def log_record(pool: Pool, record: LogRecord) -> None:
     """A file write that reached the on-disk intent log (zil_commit() returned): if the
     pool is frozen, the import after a crash will replay it (zil_replay(), which sets
     the times the records carry)."""
     if pool.frozen_txg is not None:
-        pool.replay_log.append(LogRecord(dataset.name, name, nbytes, content, mtime))
+        pool.replay_log.append(record)
 
 
 def export_pool(pool: Pool) -> Pool:
@@ -640,6 +650,7 @@ def export_pool(pool: Pool) -> Pool:
         on_disk.replay_log = records
         on_disk.frozen_txg = None
         on_disk.on_disk = None
+        on_disk.waiting_records = []
         pool = on_disk
     for extent in (e for _, e in pool.deferred):
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
@@ -662,7 +673,9 @@ def import_pool(pool: Pool) -> None:
     records, pool.replay_log = pool.replay_log, []
     for record in records:
         dataset = pool.datasets.get(record.dataset)
-        if dataset is not None:
+        # Without a log header on disk there is no chain to replay: a log started after
+        # the freeze was never reachable (zil_claim() finds nothing).
+        if dataset is not None and dataset.log_exists:
             write_file(pool, dataset, record.name, record.nbytes, record.content)
             dataset.files[record.name].mtime = record.mtime
 
@@ -702,6 +715,10 @@ def remove_log_vdev(pool: Pool, vdev: TopVdev) -> None:
     id stays taken, as a hole vdev."""
     next_vdev_id(pool)  # count the removed vdev's id before it goes
     pool.logs.remove(vdev)
+    # spa_reset_logs(): every dataset's log is destroyed (zil_reset()), so the next
+    # commit starts a new chain.
+    for dataset in pool.datasets.values():
+        dataset.log_exists = False
     advance_txg(pool)
 
 
@@ -803,6 +820,8 @@ def _write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: i
                 allocator = allocator_for(objset, file.object, 0, first_block + written)
                 for offset, length in vdev.take(share * asize, asize, allocator):
                     file.extents.append(Extent(vdev.id, offset, length, asize))
+                vdev.write_ops += share  # one write I/O per block (no aggregation)
+                vdev.write_bytes += share * asize
                 written += share
         advance_txg(pool)
         if short or sum(counts) < want:

@@ -293,12 +293,23 @@ class Durability:
     end_fsync: bool = False
 
 
-# Sizes in the log, from include/sys/zil.h (OpenZFS 2.1): the header a log block starts
-# with (zil_chain_t: a block pointer, zc_nused and the embedded checksum), a TX_CREATE
-# record of a file (lr_create_t and the name, 8-byte aligned) and the largest log block.
+# Sizes in the log, from include/sys/zil.h (OpenZFS 2.1), confirmed by the byte counts of
+# the lab 5 recordings: the header a log block starts with (zil_chain_t: a block
+# pointer, zc_nused and the embedded checksum); a TX_CREATE record without its name
+# (lr_create_t; the record, name and NUL included, is rounded up to 8 bytes); and the
+# largest log block.
 ZIL_CHAIN_HEADER = 184
-LR_CREATE_BASE = 136
+LR_CREATE_BASE = 104
 ZIL_MAX_BLOCK = 128 * KiB
+# ZIL_MAX_COPIED_DATA in 2.1's zil.h: a WR_COPIED record must fit in half a log block,
+# so a longer O_SYNC write is logged as WR_NEED_COPY, which may be split (zfs_log_write()).
+# Measured: 64K O_SYNC writes with a log vdev counted as needcopy, 4K ones as copied.
+ZIL_MAX_COPIED_DATA = (ZIL_MAX_BLOCK - ZIL_CHAIN_HEADER) // 2 - LR_WRITE_HEADER
+
+
+def create_record_size(name: str) -> int:
+    """A TX_CREATE record for a file called ``name`` (zfs_log_create())."""
+    return (LR_CREATE_BASE + len(name.encode()) + 1 + 7) // 8 * 8
 
 
 @dataclass(frozen=True)
@@ -322,48 +333,72 @@ def _record_size(state: str, nbytes: int) -> int:
     return LR_WRITE_HEADER + (0 if state == WR_INDIRECT else nbytes)
 
 
-def commit_writes(stats: ZilStats, *, writes: int, write_size: int, name: str,
+def commit_writes(stats: ZilStats, *, writes: int, write_size: int, first_record: int,
                   durability: Durability, sync_property: str, logbias: str, has_slog: bool,
-                  writes_per_txg: int) -> CommitResult:
-    """Log commits of one writer that creates a file and writes ``writes`` blocks of
-    ``write_size`` bytes, counted into ``stats`` as zil.c counts them.
+                  writes_per_txg: int, log_exists: bool = True,
+                  first_record_alone: bool = False) -> CommitResult:
+    """Log commits of one writer that writes ``writes`` blocks of ``write_size`` bytes
+    into a new file, counted into ``stats`` as zil.c counts them.
 
     Every write makes a TX_WRITE record (zfs_log_write(), state from write_state());
-    creating the file made a TX_CREATE one. A commit (zil_commit()) writes the records
-    still waiting into log blocks: after every write with O_SYNC or sync=always, after
-    every ``fsync_every`` writes, or at the end. Records whose txg was written first are
-    dropped instead (zil_clean()): the txg closes after ``writes_per_txg`` writes.
-    sync=disabled commits nothing. One writer commits alone, so each commit is its own
-    writer (zil_commit_writer_count) and its records are packed into as few blocks of
-    up to ZIL_MAX_BLOCK as they fit (a copied record longer than a block is split).
+    making the file made one more, ``first_record`` bytes long (its TX_CREATE,
+    create_record_size()). A commit (zil_commit())
+    writes the records still waiting into log blocks: after every write with O_SYNC or
+    sync=always (with sync=always the create commits on its own first,
+    ``first_record_alone``), after every ``fsync_every`` writes but the last (as fio
+    does), or at the end. Records whose txg was written first are dropped instead
+    (zil_clean()): the txg closes after ``writes_per_txg`` writes. sync=disabled
+    commits nothing.
+
+    A dataset's first commit (``log_exists`` false) creates its log: zil_create()
+    writes an empty first block and waits for a txg to sync, which drops the records
+    waiting then. One writer commits alone, so each commit is its own writer and its
+    records are packed into log blocks of up to ZIL_MAX_BLOCK (a copied record longer
+    than the room left is split).
+
+    Measured on 2.1.11 (tests/fixtures/real/2.1.11/05-zil-sync*): 256 O_SYNC 4K writes
+    make 256 commits, 257 records and 256 blocks of 4472 bytes (one also holds the
+    120-byte TX_CREATE of "slog.bin").
     """
     if sync_property == "disabled" or writes == 0:
         return CommitResult(0, (), 0)
     state = write_state(write_size, logbias=logbias, has_slog=has_slog,
                         o_sync=durability.o_sync)
+    if state == WR_COPIED and write_size > ZIL_MAX_COPIED_DATA:
+        state = WR_NEED_COPY
     per_write = durability.o_sync or sync_property == "always"
-    pending: list[tuple[str, int]] = [("create", LR_CREATE_BASE + _name_size(name))]
+    if not (per_write or durability.fsync_every or durability.end_fsync):
+        return CommitResult(0, (), 0)  # nothing asks for a commit
+    pending: list[tuple[str, int]] = [("first", first_record)]
     blocks: list[LogBlock] = []
     commits = indirect = 0
+    exists = log_exists
 
     def commit() -> None:
-        nonlocal commits, indirect
+        nonlocal commits, indirect, exists
         if not pending:
             return
         commits += 1
         stats.add("zil_commit_count")
         stats.add("zil_commit_writer_count")
+        if not exists:
+            # zil_create(): an empty first block, and a txg sync that drops the records
+            # waiting now; this commit then writes a block with nothing in it.
+            exists = True
+            blocks.extend([LogBlock(ZIL_CHAIN_HEADER, has_slog)] * 2)
+            pending.clear()
+            return
         used = ZIL_CHAIN_HEADER
         for kind, size in pending:
             stats.add("zil_itx_count")
-            if kind != "create":
+            if kind != "first":
                 stats.add(f"zil_itx_{kind}_count")
                 stats.add(f"zil_itx_{kind}_bytes", write_size)
                 if kind == WR_INDIRECT:
                     indirect += write_size
             while used + size > ZIL_MAX_BLOCK:
                 room = ZIL_MAX_BLOCK - used
-                if kind == WR_INDIRECT or kind == "create" or room <= LR_WRITE_HEADER:
+                if kind in (WR_INDIRECT, "first") or room <= LR_WRITE_HEADER:
                     blocks.append(LogBlock(used, has_slog))
                     used = ZIL_CHAIN_HEADER
                     continue
@@ -374,12 +409,22 @@ def commit_writes(stats: ZilStats, *, writes: int, write_size: int, name: str,
         blocks.append(LogBlock(used, has_slog))
         pending.clear()
 
-    for n in range(1, writes + 1):
-        pending.append((state, _record_size(state, write_size)))
-        if per_write or (durability.fsync_every and n % durability.fsync_every == 0):
-            commit()
-        elif writes_per_txg and n % writes_per_txg == 0:
-            pending.clear()  # the txg is written; its records are no longer needed
+    if first_record_alone and per_write:
+        commit()
+    record = (state, _record_size(state, write_size))
+    if per_write or durability.fsync_every:
+        for n in range(1, writes + 1):
+            pending.append(record)
+            if per_write or (n % durability.fsync_every == 0 and n < writes):
+                commit()
+            elif writes_per_txg and n % writes_per_txg == 0:
+                pending.clear()  # the txg is written; its records are no longer needed
+    else:
+        # Nothing commits before the end: only the records of the last txg remain.
+        if writes_per_txg and writes > writes_per_txg:
+            pending.clear()
+            writes = writes % writes_per_txg
+        pending.extend([record] * writes)
     if durability.end_fsync:
         commit()
     for block in blocks:
@@ -387,8 +432,3 @@ def commit_writes(stats: ZilStats, *, writes: int, write_size: int, name: str,
         stats.add(f"zil_itx_metaslab_{kind}_count")
         stats.add(f"zil_itx_metaslab_{kind}_bytes", block.nused)
     return CommitResult(commits, tuple(blocks), indirect)
-
-
-def _name_size(name: str) -> int:
-    """A file name in a TX_CREATE record: with its NUL, rounded up to 8 bytes."""
-    return (len(name.encode()) + 1 + 7) // 8 * 8

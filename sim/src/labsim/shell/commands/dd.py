@@ -16,6 +16,7 @@ from labsim.format import coreutils as fmt
 from labsim.shell import fs
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_dd_number
+from labsim.shell.zil_writes import Durability, log_writes
 from labsim.zfs import scan
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import write_file
@@ -55,6 +56,12 @@ def main(session: Session, argv: list[str]) -> CommandResult:
             written = full.written
             error = fmt.dd_write_error(target)
         hit.dataset.files[hit.name].mtime = session.clock
+        flags = operands.get("oflag", "").split(",")
+        conv = operands.get("conv", "").split(",")
+        session.clock += log_writes(
+            session, hit.pool, hit.dataset, hit.name, written, bs, content,
+            Durability(o_sync="sync" in flags or "dsync" in flags,
+                       end_fsync="fsync" in conv or "fdatasync" in conv))
     elif hit is not None:
         return CommandResult.fail(f"dd: failed to open '{target}': Is a directory")
     else:

@@ -169,20 +169,22 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
     return CommandResult()
 
 
-def validate(name: str, prop: str, value: str) -> object:
+def validate(name: str, prop: str, value: str, action: str = "set") -> object:
+    """A property value as zfs set (or, with action "create", zfs create -o) checks it;
+    the error names the action as zfs_valid_proplist()'s caller does."""
     if prop == "compression":
         if not COMPRESSION.match(value):
-            raise UsageError(msg.zfs_bad_compression(name), 1)
+            raise UsageError(msg.zfs_bad_compression(name, action), 1)
         return value
     if prop in INDEX_VALUES:
         if value not in INDEX_VALUES[prop]:
-            raise UsageError(msg.zfs_bad_index_value(name, prop), 1)
+            raise UsageError(msg.zfs_bad_index_value(name, prop, action), 1)
         return value
     size = parse_zfs_number(value)
     if size is None:
-        raise UsageError(msg.zfs_bad_numeric_value(name, prop, value), 1)
+        raise UsageError(msg.zfs_bad_numeric_value(name, prop, value, action), 1)
     if size < 512 or size > MAX_RECORDSIZE or size & (size - 1):
-        raise UsageError(msg.zfs_bad_recordsize(name), 1)
+        raise UsageError(msg.zfs_bad_recordsize(name, action), 1)
     return size
 
 
@@ -204,7 +206,7 @@ def create(session: Session, args: list[str]) -> CommandResult:
         if k == "-o":
             prop, _, value = v.partition("=")
             properties[ALIASES.get(prop, prop)] = validate(name, ALIASES.get(prop, prop),
-                                                           value)
+                                                           value, "create")
     create_dataset(pool, name, properties)
     return CommandResult()
 

@@ -246,8 +246,13 @@ def add(session: Session, args: list[str]) -> CommandResult:
     try:
         # Build every new vdev before adding any: a device that is too small fails the
         # whole command (the kernel opens the new vdevs together in spa_vdev_add()).
-        for spec in [*specs, *log_specs]:
+        for spec in specs:
             build_vdev(0, spec, ashift, pool.version)
+        for spec in log_specs:
+            try:
+                build_vdev(0, spec, ashift, pool.version)
+            except DeviceTooSmall:
+                raise UsageError(msg.device_unavailable(pool.name), 1) from None
         if specs:
             add_vdevs(pool, list(specs), ashift)
         if log_specs:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
+from labsim.shell.zil_writes import close_logs
 from labsim.zfs.pool import Pool, export_pool, import_pool
 
 # zpool_do_import()'s search path without -d (lib/libzutil/os/linux/zutil_import_os.c).
@@ -43,6 +44,7 @@ def export(session: Session, args: list[str]) -> CommandResult:
         pool = session.pools.get(name)
         if pool is None:
             raise UsageError(msg.no_such_pool(name), 1)
+        close_logs(session, pool)
         del session.pools[name]
         session.exported_pools[name] = export_pool(pool)
     return CommandResult()
