@@ -18,6 +18,7 @@ build: $(VENV) $(NODE)            ## build the static site into site/
 	$(PY) -m mkdocs build --strict
 
 test: $(VENV) $(NODE) chromium    ## run the whole test suite: lint, model, site, browser, then every lab on real OpenZFS in a VM
+	bash tools/vm/host-packages.sh
 	$(PY) -m ruff check sim tests tools labs
 	$(PY) -m pytest
 	bash tools/vm/run-labs.sh

@@ -84,6 +84,9 @@ export class LabTerminal {
       cursorBlink: true,
       fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace',
       fontSize: FONT_SIZES[0], // fitColumns() picks the size that fits WIDE_COLUMNS
+      // At 1.0 the row below paints over the bottom pixel row of this one, and
+      // underscores ("zil_commit_count") vanish at 10-12 px.
+      lineHeight: 1.2,
       scrollback: 2000,
       theme: THEME,
     });

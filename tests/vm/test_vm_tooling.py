@@ -14,6 +14,7 @@ SCRIPTS = [
     "vagrant/provision-ubuntu.sh",
     "tools/vm/run-labs.sh",
     "tools/vm/kvm-probe.sh",
+    "tools/vm/host-packages.sh",
 ]
 
 
@@ -25,6 +26,8 @@ def test_shell_scripts_parse(script):
 def test_vagrantfile_parses():
     ruby = shutil.which("ruby")
     if ruby is None:
+        # `make test` installs vagrant (and ruby) first, so this skips only in
+        # `make test-host` on a machine without them.
         pytest.skip("ruby is not installed (it comes with vagrant)")
     subprocess.run([ruby, "-c", str(ROOT / "vagrant/Vagrantfile")], check=True,
                    capture_output=True)

@@ -44,24 +44,7 @@ rm -rf "$RESULTS"/guest-info.txt "$RESULTS"/timings.txt \
 
 # --- host packages -----------------------------------------------------------------------------
 step "host packages"
-need=()
-command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
-command -v qemu-img >/dev/null || need+=(qemu-utils)
-command -v libvirtd >/dev/null || need+=(libvirt-daemon-system)
-command -v virsh >/dev/null || need+=(libvirt-clients)
-command -v vagrant >/dev/null || need+=(vagrant)
-[ -d /usr/share/rubygems-integration/all/gems ] \
-  && ls -d /usr/share/rubygems-integration/all/gems/vagrant-libvirt-* >/dev/null 2>&1 \
-  || need+=(vagrant-libvirt)
-command -v rsync >/dev/null || need+=(rsync)
-command -v dnsmasq >/dev/null || [ -x /usr/sbin/dnsmasq ] || need+=(dnsmasq-base)
-command -v iptables >/dev/null || need+=(iptables)
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing: ${need[*]}"
-  apt-get update -qq || loud_fail "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" \
-    >/dev/null || loud_fail "could not install ${need[*]}"
-fi
+"$ROOT/tools/vm/host-packages.sh" || loud_fail "could not install the host packages the VM needs (above)" host
 
 # --- the box -----------------------------------------------------------------------------------
 step "box"
