@@ -21,6 +21,7 @@ text or database pages compress differently, but sector rounding treats them ali
 from __future__ import annotations
 
 from labsim.figures import BarPanel, BarSeries, bar_panels
+from labsim.scenarios.controls import read_params
 from labsim.zfs import compression, records
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.versions import GiB, KiB, MiB, TiB
@@ -69,24 +70,7 @@ def describe() -> dict:
 
 
 def _params(params: object) -> tuple[dict, list[str]]:
-    """The controls' values, each falling back to its default (with a note) when the
-    value given is not one of its options: a widget must always show a chart."""
-    merged = {c["name"]: c["default"] for c in CONTROLS}
-    if not isinstance(params, dict):
-        return merged, ["parameters must be a JSON object; using the defaults"]
-    notes = []
-    for c in CONTROLS:
-        if c["name"] not in params:
-            continue
-        allowed = [o[0] if isinstance(o, list) else o for o in c["options"]]
-        value = params[c["name"]]
-        if isinstance(value, str) and value.isdigit():
-            value = int(value)
-        if value in allowed and not isinstance(value, bool):
-            merged[c["name"]] = value
-        else:
-            notes.append(f"{c['label']}: not one of its options, using {c['default']}")
-    return merged, notes
+    return read_params(CONTROLS, params)
 
 
 def recordsize_costs(workload: str, recordsize: int, ashift: int, compression_name: str) -> dict:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 
 from labsim.figures import TimelineClass, timeline_chart
+from labsim.scenarios.controls import read_params
 from labsim.zfs import zil
 from labsim.zfs.versions import KiB
 
@@ -75,33 +76,7 @@ def describe() -> dict:
 
 
 def _params(params: object) -> tuple[dict, list[str]]:
-    """The controls' values, each falling back to its default (with a note) when it is
-    not one of its options or out of range: a widget must always show a chart."""
-    merged = {c["name"]: c["default"] for c in CONTROLS}
-    if not isinstance(params, dict):
-        return merged, ["parameters must be a JSON object; using the defaults"]
-    notes = []
-    for c in CONTROLS:
-        if c["name"] not in params:
-            continue
-        value = params[c["name"]]
-        if c["kind"] == "range":
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                number = None
-            if number is not None and c["min"] <= number <= c["max"]:
-                merged[c["name"]] = number
-            else:
-                notes.append(f"{c['label']}: must be {c['min']} to {c['max']}, "
-                             f"using {c['default']}")
-            continue
-        allowed = [o[0] if isinstance(o, list) else o for o in c["options"]]
-        if value in allowed:
-            merged[c["name"]] = value
-        else:
-            notes.append(f"{c['label']}: not one of its options, using {c['default']}")
-    return merged, notes
+    return read_params(CONTROLS, params)
 
 
 def workload_writes(workload: str, horizon: float = HORIZON, seed: int = 5) -> list[zil.AppWrite]:
