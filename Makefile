@@ -1,5 +1,6 @@
 # ZFS Field Labs: the two commands a newcomer needs are `make serve` and `make test`.
-# Every target installs what it needs on first use (Python venv, npm packages, Debian chromium).
+# Every target installs what it needs on first use (Python venv, npm packages, Debian chromium
+# and wireguard-tools).
 
 PY      := .venv/bin/python
 VENV    := .venv/.installed
@@ -17,17 +18,17 @@ serve: $(VENV) $(NODE)            ## serve the course on http://127.0.0.1:8000 w
 build: $(VENV) $(NODE)            ## build the static site into site/
 	$(PY) -m mkdocs build --strict
 
-test: $(VENV) $(NODE) chromium    ## run the whole test suite: lint, model, site, browser, then every lab on real OpenZFS in a VM
+test: $(VENV) $(NODE) host-tools  ## run the whole test suite: lint, model, site, browser, then every lab on real OpenZFS in a VM
 	bash tools/vm/host-packages.sh
 	$(PY) -m ruff check sim tests tools labs
 	$(PY) -m pytest
 	bash tools/vm/run-labs.sh
 
-test-host: $(VENV) $(NODE) chromium  ## everything in `make test` except the VM labs (no root needed)
+test-host: $(VENV) $(NODE) host-tools  ## everything in `make test` except the VM labs (no root needed)
 	$(PY) -m ruff check sim tests tools labs
 	$(PY) -m pytest
 
-bench: $(VENV) $(NODE) chromium   ## print performance numbers as JSON
+bench: $(VENV) $(NODE) host-tools  ## print performance numbers as JSON
 	@$(PY) tools/bench.py
 
 $(VENV): requirements-dev.txt sim/pyproject.toml
@@ -40,12 +41,16 @@ $(NODE): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-.PHONY: chromium
-chromium:
-	@command -v chromium >/dev/null || { \
-	  echo "installing Debian chromium (needs root or sudo)"; \
+# Debian's chromium (browser tests) and wireguard-tools (the real `wg` the WireGuard model is
+# checked against), installed once; they need root or sudo.
+.PHONY: host-tools
+host-tools:
+	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
+	command -v wg >/dev/null || missing="$$missing wireguard-tools"; \
+	[ -z "$$missing" ] || { \
+	  echo "installing Debian packages:$$missing (needs root or sudo)"; \
 	  $$(command -v sudo) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$(command -v sudo) apt-get install -y -qq chromium; }
+	  DEBIAN_FRONTEND=noninteractive $$(command -v sudo) apt-get install -y -qq $$missing; }
 
 clean:
 	rm -rf site build .pytest_cache
