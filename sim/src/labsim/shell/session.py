@@ -9,12 +9,14 @@ nothing, so a page can hold as many as it likes.
 from __future__ import annotations
 
 import getopt
+import inspect
 import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
+from labsim.wg.device import WireGuardHost
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
 from labsim.zfs.zil import ZilStats
@@ -55,10 +57,15 @@ def parse_options(args: list[str], optstring: str, *, missing_argument: Callable
 
 @dataclass
 class HostFile:
-    """A file on the host's own filesystem (the sparse files vdevs are made of)."""
+    """A file on the host's own filesystem (the sparse files vdevs are made of).
+
+    ``text`` is the contents of a file whose contents matter (a key or a configuration
+    file); None for the others, which hold the zeros of a sparse file.
+    """
 
     size: int
     mtime: float
+    text: str | None = None
 
 
 @dataclass
@@ -83,10 +90,12 @@ class Session:
     # The zfs module's intent-log counters, /proc/spl/kstat/zfs/zil: for the whole
     # machine, every pool together, since the module was loaded.
     zil_stats: ZilStats = field(default_factory=ZilStats.zero)
+    # The machine's WireGuard interfaces, and the seeded generator behind `wg genkey`.
+    wireguard: WireGuardHost = field(default_factory=WireGuardHost)
 
     def run(self, line: str) -> CommandResult:
-        """Run one command line (several if separated by ';')."""
-        results = [self._run_one(part) for part in _split_commands(line)]
+        """Run one command line (several if separated by ';', a pipeline if joined by '|')."""
+        results = [self._run_pipeline(part) for part in _split_commands(line)]
         if not results:
             return CommandResult()
         return CommandResult(
@@ -95,7 +104,24 @@ class Session:
             status=results[-1].status,
         )
 
-    def _run_one(self, line: str) -> CommandResult:
+    def _run_pipeline(self, line: str) -> CommandResult:
+        """``A | B``: each command's output is the next one's standard input. The commands
+        run one after the other; what they print to stderr is kept in their order, and the
+        status is the last command's, as in bash without pipefail."""
+        stages = _split_pipeline(line)
+        if len(stages) == 1:
+            return self._run_one(line)
+        if any(not stage for stage in stages):
+            return CommandResult.fail("bash: syntax error near unexpected token `|'", 2)
+        stdin: str | None = None
+        errors, result = [], CommandResult()
+        for stage in stages:
+            result = self._run_one(stage, stdin)
+            errors.append(result.stderr)
+            stdin = result.stdout
+        return CommandResult(stdout=result.stdout, stderr="".join(errors), status=result.status)
+
+    def _run_one(self, line: str, stdin: str | None = None) -> CommandResult:
         try:
             argv = shlex.split(line, comments=True)
         except ValueError:
@@ -106,6 +132,8 @@ class Session:
         if handler is None:
             return CommandResult.fail(f"bash: {argv[0]}: command not found", 127)
         try:
+            if stdin is not None and _reads_stdin(handler):
+                return handler(self, argv, stdin=stdin)
             return handler(self, argv)
         except UsageError as err:
             return CommandResult.fail(err.message, err.status)
@@ -151,9 +179,33 @@ def _split_commands(line: str) -> list[str]:
     return [p for p in (p.strip() for p in parts) if p]
 
 
+def _split_pipeline(line: str) -> list[str]:
+    """Split on '|' outside quotes; '||' is left alone (it is not a pipe)."""
+    parts, current, quote = [], [], ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "|" and "|" not in (line[i - 1 : i], line[i + 1 : i + 2]):
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current).strip())
+    return parts
+
+
+@cache
+def _reads_stdin(handler: Callable[..., CommandResult]) -> bool:
+    """Whether a command takes standard input (a ``stdin`` keyword); the others ignore it."""
+    return "stdin" in inspect.signature(handler).parameters
+
+
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
-    from labsim.shell.commands import coreutils, dd, fio, zdb, zfs, zpool
+    from labsim.shell.commands import coreutils, dd, fio, wg, zdb, zfs, zpool
 
     return {
         "zpool": zpool.main,
@@ -173,6 +225,7 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "du": coreutils.du,
         "fio": fio.main,
         "zdb": zdb.main,
+        "wg": wg.main,
     }
 
 
