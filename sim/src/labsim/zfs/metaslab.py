@@ -184,6 +184,10 @@ class Metaslab:
     unflushed: bool = False  # changed since its last flush
     # ms_activation_weight's bucket while the metaslab is active (0: inactive).
     activation_index: int = 0
+    # weight() of the free segments as they are now, by ashift; emptied by every change
+    # (allocate/release call _touch). Choosing a metaslab weighs them all, often.
+    _weights: dict[int, tuple[int, int]] = field(default_factory=dict, compare=False,
+                                                 repr=False)
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -197,6 +201,7 @@ class Metaslab:
         return max(self.free_lengths, default=0)
 
     def _touch(self) -> None:
+        self._weights.clear()
         self.has_space_map = True
         self.dirty = True
         self.unflushed = True
@@ -285,7 +290,11 @@ class Metaslab:
 
     def weight(self, ashift: int) -> tuple[int, int]:
         """metaslab_segment_weight() as (bucket index, segment count): larger is better."""
-        return segment_weight(self.size, self.free, self.free_lengths, ashift)
+        cached = self._weights.get(ashift)
+        if cached is None:
+            cached = segment_weight(self.size, self.free, self.free_lengths, ashift)
+            self._weights[ashift] = cached
+        return cached
 
 
 def histogram_fragmentation(histogram: list[int], sm_shift: int) -> int:
@@ -332,9 +341,13 @@ def activation_order(metaslabs: list[Metaslab], ashift: int,
                      exclude: set[int] = frozenset()) -> list[int]:
     """Inactive metaslabs in the order find_valid_metaslab() walks them: heaviest first,
     ties by lowest offset (metaslab_compare()); full ones are left out."""
-    candidates = [i for i, ms in enumerate(metaslabs) if i not in exclude and ms.free]
-    return sorted(candidates, key=lambda i: (tuple(-w for w in metaslabs[i].weight(ashift)),
-                                             metaslabs[i].start))
+    keyed = []
+    for i, ms in enumerate(metaslabs):
+        if ms.free and i not in exclude:
+            bucket, count = ms.weight(ashift)
+            keyed.append((-bucket, -count, ms.start, i))
+    keyed.sort()
+    return [i for *_, i in keyed]
 
 
 def _fits(ms: Metaslab, block: int) -> bool:

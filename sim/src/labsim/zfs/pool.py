@@ -837,25 +837,44 @@ def objset_id(pool: Pool, dataset: Dataset) -> int:
     return 54 + 3 * list(pool.datasets).index(dataset.name)
 
 
+# Indirect blocks of a run this long are placed in batches (see _allocate_indirects).
+INDIRECT_BATCH_FROM = 1024
+
+
 def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int) -> None:
     """Indirect blocks, two copies (ditto blocks) on different vdevs where
     possible; with a single top-level vdev both copies go to it, the second to the
     allocator's secondary metaslab (metaslab_group_alloc_normal()). Level 1 hashes to
-    an allocator of its own."""
+    an allocator of its own.
+
+    Each copy goes to the vdev with the most free space at the time. A file of millions
+    of blocks has thousands of full indirect blocks alike: from INDIRECT_BATCH_FROM of
+    them on, they are placed 1/64 of the run at a time, choosing the vdevs again before
+    each batch, which keeps filling a 1 TiB pool fast in the browser. Smaller files
+    (every lab's) are placed block by block."""
     allocator = allocator_for(objset, file.object, 1, 0)
-    for pointers in records.indirect_blocks(data_blocks):
+    for pointers, count in records.indirect_block_runs(data_blocks):
         psize = records.indirect_psize(pointers, pool.min_ashift)
         # Metadata counts its physical size as its logical size (BP_GET_UCSIZE).
-        file.logical += psize
-        file.compressed += psize
-        targets = sorted(pool.vdevs, key=lambda v: -v.free)[: records.METADATA_COPIES]
-        for copy in range(records.METADATA_COPIES):
-            vdev = targets[copy % len(targets)]
-            asize = vdev.psize_to_asize(psize)
-            if vdev.free >= asize:
-                for offset, length in vdev.take(asize, allocator=allocator,
+        file.logical += psize * count
+        file.compressed += psize * count
+        batch = count // 64 if count >= INDIRECT_BATCH_FROM else 1
+        placed = 0
+        while placed < count:
+            blocks = min(batch, count - placed)
+            placed += blocks
+            targets = sorted(pool.vdevs, key=lambda v: -v.free)[: records.METADATA_COPIES]
+            for copy in range(records.METADATA_COPIES):
+                vdev = targets[copy % len(targets)]
+                asize = vdev.psize_to_asize(psize)
+                fit = min(blocks, vdev.free // asize)
+                if fit <= 0:
+                    continue
+                for offset, length in vdev.take(fit * asize, asize if fit > 1 else 0,
+                                                allocator=allocator,
                                                 secondary=copy >= len(targets)):
-                    file.extents.append(Extent(vdev.id, offset, length))
+                    file.extents.append(Extent(vdev.id, offset, length,
+                                               asize if fit > 1 else 0))
 
 
 def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Dataset:

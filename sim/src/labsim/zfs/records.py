@@ -123,17 +123,28 @@ def allocated_size(psize: int, ashift: int) -> int:
     return roundup(psize, 1 << ashift) if psize else 0
 
 
-def indirect_blocks(data_blocks: int) -> list[int]:
-    """Number of pointers held by each indirect block of a file of ``data_blocks``
-    blocks, level 1 first, up to the single top block the dnode points at."""
-    pointers: list[int] = []
+def indirect_block_runs(data_blocks: int) -> list[tuple[int, int]]:
+    """The indirect blocks of a file of ``data_blocks`` blocks as (pointers held, how
+    many such blocks) runs, level 1 first, up to the single top block the dnode points
+    at: each level is full blocks and at most one partly filled one. Runs keep the cost
+    of a 1 TiB file's millions of indirect blocks down to a few terms."""
+    runs: list[tuple[int, int]] = []
     count = data_blocks
     while count > 1:  # a single block is pointed at from the dnode itself
         full, rest = divmod(count, POINTERS_PER_INDIRECT)
-        level = [POINTERS_PER_INDIRECT] * full + ([rest] if rest else [])
-        pointers += level
-        count = len(level)
-    return pointers
+        if full:
+            runs.append((POINTERS_PER_INDIRECT, full))
+        if rest:
+            runs.append((rest, 1))
+        count = full + (1 if rest else 0)
+    return runs
+
+
+def indirect_blocks(data_blocks: int) -> list[int]:
+    """Number of pointers held by each indirect block of a file of ``data_blocks``
+    blocks, level 1 first, up to the single top block the dnode points at."""
+    return [pointers for pointers, count in indirect_block_runs(data_blocks)
+            for _ in range(count)]
 
 
 def indirect_allocation(data_blocks: int, ashift: int = 9,
@@ -144,8 +155,8 @@ def indirect_allocation(data_blocks: int, ashift: int = 9,
     size on a RAID-Z vdev); by default, whole sectors of 2^ashift bytes.
     """
     size_of = sizer or (lambda psize: allocated_size(psize, ashift))
-    return sum(METADATA_COPIES * size_of(indirect_psize(pointers, ashift))
-               for pointers in indirect_blocks(data_blocks))
+    return sum(METADATA_COPIES * count * size_of(indirect_psize(pointers, ashift))
+               for pointers, count in indirect_block_runs(data_blocks))
 
 
 def indirect_psize(pointers: int, ashift: int = 9) -> int:

@@ -92,12 +92,22 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
     for vdev_id in range(len(metaslab_groups)):
         if vdev_id not in maps.unflushed_phys:
             maps.unflushed_phys[vdev_id] = maps.new_object()
-    entries = sum(sync_metaslab(ms, txg, maps) for group in metaslab_groups for ms in group)
+    # One pass over every metaslab (a 1 TiB pool has hundreds, and a fill syncs a
+    # thousand txgs): sync the changed ones and find the oldest unflushed one.
+    entries = 0
+    oldest: Metaslab | None = None
+    for group in metaslab_groups:
+        for ms in group:
+            if ms.dirty:
+                entries += sync_metaslab(ms, txg, maps)
+            if ms.unflushed and ms.sm_object and (
+                    oldest is None
+                    or (ms.unflushed_txg, ms.start) < (oldest.unflushed_txg, oldest.start)):
+                oldest = ms
     if entries:
         maps.logs.append(LogSpaceMap(maps.new_object(), txg, entries, net_alloc))
-    waiting = [ms for group in metaslab_groups for ms in group if ms.unflushed and ms.sm_object]
-    if waiting:
-        flush_metaslab(min(waiting, key=lambda ms: (ms.unflushed_txg, ms.start)), txg)
+    if oldest is not None:
+        flush_metaslab(oldest, txg)
     _drop_old_logs(metaslab_groups, maps)
 
 
