@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
+from labsim.net.model import Network, add_host
 from labsim.wg.device import WireGuardHost
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
@@ -90,8 +91,28 @@ class Session:
     # The zfs module's intent-log counters, /proc/spl/kstat/zfs/zil: for the whole
     # machine, every pool together, since the module was loaded.
     zil_stats: ZilStats = field(default_factory=ZilStats.zero)
-    # The machine's WireGuard interfaces, and the seeded generator behind `wg genkey`.
-    wireguard: WireGuardHost = field(default_factory=WireGuardHost)
+    # The machine's WireGuard interfaces, and the seeded generator behind `wg genkey`;
+    # always set after __init__ (None asks for the host's own, see __post_init__).
+    wireguard: WireGuardHost | None = None
+    # The network this machine is host ``hostname`` of (labsim.net): sessions for different
+    # hosts of one lesson share one Network. Without one, the session gets a network of its
+    # own with just this host. The host owns the WireGuard state: ``wireguard`` is the
+    # host's (one given here goes to a new host; an existing host keeps its own).
+    network: Network | None = None
+    hostname: str = "lab"
+    # What each packet of the last `ping` met on its way (labsim.net.delivery.Delivery),
+    # for a page to show.
+    last_ping: tuple = ()
+
+    def __post_init__(self) -> None:
+        if self.network is None:
+            self.network = Network()
+        host = self.network.hosts.get(self.hostname)
+        if host is None:
+            # A new host of a shared network gets a generator seeded with its position,
+            # so that two hosts never generate the same keys.
+            host = add_host(self.network, self.hostname, wireguard=self.wireguard)
+        self.wireguard = host.wireguard
 
     def run(self, line: str) -> CommandResult:
         """Run one command line (several if separated by ';', a pipeline if joined by '|')."""
@@ -205,7 +226,7 @@ def _reads_stdin(handler: Callable[..., CommandResult]) -> bool:
 
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
-    from labsim.shell.commands import coreutils, dd, fio, wg, zdb, zfs, zpool
+    from labsim.shell.commands import coreutils, dd, fio, netcmds, zdb, zfs, zpool
 
     return {
         "zpool": zpool.main,
@@ -225,7 +246,11 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "du": coreutils.du,
         "fio": fio.main,
         "zdb": zdb.main,
-        "wg": wg.main,
+        "wg": netcmds.wg,
+        "ip": netcmds.ip,
+        "ping": netcmds.ping,
+        "sysctl": netcmds.sysctl,
+        "iptables": netcmds.iptables,
     }
 
 

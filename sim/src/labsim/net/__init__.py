@@ -1,0 +1,1 @@
+"""Linux networking for the WireGuard lessons: hosts, links, routes, and packet delivery."""
