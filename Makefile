@@ -1,6 +1,6 @@
 # ZFS Field Labs: the two commands a newcomer needs are `make serve` and `make test`.
-# Every target installs what it needs on first use (Python venv, npm packages, Debian chromium
-# and wireguard-tools).
+# Every target installs what it needs on first use (Python venv, npm packages, Debian chromium,
+# wireguard-tools and wireguard-go).
 
 PY      := .venv/bin/python
 VENV    := .venv/.installed
@@ -41,12 +41,16 @@ $(NODE): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Debian's chromium (browser tests) and wireguard-tools (the real `wg` the WireGuard model is
-# checked against), installed once; they need root or sudo.
+# Debian's chromium (browser tests), and wireguard-tools, wireguard-go, iproute2 and
+# iputils-ping (the real WireGuard the network model and the namespace labs are checked
+# against), installed once; they need root or sudo.
 .PHONY: host-tools
 host-tools:
 	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
 	command -v wg >/dev/null || missing="$$missing wireguard-tools"; \
+	command -v wireguard-go >/dev/null || missing="$$missing wireguard-go"; \
+	command -v ip >/dev/null || missing="$$missing iproute2"; \
+	command -v ping >/dev/null || missing="$$missing iputils-ping"; \
 	[ -z "$$missing" ] || { \
 	  echo "installing Debian packages:$$missing (needs root or sudo)"; \
 	  $$(command -v sudo) apt-get update -qq && \

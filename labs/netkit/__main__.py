@@ -1,0 +1,5 @@
+import sys
+
+from netkit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,156 @@
+"""python -m netkit {up,validate,down,run,sim,exec} LAB  (run in labs/, or give a path).
+
+* ``up``: make the lab's namespaces, LAN and WireGuard interfaces, and run the hosts' scripts.
+* ``validate``: run the lab's checks, one line each; exit 0 when all pass, 1 when one fails,
+  2 when the lab has none (as netlab validate).
+* ``down``: remove everything ``up`` made; harmless when nothing is up.
+* ``run``: up, validate, down -- down also when anything fails; exits as validate.
+* ``sim``: the same scripts and checks in labsim (no root needed).
+* ``exec LAB HOST -- COMMAND...``: one command on a host of a running lab.
+
+up, validate, down and exec need root: the lab lives on between commands. ``run`` also works
+without root, in user, network and mount namespaces of its own (`unshare -Urnm`), which
+vanish with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+import netkit
+from netkit import NetkitError, real
+
+USERNS_ENV = "NETKIT_IN_USERNS"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="netkit", description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=("up", "validate", "down", "run", "sim", "exec"))
+    parser.add_argument("lab", help="a folder with a topology.toml, or its name in labs/net/")
+    parser.add_argument("rest", nargs="*", help="exec: HOST -- COMMAND...")
+    parser.add_argument("--variant", help="run the scripts of this variant of the lab")
+    parser.add_argument("--report", help="write the checks' outcomes to this JSON file")
+    parser.add_argument("-q", "--quiet", action="store_true", help="do not echo the scripts")
+    args = parser.parse_args(argv)
+    try:
+        topology = netkit.load(args.lab)
+        topology.scripts(args.variant)
+        if args.command == "sim":
+            return _sim(topology, args)
+        refusal = _privileges(args.command)
+        if refusal is not None:
+            print(f"netkit: {refusal}", file=sys.stderr)
+            return 1
+        if os.geteuid() != 0:
+            return _in_userns(argv if argv is not None else sys.argv[1:])
+        if os.environ.get(USERNS_ENV) == "1":
+            # Our own /run, so that /run/netns and /run/netkit die with us.
+            subprocess.run(["mount", "-t", "tmpfs", "netkit", "/run"], check=True)
+        return _real(topology, args)
+    except NetkitError as err:
+        print(f"netkit: {err}", file=sys.stderr)
+        return 1
+
+
+def _privileges(command: str) -> str | None:
+    missing = real.missing_tools()
+    if missing:
+        return f"missing {', '.join(missing)} (Debian: wireguard-go wireguard-tools " \
+               "iproute2 iputils-ping util-linux)"
+    if os.geteuid() == 0:
+        return None
+    if command != "run":
+        return (f"`netkit {command}` needs root (the lab's namespaces live on between "
+                "commands): run it with sudo, or use `netkit run`, which works without root "
+                "in a user namespace")
+    probe = subprocess.run(["unshare", "-Urnm", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return ("not root, and this system does not let you make a user namespace "
+                f"(`unshare -Urnm true`: {probe.stderr.strip() or probe.returncode}): "
+                "run netkit with sudo")
+    return None
+
+
+def _in_userns(argv: list[str]) -> int:
+    env = {**os.environ, USERNS_ENV: "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(netkit.LABS_ROOT),
+                                                       os.environ.get("PYTHONPATH")]))}
+    unshare = shutil.which("unshare") or "unshare"
+    return subprocess.run([unshare, "-Urnm", "--propagation", "private", sys.executable,
+                           "-m", "netkit", *argv], env=env).returncode
+
+
+def _log(args):
+    return (lambda text: None) if args.quiet else print
+
+
+def _report(args, topology: netkit.Topology, shell: netkit.Shell,
+            outcomes: list[netkit.Outcome], backend: str, transcript=()) -> None:
+    """The outcomes, the scripts' transcript and the WireGuard state after the checks
+    (`wg show IF dump`) as JSON; for the real backend also the processes of the lab (pid
+    and start time, field 22 of /proc/PID/stat), so that a test can prove they are gone."""
+    if args.report:
+        processes = real.State(topology).data["processes"] if backend == "real" else {}
+        wireguard = netkit.snapshot(topology, shell)
+        with open(args.report, "w") as out:
+            json.dump({"backend": backend, "variant": args.variant,
+                       "checks": [o.as_dict() for o in outcomes], "wireguard": wireguard,
+                       "transcript": [[host, line, r.stdout, r.stderr, r.status]
+                                      for host, line, r in transcript],
+                       "processes": processes}, out, indent=1)
+
+
+def _real(topology: netkit.Topology, args) -> int:
+    if args.command == "down":
+        for what in real.down(topology):
+            print(f"removed {what}")
+        return 0
+    if args.command == "exec":
+        if len(args.rest) < 2 or args.rest[0] not in topology.hosts:
+            raise NetkitError(f"exec: give a host ({', '.join(topology.hosts)}) and a command")
+        result = real.shell(topology)(args.rest[0], shlex.join(args.rest[1:]))
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
+        return result.status
+    if args.command == "validate":
+        if not real.namespaces(topology):
+            raise NetkitError(f"{topology.name} is not up (run `netkit up` first)")
+        shell = real.shell(topology)
+        status, outcomes = netkit.validate(topology, shell)
+        _report(args, topology, shell, outcomes, "real")
+        return status
+    started = time.monotonic()
+    try:
+        real.up(topology)
+        shell = real.shell(topology)
+        transcript = netkit.configure(topology, shell, args.variant, _log(args))
+        print(f"{topology.name} is up ({time.monotonic() - started:.1f} s)")
+        if args.command == "up":
+            return 0
+        status, outcomes = netkit.validate(topology, shell)
+        _report(args, topology, shell, outcomes, "real", transcript)
+        return status
+    except BaseException:
+        real.down(topology)
+        raise
+    finally:
+        if args.command == "run":
+            real.down(topology)
+            print(f"{topology.name}: run and down in {time.monotonic() - started:.1f} s")
+
+
+def _sim(topology: netkit.Topology, args) -> int:
+    from netkit import sim
+
+    shell = sim.up(topology)
+    transcript = netkit.configure(topology, shell, args.variant, _log(args))
+    status, outcomes = netkit.validate(topology, shell)
+    _report(args, topology, shell, outcomes, "labsim", transcript)
+    return status

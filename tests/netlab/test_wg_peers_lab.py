@@ -1,0 +1,237 @@
+"""The WireGuard "keys, peers and AllowedIPs" lab, run for real and in labsim.
+
+The real run uses network namespaces and wireguard-go (labs/netkit/real.py): as root it uses
+the machine's namespaces, otherwise `netkit run` puts itself in a user namespace
+(`unshare -Urnm`). The same host scripts then run in labsim, and every check must come out
+the same in both worlds (the simulator-versus-reality check of this lab), as must what each
+script line prints, once the random keys are replaced by names. After every real run nothing
+of the lab may be left: no namespace, process, link or state file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LABS_DIR = ROOT / "labs"
+sys.path.insert(0, str(LABS_DIR))
+
+import netkit  # noqa: E402
+from netkit import real, sim  # noqa: E402
+
+LAB = "01-wg-peers"
+TOPOLOGY = netkit.load(LAB)
+PREFIX = real.prefix(TOPOLOGY)
+# Seconds a whole real run may take: WireGuard's handshake is made on the first packet, so a
+# good run takes about 2 s; each ping that must time out adds its -W (the broken run: ~6 s).
+MAX_SECONDS = 20
+# Debian packages with the tools the real run needs.
+PACKAGES = "wireguard-go wireguard-tools iproute2 iputils-ping util-linux"
+FAILING = [
+    "[FAIL] alice: ping 10.0.0.2 answers -- alice reaches bob through the tunnel",
+    "[FAIL] bob: ping 10.0.0.1 answers -- bob reaches alice through the tunnel",
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def real_tools():
+    missing = real.missing_tools()
+    assert not missing, f"the real lab needs {', '.join(missing)}: apt-get install {PACKAGES}"
+    if os.geteuid() != 0:
+        probe = subprocess.run(["unshare", "-Urnm", "true"], capture_output=True, text=True)
+        assert probe.returncode == 0, f"not root and no user namespaces: {probe.stderr}"
+
+
+def netkit_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(LABS_DIR)}
+    return subprocess.run([sys.executable, "-m", "netkit", *args], cwd=LABS_DIR, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def simulate(variant: str | None):
+    shell = sim.up(TOPOLOGY)
+    transcript = netkit.configure(TOPOLOGY, shell, variant, log=lambda text: None)
+    status, outcomes = netkit.validate(TOPOLOGY, shell, log=lambda text: None)
+    return status, outcomes, transcript, shell
+
+
+def without_keys(transcript: list[list]) -> list[list]:
+    """The transcript with every public key (44 base64 characters) named by its host."""
+    keys = {}
+    for host, line, stdout, _stderr, _status in transcript:
+        if line.startswith("wg show wg0 public-key"):
+            keys[stdout.strip()] = f"<{host.upper()}_PUBKEY>"
+
+    def name(text: str) -> str:
+        return re.sub(r"[A-Za-z0-9+/]{43}=", lambda m: keys.get(m.group(0), "<KEY>"), text)
+
+    return [[host, name(line), name(out), err, status]
+            for host, line, out, err, status in transcript]
+
+
+def wireguard_state(dumps: dict[str, dict[str, str]], transcript: list[list]) -> dict:
+    """`wg show IF dump` per host and interface, with keys named by their hosts (private
+    keys as <PRIVATE>) and a handshake time as "seen" (the real one is the wall clock)."""
+    keys = {out.strip(): f"<{host.upper()}_PUBKEY>" for host, line, out, _e, _s in transcript
+            if line.startswith("wg show wg0 public-key")}
+    state = {}
+    for host, interfaces in dumps.items():
+        for iface, text in interfaces.items():
+            rows = [line.split("\t") for line in text.splitlines()]
+            for row in rows[1:]:
+                row[4] = "seen" if row[4] != "0" else "0"
+            rows[0][0] = "<PRIVATE>"
+            state[f"{host} {iface}"] = [[keys.get(f, f) for f in row] for row in rows]
+    return state
+
+
+def assert_nothing_left(processes: dict[str, list] | None,
+                        topology: netkit.Topology = TOPOLOGY) -> None:
+    prefix = real.prefix(topology)
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert not [n for n in names.split() if n.startswith(prefix)], names
+    assert processes or processes is None, "the report names the lab's processes"
+    for label, (pid, started) in (processes or {}).items():
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone
+        # The same pid may be a new process; a zombie is dead, only not yet collected.
+        assert stat[19] != started or stat[0] == "Z", f"{label} (pid {pid}) is still running"
+    veths = subprocess.run(["ip", "-o", "link", "show", "type", "veth"], capture_output=True,
+                           text=True).stdout
+    ours = set(topology.hosts) | {f"{prefix}{h}" for h in topology.hosts}
+    assert not [line for line in veths.splitlines()
+                if line.split(":")[1].strip().split("@")[0] in ours], veths
+    assert not real.state_dir(topology).exists()
+
+
+def test_run_cleans_up_when_a_script_line_fails(tmp_path):
+    lab = tmp_path / "broken-lab"
+    lab.mkdir()
+    (lab / "a.sh").write_text("wg genkey | wg set wg0 private-key /dev/stdin\n"
+                              "ip route add 10.9.0.0/24 dev nosuchdev\n")
+    (lab / "topology.toml").write_text(
+        '[hosts.a]\naddress = "192.168.50.10/24"\nwireguard = ["wg0"]\nscript = "a.sh"\n'
+        '[[check]]\nname = "never reached"\nhost = "a"\nroute = "10.9.0.0/24"\n')
+    done = netkit_cli("run", str(lab))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "`ip route add 10.9.0.0/24 dev nosuchdev` exited with" in done.stderr
+    assert "[PASS]" not in done.stdout and "[FAIL]" not in done.stdout
+    assert_nothing_left(None, netkit.load(lab))
+
+
+@pytest.mark.parametrize("variant", [None, "wrong-allowed-ips"])
+def test_real_run_agrees_with_labsim(variant, tmp_path, capsys):
+    report = tmp_path / "report.json"
+    args = ["run", LAB, "--quiet", "--report", str(report)]
+    if variant:
+        args += ["--variant", variant]
+    started = time.monotonic()
+    done = netkit_cli(*args)
+    seconds = time.monotonic() - started
+    output = done.stdout + done.stderr
+    with capsys.disabled():
+        print(f"\n{LAB} ({variant or 'as written'}): real run {seconds:.1f} s, "
+              f"exit {done.returncode}")
+    assert done.returncode == (1 if variant else 0), output
+    assert seconds < MAX_SECONDS, output
+    for line in FAILING:
+        assert (line in output) == bool(variant), output
+    data = json.loads(report.read_text())
+    assert_nothing_left(data["processes"])
+
+    status, outcomes, transcript, shell = simulate(variant)
+    sim_transcript = [[h, line, r.stdout, r.stderr, r.status] for h, line, r in transcript]
+    assert status == done.returncode
+    simulated = {o.check.name: o.observed for o in outcomes}
+    measured = {c["name"]: c["observed"] for c in data["checks"]}
+    assert simulated == measured
+    real_lines = without_keys(data["transcript"])
+    sim_lines = without_keys(sim_transcript)
+    assert sim_lines == real_lines
+    # Handshakes, endpoints and byte counters after the checks. (wireguard-go sends a
+    # keepalive 10 s after data it did not answer, which labsim does not model: the real
+    # run takes the snapshot well before that.)
+    sim_dumps = netkit.snapshot(TOPOLOGY, shell)
+    assert (wireguard_state(sim_dumps, sim_transcript)
+            == wireguard_state(data["wireguard"], data["transcript"]))
+
+
+def test_up_validate_down_leaves_nothing(tmp_path):
+    """The lab living on between commands: up, validate twice, down twice."""
+    report = tmp_path / "report.json"
+    steps = [["up", LAB, "-q"], ["validate", LAB, "--report", str(report)],
+             ["validate", LAB], ["down", LAB], ["down", LAB], ["validate", LAB]]
+    if os.geteuid() == 0:
+        done = [netkit_cli(*step) for step in steps]
+    else:
+        # The sequence in one user namespace of its own (the real one needs root).
+        script = "mount -t tmpfs netkit /run; " + "; ".join(
+            f"{sys.executable} -m netkit {' '.join(s)}"
+            f" >{tmp_path}/{i}.out 2>&1; echo $? >{tmp_path}/{i}.rc"
+            for i, s in enumerate(steps))
+        subprocess.run(["unshare", "-Urnm", "--propagation", "private", "sh", "-c", script],
+                       cwd=LABS_DIR, env={**os.environ, "PYTHONPATH": str(LABS_DIR)},
+                       check=True, timeout=120)
+        done = [subprocess.CompletedProcess(s, int((tmp_path / f"{i}.rc").read_text()),
+                                            (tmp_path / f"{i}.out").read_text(), "")
+                for i, s in enumerate(steps)]
+    statuses = [d.returncode for d in done]
+    assert statuses == [0, 0, 0, 0, 0, 1], [d.stdout + d.stderr for d in done]
+    assert "6 of 6 checks passed" in done[1].stdout
+    assert "removed namespace" in done[3].stdout
+    assert done[4].stdout == ""  # the second down finds nothing to remove
+    assert "is not up" in done[5].stderr + done[5].stdout
+    assert_nothing_left(json.loads(report.read_text())["processes"])
+
+
+def test_no_checks_exits_2(tmp_path):
+    lab = tmp_path / "nochecks"
+    lab.mkdir()
+    (lab / "a.sh").write_text("ip route\n")
+    (lab / "topology.toml").write_text(
+        '[hosts.a]\naddress = "192.168.50.10/24"\nscript = "a.sh"\n')
+    done = netkit_cli("sim", str(lab))
+    assert done.returncode == netkit.NO_TESTS, done.stdout + done.stderr
+    assert "no checks" in done.stdout
+
+
+def test_refuses_politely_without_root():
+    """Only `run` works without root; the others say what they need."""
+    if os.geteuid() == 0:
+        # A Python that user nobody may run (the venv's may live under /root); netkit needs
+        # only its standard library.
+        python = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3")
+                       if os.access(p, os.X_OK) and subprocess.run(
+                           [p, "-c", "import tomllib"], capture_output=True).returncode == 0),
+                      None) if shutil.which("setpriv") else None
+        assert python, "setpriv and a system python3 (3.11 or newer) to drop root"
+        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python]
+    else:
+        argv = [sys.executable]
+    done = subprocess.run([*argv, "-m", "netkit", "up", LAB], cwd=LABS_DIR,
+                          env={**os.environ, "PYTHONPATH": str(LABS_DIR), "HOME": "/tmp"},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "needs root" in done.stderr and "netkit run" in done.stderr
+    assert not real.namespaces(TOPOLOGY)
+
+
+def test_scripts_run_unchanged_in_labsim():
+    """Every line of every script (variants too) is one labsim knows."""
+    for variant in [None, *TOPOLOGY.variants]:
+        for _step, host, lines in netkit.plan(TOPOLOGY, variant):
+            assert lines, host
+    status, outcomes, transcript, _shell = simulate(None)
+    assert status == netkit.PASSED, [o.detail for o in outcomes if not o.passed]
+    assert all(r.status == 0 for _h, _line, r in transcript)
