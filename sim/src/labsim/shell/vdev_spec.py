@@ -91,7 +91,8 @@ def unmodelled(word: str) -> bool:
 
 def split_groups(words: list[str]) -> list[Group]:
     """construct_spec()'s grammar, without opening any device. Raises ValueError with
-    the keyword for a group labsim does not model (log, cache, draid, ...)."""
+    the keyword for a group labsim does not model (cache, draid, ...); "log" is split
+    off first by split_log()."""
     groups: list[Group] = []
     i = 0
     while i < len(words):

@@ -1,11 +1,13 @@
-"""zpool: create, add, list, status, get, destroy, sync, version; and the device commands
-scrub, clear, offline, online, attach, detach and replace.
+"""zpool: create, add, list, status, iostat, get, destroy, sync, version, freeze; and the
+device commands scrub, clear, offline, online, attach, detach, replace and remove (of log
+vdevs).
 
 Option parsing follows zpool's getopt strings (GNU getopt, so options may follow
 operands). Vdev specifications are read as in cmd/zpool/zpool_vdev.c (see
-labsim.shell.vdev_spec): mirror and raidz, raidz1-3 open a group; log, cache, spare,
-special, dedup and draid are recognised but not simulated; anything else is a device,
-which must be a full path (labsim has sparse files, not disks).
+labsim.shell.vdev_spec): mirror and raidz, raidz1-3 open a group; "log" makes the vdevs
+after it log vdevs; cache, spare, special, dedup and draid are recognised but not
+simulated; anything else is a device, which must be a full path (labsim has sparse files,
+not disks).
 """
 
 from __future__ import annotations
