@@ -341,13 +341,19 @@ def activation_order(metaslabs: list[Metaslab], ashift: int,
                      exclude: set[int] = frozenset()) -> list[int]:
     """Inactive metaslabs in the order find_valid_metaslab() walks them: heaviest first,
     ties by lowest offset (metaslab_compare()); full ones are left out."""
+    return [i for *_, i in sorted(_candidates(metaslabs, ashift, exclude))]
+
+
+def _candidates(metaslabs: list[Metaslab], ashift: int,
+                exclude: set[int]) -> list[tuple[int, int, int, int]]:
+    """(-bucket, -count, offset, index) of every inactive metaslab with free space: the
+    smallest is the one find_valid_metaslab() tries first."""
     keyed = []
     for i, ms in enumerate(metaslabs):
         if ms.free and i not in exclude:
             bucket, count = ms.weight(ashift)
             keyed.append((-bucket, -count, ms.start, i))
-    keyed.sort()
-    return [i for *_, i in keyed]
+    return keyed
 
 
 def _fits(ms: Metaslab, block: int) -> bool:
@@ -364,7 +370,12 @@ def _activate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
     if current is not None:
         metaslabs[current].activation_index = 0
         slots[allocator] = None
-    for index in activation_order(metaslabs, ashift, exclude=group.active()):
+    keyed = _candidates(metaslabs, ashift, group.active())
+    # The heaviest candidate almost always fits: try it before sorting them all.
+    first = min(keyed, default=None)
+    order = [first[3]] if first is not None and _fits(metaslabs[first[3]], block) \
+        else [i for *_, i in sorted(keyed)]
+    for index in order:
         if _fits(metaslabs[index], block):
             slots[allocator] = index
             metaslabs[index].activation_index = metaslabs[index].weight(ashift)[0]
