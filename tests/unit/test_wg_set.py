@@ -16,6 +16,18 @@ so its answers there ("Temporary failure in name resolution", retried) are not u
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from wg_samples import (
+    FULL_CONF,
+    IF0_PRIV,
+    IF0_PUB,
+    IF1_PRIV,
+    IF1_PUB,
+    P1_PUB,
+    P2_PUB,
+    P3_PUB,
+    P4_PUB,
+    PSK1,
+)
 
 from labsim import Session
 from labsim.shell.session import HostFile
@@ -23,15 +35,6 @@ from labsim.wg import config
 from labsim.wg.device import add_interface, set_link_up
 from labsim.wg.keys import encode_key, public_key
 
-IF0_PRIV = "+DYa1mgGemfMtLnbD/03oYvQSovhj9ZG6itRP8V59WA="
-IF0_PUB = "S6b8N1/IV19qXZSU9u00muESx78J6f6MDJ0kDv+MUQc="
-IF1_PRIV = "oLWQokqX3wj57z/5CtWHcQJbSnlBZweTj1dREAEAGFA="
-IF1_PUB = "OyTIHHcA6YRXcDSvLHT0wM+MKNNsfO9u3zoT5WjQjxs="
-P1_PUB = "9OvDm8avt0nMWJ/5bWdfOuxHbPwD5nHFpJHpsHOJxSk="
-P2_PUB = "gDdC53cBQu184jTfvno77eO1dBv5f/GznjdVrphgdx0="
-P3_PUB = "/QQx1S07IzWG9Om0elgQg4gFYrdqrXQhLXG970HCEEo="
-P4_PUB = "UkLFz7b1gTJFPcQ7OZrnXXpd9CDB86WNuzY5biqcFFA="
-PSK1 = "osi1R6vh0YbG5kpWpOcpq06Wc1+05tXMBfM/ZR+xqbE="
 PSK2 = "b/LUHPl3zPsonE04qoo4PgWhrPswAsp27R5NcQlMcng="
 UNCLAMPED = "yMnKy8zNzs/Q0dLT1NXW19jZ2tvc3d7f4OHi4+Tl5uc="
 UNCLAMPED_CLAMPED = "yMnKy8zNzs/Q0dLT1NXW19jZ2tvc3d7f4OHi4+Tl5mc="
@@ -58,18 +61,7 @@ FILES = {
     "unclamped.key": UNCLAMPED + "\n",
     "ws.key": IF0_PRIV + "\n\n\t \n",
     "43.key": IF0_PRIV[:-1],
-    "full.conf": f"""[Interface]
-PrivateKey = {IF0_PRIV}
-ListenPort = 51820
-FwMark = 0x1234
-
-[Peer]
-PublicKey = {P1_PUB}
-PresharedKey = {PSK1}
-AllowedIPs = 10.0.0.2/32, fd00::2/128
-Endpoint = 192.0.2.1:51820
-PersistentKeepalive = 25
-""",
+    "full.conf": FULL_CONF,
     "odd.conf": f"""# a comment line
   [interface]   # trailing comment
 listenport=51821
