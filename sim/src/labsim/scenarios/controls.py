@@ -7,6 +7,12 @@ reader's browser from an older version of the page."""
 from __future__ import annotations
 
 
+def describe(title: str, controls: list[dict]) -> dict:
+    """What a scenario's describe() returns: its title, controls and their defaults."""
+    return {"title": title, "controls": controls,
+            "defaults": {c["name"]: c["default"] for c in controls}}
+
+
 def option_values(control: dict) -> list:
     return [o[0] if isinstance(o, list) else o for o in control["options"]]
 

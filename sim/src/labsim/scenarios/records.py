@@ -21,6 +21,7 @@ text or database pages compress differently, but sector rounding treats them ali
 from __future__ import annotations
 
 from labsim.figures import BarPanel, BarSeries, bar_panels
+from labsim.scenarios import controls
 from labsim.scenarios.controls import read_params
 from labsim.zfs import compression, records
 from labsim.zfs.compression import DataPattern
@@ -62,11 +63,7 @@ CONTROLS = [
 
 
 def describe() -> dict:
-    return {
-        "title": "What a recordsize costs a workload",
-        "controls": CONTROLS,
-        "defaults": {c["name"]: c["default"] for c in CONTROLS},
-    }
+    return controls.describe("What a recordsize costs a workload", CONTROLS)
 
 
 def _params(params: object) -> tuple[dict, list[str]]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 
 from labsim.figures import TimelineClass, timeline_chart
+from labsim.scenarios import controls
 from labsim.scenarios.controls import read_params
 from labsim.zfs import zil
 from labsim.zfs.versions import KiB
@@ -68,11 +69,7 @@ CLASSES = [
 
 
 def describe() -> dict:
-    return {
-        "title": "Pull the plug: what survives a power failure",
-        "controls": CONTROLS,
-        "defaults": {c["name"]: c["default"] for c in CONTROLS},
-    }
+    return controls.describe("Pull the plug: what survives a power failure", CONTROLS)
 
 
 def _params(params: object) -> tuple[dict, list[str]]:

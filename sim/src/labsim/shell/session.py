@@ -56,6 +56,10 @@ def parse_options(args: list[str], optstring: str, *, missing_argument: Callable
         raise UsageError(text + "\n" + usage, 2) from None
 
 
+# The session clock at the start, seconds since the epoch (2026-11-18 11:06:40 UTC).
+START_CLOCK = 1_795_000_000.0
+
+
 @dataclass
 class HostFile:
     """A file on the host's own filesystem (the sparse files vdevs are made of).
@@ -84,7 +88,7 @@ class Session:
     # transcripts are reproducible. Slow commands (dd, sleep, scrubs and resilvers)
     # advance it by their simulated duration. With ``host_clock`` set, now() reads the
     # host's clock instead (a terminal in a page may want the reader's own time).
-    clock: float = 1_795_000_000.0
+    clock: float = START_CLOCK
     host_clock: bool = False
     # Relative write throughput of each vdev's backing file, by path (default 1.0).
     device_speed: dict[str, float] = field(default_factory=dict)

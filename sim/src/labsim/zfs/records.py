@@ -233,8 +233,9 @@ def file_space(size: int, recordsize: int, content: str | DataPattern, compressi
     physical = sum(g.psize * g.count for g in groups)
     allocated = sum(allocated_size(g.psize, ashift) * g.count for g in groups)
     logical = sum(g.lsize * g.count for g in groups if g.psize)
-    indirect = [indirect_psize(p, ashift) for p in indirect_blocks(blocks)] if blocks else []
-    logical += sum(indirect)
-    physical += sum(indirect)
-    allocated += METADATA_COPIES * sum(allocated_size(p, ashift) for p in indirect)
+    runs = [(indirect_psize(p, ashift), n) for p, n in indirect_block_runs(blocks)]
+    indirect_physical = sum(psize * n for psize, n in runs)
+    logical += indirect_physical
+    physical += indirect_physical
+    allocated += METADATA_COPIES * sum(allocated_size(psize, ashift) * n for psize, n in runs)
     return logical, physical, allocated

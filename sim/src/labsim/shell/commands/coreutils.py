@@ -7,7 +7,7 @@ import getopt
 from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs
-from labsim.shell.session import CommandResult, HostFile, Session, UsageError
+from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs.pool import File, Pool, file_used_bytes
 
@@ -319,7 +319,7 @@ def cat(session: Session, argv: list[str]) -> CommandResult:
         if path == ZIL_KSTAT:
             # the last update, in nanoseconds since boot: the session's clock, taking the
             # machine to have booted a minute before the session started
-            since_boot = int((session.clock - Session.clock + 60) * 1e9)
+            since_boot = int((session.clock - START_CLOCK + 60) * 1e9)
             out.append(kstat_fmt.format_named_kstat(ZIL_KSTAT_ID, session.zil_stats.counters,
                                                     ZIL_KSTAT_CREATED_NS, since_boot))
         elif path.startswith("/sys/module/zfs/parameters/") and \
