@@ -10,7 +10,10 @@ lesson at the top level:
   the worker's own time from its start to a ready labsim.web.Bridge;
 * rerun_ms: a control changed -> the chart re-rendered with the new result (median of N);
 * fill_1tib_pyodide_ms / fill_1tib_cpython_ms: the simulator filling a 1 TiB pool (two 512 GiB
-  vdevs, OpenZFS 2.1 allocator) with 128 KiB records until it is full.
+  vdevs, OpenZFS 2.1 allocator) with 128 KiB records until it is full;
+* scenario_cpython_ms: each registered scenario (labsim.scenarios.SCENARIOS) run with its
+  defaults, and with the other values of its first select (a preset, a workload), in CPython
+  (median of RERUNS), so every widget is measured even before a lesson page embeds it.
 
 Progress goes to stderr; stdout carries only the JSON.
 """
@@ -100,6 +103,27 @@ def cpython_fill(runs: int = 3) -> tuple[float, float]:
     exec(FILL_1TIB, scope)  # noqa: S102 - our own benchmark source
     results = [scope["_fill_1tib"]() for _ in range(runs)]
     return statistics.median(r[0] for r in results), results[0][1]
+
+
+def scenario_times(runs: int = RERUNS) -> dict[str, float]:
+    """Milliseconds per run of each scenario in CPython, over its first select's options."""
+    from labsim.scenarios import SCENARIOS
+
+    out = {}
+    for name, module in SCENARIOS.items():
+        described = module.describe()
+        select = next((c for c in described["controls"] if c["kind"] == "select"), None)
+        values = [None] if select is None else [
+            o[0] if isinstance(o, list) else o for o in select["options"]]
+        samples = []
+        for _ in range(runs + 1):
+            t0 = time.perf_counter()
+            for value in values:
+                # The other controls take their defaults (for that preset, if they follow it).
+                module.run({} if select is None else {select["name"]: value})
+            samples.append((time.perf_counter() - t0) * 1000 / len(values))
+        out[name] = round(statistics.median(samples[1:]), 1)  # the first run warms up
+    return out
 
 
 def lesson_widgets() -> list[tuple[str, str]]:
@@ -208,6 +232,8 @@ def main() -> None:
     fill_ms, full = cpython_fill()
     result["fill_1tib_cpython_ms"] = round(fill_ms, 1)
     result["fill_1tib_pool_full_fraction"] = round(full, 4)
+    log("CPython scenarios…")
+    result["scenario_cpython_ms"] = scenario_times()
     result["targets"] = TARGETS
     result["meets_targets"] = {
         key: result.get(key) is not None and result[key] <= limit

@@ -29,7 +29,7 @@ enable_contrib() {
 }
 
 # headers for the running kernel: zfs-dkms compiles against them
-mapfile -t missing < <(missing_packages dkms zfs-dkms zfsutils-linux wireguard-tools fio \
+mapfile -t missing < <(missing_packages dkms zfs-dkms zfsutils-linux wireguard-tools iptables curl fio \
   qemu-utils python3-venv rsync "linux-headers-$KREL")
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$OFFLINE" != 1 ] && enable_contrib; then say "enabled the contrib component"; fi

@@ -13,7 +13,7 @@ DISTRO=ubuntu
 [ "$ID" = ubuntu ] || die "this is $PRETTY_NAME, not Ubuntu (use provision-debian.sh)"
 
 # 1. Packages: Ubuntu's kernel ships zfs.ko, so zfsutils-linux is enough.
-mapfile -t missing < <(missing_packages zfsutils-linux wireguard-tools fio qemu-utils \
+mapfile -t missing < <(missing_packages zfsutils-linux wireguard-tools iptables curl fio qemu-utils \
   python3-venv rsync)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing: ${missing[*]}"

@@ -6,7 +6,8 @@
 //    from the JSON the site build embedded in the page, so they appear before Python is loaded;
 //    changing a control re-runs the scenario in the worker and updates the chart (Plotly.react).
 //  * Terminals (<div class="labsim-terminal" data-session="..." data-prompt="...">): see
-//    labsim-terminal.js.
+//    labsim-terminal.js. Terminals with the same data-network are hosts (data-host) of one
+//    simulated network; data-setup holds command lines run, unseen, when a host is made.
 // sync() is called from mkdocs-material's document$ (first load and every instant navigation):
 // it unmounts what left the page and mounts what arrived.
 
@@ -245,6 +246,15 @@ function el(tag, attrs = {}, ...children) {
 
 const sameParams = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// A control may follow another (a preset): its default_by, label_by and options_by give its
+// default, label (null: hidden) and options for each value of the followed control
+// (labsim/scenarios/controls.py).
+function followed(control, params, key, fallback) {
+  const table = control.follows ? control[key] : undefined;
+  const value = String(params[control.follows]);
+  return table && Object.hasOwn(table, value) ? table[value] : fallback;
+}
+
 let widgetUid = 0;
 
 class Widget {
@@ -321,30 +331,49 @@ class Widget {
     this.showValues();
   }
 
+  labelOf(control) {
+    return followed(control, this.params, "label_by", control.label ?? control.name);
+  }
+
+  optionsOf(control) {
+    return optionList(followed(control, this.params, "options_by", control.options));
+  }
+
+  fillSelect(input, control) {
+    const options = this.optionsOf(control);
+    if (sameParams(options, input.labsimOptions)) return;
+    input.labsimOptions = options;
+    input.replaceChildren(...options.map((option, i) => el("option", { value: String(i), text: option.label })));
+  }
+
   buildControl(control) {
     const id = `${this.uid}-${control.name}`;
     const value = this.params[control.name];
     const unit = control.unit ? el("span", { class: "labsim-unit", text: control.unit }) : null;
     let input;
+    let label;
+    let wrapper;
     let output = null;
     switch (control.kind) {
       case "checkbox":
         input = el("input", { type: "checkbox", id, name: control.name });
         input.checked = Boolean(value);
         input.addEventListener("change", () => this.changed(control, false));
-        this.inputs.set(control.name, { control, input, output });
-        return el("div", { class: "labsim-control labsim-control--checkbox" }, input,
-          el("label", { for: id, text: control.label ?? control.name }));
+        label = el("label", { for: id });
+        wrapper = el("div", { class: "labsim-control labsim-control--checkbox" }, input, label);
+        this.inputs.set(control.name, { control, input, output, label, wrapper });
+        return wrapper;
       case "select": {
         input = el("select", { id, name: control.name });
-        optionList(control.options).forEach((option, i) => {
-          const node = el("option", { value: String(i), text: option.label });
-          if (sameParams(option.value, value)) node.selected = true;
-          input.append(node);
-        });
+        this.fillSelect(input, control); // showValues() selects the value
         input.addEventListener("change", () => this.changed(control, false));
         break;
       }
+      case "text":
+        input = el("input", { type: "text", id, name: control.name, spellcheck: "false", autocomplete: "off" });
+        input.value = value;
+        input.addEventListener("change", () => this.changed(control, false));
+        break;
       case "range":
         input = el("input", { type: "range", id, name: control.name, min: control.min, max: control.max, step: control.step ?? "any" });
         input.value = value;
@@ -357,16 +386,18 @@ class Widget {
         input.value = value;
         input.addEventListener("change", () => this.changed(control, false));
     }
-    this.inputs.set(control.name, { control, input, output });
-    return el("div", { class: `labsim-control labsim-control--${control.kind ?? "number"}` },
-      el("label", { for: id, text: control.label ?? control.name }),
-      el("div", { class: "labsim-input" }, input, output, unit));
+    label = el("label", { for: id });
+    wrapper = el("div", { class: `labsim-control labsim-control--${control.kind ?? "number"}` },
+      label, el("div", { class: "labsim-input" }, input, output, unit));
+    this.inputs.set(control.name, { control, input, output, label, wrapper });
+    return wrapper;
   }
 
   readControl(control) {
     const { input } = this.inputs.get(control.name) ?? {};
     if (control.kind === "checkbox") return input.checked;
-    if (control.kind === "select") return optionList(control.options)[Number(input.value)]?.value;
+    if (control.kind === "select") return this.optionsOf(control)[Number(input.value)]?.value;
+    if (control.kind === "text") return input.value;
     const number = Number(input.value);
     if (input.value === "" || !Number.isFinite(number)) return this.params[control.name];
     const min = control.min ?? -Infinity;
@@ -375,10 +406,14 @@ class Widget {
   }
 
   showValues() {
-    for (const { control, input, output } of this.inputs.values()) {
+    for (const { control, input, output, label, wrapper } of this.inputs.values()) {
       const value = this.params[control.name];
+      const text = this.labelOf(control);
+      wrapper.hidden = text === null;
+      if (text !== null && label.textContent !== text) label.textContent = text;
       if (control.kind === "select") {
-        input.value = String(optionList(control.options).findIndex((o) => sameParams(o.value, value)));
+        this.fillSelect(input, control);
+        input.value = String(this.optionsOf(control).findIndex((o) => sameParams(o.value, value)));
       } else if (control.kind === "checkbox") {
         input.checked = Boolean(value);
       } else {
@@ -390,7 +425,11 @@ class Widget {
 
   // ----- running ----------------------------------------------------------------------------
   changed(control, dragging) {
-    this.params = { ...this.params, [control.name]: this.readControl(control) };
+    const params = { ...this.params, [control.name]: this.readControl(control) };
+    for (const c of this.controls) {
+      if (c.follows === control.name) params[c.name] = followed(c, params, "default_by", c.default);
+    }
+    this.params = params;
     this.showValues();
     this.save();
     this.request(dragging ? 60 : 0);
@@ -512,6 +551,26 @@ class Widget {
 
 const mounted = new Map(); // element -> Widget | LabTerminal
 const terminalState = new Map(); // session id -> history and screen, kept across navigation
+const networkSessions = new Map(); // network name -> ids of the sessions that are its hosts
+
+// The page's hosts of a network, in page order (their addresses follow it), with their setup.
+function networkHosts(terminals, network) {
+  const hosts = terminals.filter((t) => t.dataset.network === network)
+    .map((t) => [t.dataset.host ?? "", t.dataset.setup ?? ""]);
+  return JSON.stringify(hosts);
+}
+
+// Python has reset the whole network: every other terminal of it starts afresh too, also
+// those of other pages, which show it when the reader comes back.
+function networkReset(network, from) {
+  for (const session of networkSessions.get(network) ?? []) {
+    if (session === from.session) continue;
+    const note = `(fresh network: reset from ${from.host})`;
+    const terminal = [...mounted.values()].find((c) => c instanceof LabTerminal && c.session === session);
+    if (terminal) terminal.fresh(note);
+    else if (terminalState.has(session)) Object.assign(terminalState.get(session), { history: [], screen: `${note}\r\n` });
+  }
+}
 
 new MutationObserver(() => {
   for (const component of mounted.values()) component.retheme?.();
@@ -543,8 +602,13 @@ export function sync() {
   });
   for (const element of terminals) {
     if (mounted.has(element)) continue;
-    const session = element.dataset.session || "default";
+    const { network = "", host = "" } = element.dataset;
+    const session = element.dataset.session || (network ? `${network}:${host}` : "default");
     if (!terminalState.has(session)) terminalState.set(session, { history: [], screen: "" });
+    if (network) {
+      if (!networkSessions.has(network)) networkSessions.set(network, new Set());
+      networkSessions.get(network).add(session);
+    }
     const terminal = new LabTerminal(element, {
       python,
       session,
@@ -554,6 +618,10 @@ export function sync() {
         xterm: asset("assets/vendor/xterm/xterm.mjs"),
         fit: asset("assets/vendor/xterm/addon-fit.mjs"),
       },
+      network,
+      host,
+      hosts: network ? networkHosts(terminals, network) : "",
+      onReset: network ? (from) => networkReset(network, from) : null,
     });
     mounted.set(element, terminal);
   }

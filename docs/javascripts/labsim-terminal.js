@@ -5,7 +5,9 @@
 // `clear` clears the screen. Commands typed while Python loads, or while a command runs, are
 // kept (type-ahead) and run in order.
 // The session state (labsim's machine, the history and the screen text) lives on across instant
-// navigation; "Reset machine" starts the session afresh.
+// navigation; "Reset machine" starts the session afresh. A terminal on a network (data-network,
+// data-host) is one host of a simulated network shared with the page's other terminals on it:
+// "Reset network" starts every host of it afresh (labsim.web.Bridge).
 
 const MAX_SCREEN = 200_000; // characters of output kept to repaint the screen after navigation
 const FONT_SIZES = [12, 11, 10]; // px, tried in this order
@@ -31,10 +33,14 @@ const THEME = {
 const ESCAPE = /^\x1b(?:\[[0-9;]*[A-Za-z~]|O[A-Za-z])/;
 
 export class LabTerminal {
-  constructor(root, { python, session, prompt, state, assets }) {
+  constructor(root, { python, session, prompt, state, assets, network = "", host = "", hosts = "", onReset = null }) {
     this.root = root;
     this.python = python;
     this.session = session;
+    this.network = network; // "" for a machine of its own
+    this.host = host;
+    this.hosts = hosts; // JSON: the page's [host, setup] pairs of this network, in page order
+    this.onReset = onReset; // tells the network's other terminals
     this.prompt = prompt;
     this.state = state; // {history: [], screen: ""} shared by every mount of this session
     this.line = [];
@@ -67,8 +73,10 @@ export class LabTerminal {
     const reset = document.createElement("button");
     reset.type = "button";
     reset.className = "md-button labsim-reset";
-    reset.textContent = "Reset machine";
-    reset.title = "Forget everything done in this terminal and start with a fresh machine";
+    reset.textContent = this.network ? "Reset network" : "Reset machine";
+    reset.title = this.network
+      ? "Forget everything done on this network's hosts and start them all afresh"
+      : "Forget everything done in this terminal and start with a fresh machine";
     reset.addEventListener("click", () => this.resetMachine());
     const bar = document.createElement("div");
     bar.className = "labsim-bar";
@@ -277,7 +285,7 @@ export class LabTerminal {
     this.updateStatus();
     if (this.python.state !== "ready") this.write(`${DIM}starting Python…${RESET}\r\n`);
     try {
-      const reply = JSON.parse(await this.python.call("terminal", this.session, text));
+      const reply = JSON.parse(await this.python.call("terminal", this.session, text, this.network, this.host, this.hosts));
       if (reply.stdout) this.write(withNewline(reply.stdout));
       if (reply.stderr) this.write(`${RED}${withNewline(reply.stderr).replace(/\n$/, "")}${RESET}\n`);
     } catch (error) {
@@ -297,18 +305,27 @@ export class LabTerminal {
   }
 
   async resetMachine() {
-    this.typeahead = "";
-    this.state.history.length = 0;
     try {
       await this.python.call("reset", this.session);
     } catch (error) {
       console.error("labsim: reset failed", error);
     }
-    if (this.disposed) return;
+    this.onReset?.(this);
+    this.fresh(this.network ? "(fresh network)" : "(fresh machine)");
+    this.term?.focus();
+  }
+
+  /** A clean screen and history after a reset (of this terminal or of its network). */
+  fresh(note) {
+    this.typeahead = "";
+    this.state.history.length = 0;
+    if (this.disposed || !this.term) {
+      this.state.screen = `${DIM}${note}${RESET}\r\n`;
+      return;
+    }
     this.clearScreen();
-    this.write(`${DIM}(fresh machine)${RESET}\r\n`);
-    this.showPrompt();
-    this.term.focus();
+    this.write(`${DIM}${note}${RESET}\r\n`);
+    if (!this.busy) this.showPrompt();
   }
 
   updateStatus() {

@@ -3,8 +3,9 @@
 //
 // Protocol: the page posts {id, method, args}; the worker answers {id, ok: true, result} or
 // {id, ok: false, error}. It also posts {event: "ready", ms, version} once Python is up, or
-// {event: "failed", error}. Methods: describe, simulate, terminal, reset (labsim.web.Bridge,
-// JSON strings in and out), ping, and _exec (run Python source, return repr of the last
+// {event: "failed", error}. Methods: describe, simulate, terminal (session, line, and for a
+// host of a shared network: network, host, hosts), reset (labsim.web.Bridge, JSON strings in
+// and out), ping, and _exec (run Python source, return repr of the last
 // expression; used by the benchmark and the tests).
 
 const ROOT = new URL("../", import.meta.url);
@@ -55,7 +56,8 @@ const methods = {
   ping: () => "pong",
   describe: (scenario) => bridge.describe(scenario),
   simulate: (scenario, paramsJson) => bridge.simulate(scenario, paramsJson),
-  terminal: (sessionId, line) => bridge.terminal(sessionId, line),
+  terminal: (sessionId, line, network = "", host = "", hosts = "") =>
+    bridge.terminal(sessionId, line, network, host, hosts),
   reset: (sessionId) => { bridge.reset(sessionId); return null; },
   _exec: (source) => {
     const value = pyodide.runPython(source);

@@ -28,11 +28,31 @@ def widgets_of(markdown: str) -> list[tuple[str, dict]]:
     return found
 
 
+def terminals_of(markdown: str) -> list[dict[str, str]]:
+    """Each terminal's data-* attributes (session, prompt, network, host, setup), in order."""
+    return [dict(re.findall(r'data-([a-z]+)="([^"]*)"', tag))
+            for tag in re.findall(r'<div class="labsim-terminal"[^>]*>', markdown)]
+
+
 def first_session(markdown: str) -> list[str]:
-    """The commands of the console block that follows the page's terminal."""
+    """The commands of the console block that follows the page's first terminal: the lines
+    that start with that terminal's prompt."""
+    prompt = terminals_of(markdown)[0]["prompt"]
     after = markdown.split('class="labsim-terminal"', 1)[1]
     block = re.search(r"```console\n(.*?)```", after, re.S).group(1)
-    return [line.split("# ", 1)[1] for line in block.splitlines() if line.startswith("root@lab")]
+    return [line[len(prompt):] for line in block.splitlines() if line.startswith(prompt)]
+
+
+def bridge_args(markdown: str) -> tuple[str, str, str]:
+    """(network, host, hosts) as the page's glue passes them to Bridge.terminal for the first
+    terminal: the hosts of its network in page order, with their setup lines."""
+    terminals = terminals_of(markdown)
+    first = terminals[0]
+    network = first.get("network", "")
+    if not network:
+        return "", "", ""
+    hosts = [[t["host"], t.get("setup", "")] for t in terminals if t.get("network") == network]
+    return network, first["host"], json.dumps(hosts)
 
 
 def traces(figure: dict) -> list[dict]:
@@ -112,7 +132,7 @@ def test_lesson_page_widgets_and_terminal(page, site, results_dir, lesson):
         page.wait_for_function(
             f"() => Number(document.querySelector('.labsim-terminal').dataset.commands) > {count}",
             timeout=PYTHON_TIMEOUT)
-        replies.append(json.loads(bridge.terminal("expected", line)))
+        replies.append(json.loads(bridge.terminal("expected", line, *bridge_args(text))))
     shown = page.evaluate(
         "() => document.querySelector('.labsim-terminal').labsimTerminal.text()")
     last = next(r for r in reversed(replies) if (r["stdout"] + r["stderr"]).strip())

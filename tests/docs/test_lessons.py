@@ -33,7 +33,8 @@ def test_lesson_has_every_part_of_the_template(path):
     required = {
         "objectives": r'^!!! abstract "Objectives"',
         "instructor notes": r"^!!! instructor ",
-        "a simulation widget": r'<div class="labsim-widget" data-scenario="[\w-]+"></div>',
+        "a simulation widget": r'<div class="labsim-widget" data-scenario="[\w-]+"'
+                               r"( data-params='[^']*')?></div>",
         "a terminal": r'<div class="labsim-terminal" data-session="[\w-]+"',
         "exercises": r"^## Exercises",
         "a collapsible solution": r'^\?\?\? solution "',

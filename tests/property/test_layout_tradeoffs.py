@@ -56,6 +56,8 @@ def test_survival_equals_enumerating_every_failure_set(pool, data):
 def _in_range(control):
     if control["kind"] == "checkbox":
         return st.booleans()
+    if control["kind"] == "text":  # any text: the scenario must refuse what it cannot use
+        return st.one_of(st.just(control["default"]), st.text(max_size=24))
     if control["kind"] == "select":
         return st.sampled_from([o[0] if isinstance(o, list) else o for o in control["options"]])
     return st.integers(min_value=int(control["min"]), max_value=int(control["max"]))

@@ -229,3 +229,75 @@ def test_local_addresses_and_the_lan():
     assert echo(network, "client", "192.168.50.10", NOW).ok
     drop = drop_of(echo(network, "client", "192.168.50.99", NOW))
     assert drop.reason == "no-lan-host"
+
+
+def home_net(keepalive: int = 0):
+    """The routing lab's home network (labs/net/03-wg-client-routing): server 192.168.50.1
+    (wg0 10.9.0.1/24, port 51820), router 192.168.50.2 with eth1 192.168.60.1/24 on the home
+    segment, forwarding and masquerading what leaves by eth0, and client 192.168.60.10
+    (wg0 10.9.0.2/24, port 40000) with its default route via the router."""
+    network = Network()
+    server = add_host(network, "server", underlay="192.168.50.1/24")
+    router = add_host(network, "router", underlay="192.168.50.2/24")
+    add_ether_link(router, "eth1", "home", "192.168.60.1/24")
+    router.ip_forward = 1
+    model.add_masquerade(router, "eth0")
+    client = add_host(network, "client", underlay="192.168.60.10/24", segment="home")
+    model.add_route(client, "default", via="192.168.60.1")
+    for host, key, address, port in ((server, SERVER_KEY, "10.9.0.1/24", 51820),
+                                      (client, CLIENT_KEY, "10.9.0.2/24", 40000)):
+        model.add_wireguard_link(host, "wg0")
+        apply_change(host.wireguard, "wg0", DeviceChange(private_key=key, listen_port=port))
+        model.add_address(host, "wg0", address)
+        model.set_link(host, "wg0", True)
+    apply_change(server.wireguard, "wg0", DeviceChange(peers=(PeerChange(
+        public_key(CLIENT_KEY), allowed_ips=(ipaddress.IPv4Network("10.9.0.2/32"),)),)))
+    apply_change(client.wireguard, "wg0", DeviceChange(peers=(PeerChange(
+        public_key(SERVER_KEY), persistent_keepalive=keepalive,
+        endpoint=Endpoint(ipaddress.IPv4Address("192.168.50.1"), 51820),
+        allowed_ips=(ipaddress.IPv4Network("10.9.0.0/24"),)),)))
+    return network
+
+
+def test_a_masquerading_router_carries_the_tunnel_and_its_answers():
+    """The real lab (tests/netlab, 03-wg-client-routing) shows the server's endpoint for the
+    client as the router's outside address with the client's port, 192.168.50.2:PORT."""
+    network = home_net()
+    trip = ping(network, "client", "10.9.0.1")
+    assert trip.ok
+    whats = [f"{hop.host}: {hop.what}" for hop in trip.hops]
+    assert "router: forwards the datagram for 192.168.50.1 to eth0" in whats
+    assert ("router: MASQUERADE on eth0: source 192.168.60.10:40000 becomes "
+            "192.168.50.2:40000") in whats
+    assert ("router: conntrack: destination 192.168.50.2:40000 back to "
+            "192.168.60.10:40000") in whats
+    assert peer(network, "server").endpoint == Endpoint(
+        ipaddress.IPv4Address("192.168.50.2"), 40000)
+    assert ping(network, "server", "10.9.0.2", NOW + 1).ok
+    # The mapping times out; the router then drops what the server sends.
+    drop = drop_of(ping(network, "server", "10.9.0.2", NOW + delivery.NAT_TIMEOUT + 1))
+    assert (drop.host, drop.reason) == ("router", delivery.NAT_UNSOLICITED)
+
+
+def test_nobody_reaches_a_client_behind_a_router_that_has_sent_nothing():
+    network = home_net()
+    apply_change(network.hosts["server"].wireguard, "wg0", DeviceChange(peers=(PeerChange(
+        public_key(CLIENT_KEY), endpoint=Endpoint(ipaddress.IPv4Address("192.168.50.2"),
+                                                  40000)),)))
+    drop = drop_of(ping(network, "server", "10.9.0.2"))
+    assert (drop.host, drop.reason) == ("router", delivery.NAT_UNSOLICITED)
+
+
+def test_keepalives_keep_the_routers_mapping_open():
+    network = home_net(keepalive=25)
+    assert settle(network, NOW)[0].ok
+    for t in range(25, 400, 25):
+        settle(network, NOW + t)
+    assert ping(network, "server", "10.9.0.2", NOW + 400).ok
+
+
+def test_a_router_that_does_not_forward_drops_the_tunnel():
+    network = home_net()
+    network.hosts["router"].ip_forward = 0
+    drop = drop_of(ping(network, "client", "10.9.0.1"))
+    assert (drop.host, drop.reason) == ("router", delivery.FORWARDING_DISABLED)

@@ -86,7 +86,8 @@ def test_sysctl_and_masquerade_state():
     assert h.ip_forward == 0
     model.set_ip_forward(h, 1)
     model.add_masquerade(h, "eth1")  # iptables accepts interfaces that do not exist
-    assert (h.ip_forward, h.masquerade) == (1, ["eth1"])
+    assert (h.ip_forward, model.masquerade_links(h)) == (1, ["eth1"])
+    assert h.firewall == {"nat": {"POSTROUTING": ["-o eth1 -j MASQUERADE"]}}
 
 
 prefixes = st.builds(lambda addr, length: ipaddress.IPv4Network((addr, length), strict=False),

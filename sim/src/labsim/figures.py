@@ -279,3 +279,264 @@ def timeline_chart(
         "template": None,
     }
     return {"data": data, "layout": layout}
+
+
+@dataclass(frozen=True)
+class DiagramNode:
+    """A box in a network diagram: a host, a LAN (``shape`` "switch") or a NAT router
+    ("nat"), at (x, y) in the diagram's own units; ``label`` (lines joined by <br>) is
+    written under its name."""
+
+    name: str
+    x: float
+    y: float
+    label: str = ""
+    shape: str = "host"
+    hover: str = ""
+
+
+@dataclass(frozen=True)
+class DiagramLink:
+    """A line between two nodes: ``kind`` "wire" (a cable, solid) or "tunnel" (dashed)."""
+
+    a: str
+    b: str
+    kind: str = "wire"
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class DiagramMove:
+    """One leg of a packet's trip, drawn as an arrow from node ``a`` towards ``b``.
+
+    ``reach`` < 1 stops the arrow part of the way (where a packet was lost in between);
+    ``side`` shifts it to the left of its direction of travel (in arrow widths; negative:
+    to the right), so that a reply, going the other way with the same ``side``, does not
+    hide its request; ``both_ways`` draws heads at both ends (a handshake's two messages).
+    ``number`` is written in a disc on the arrow, with ``hover`` as its tooltip."""
+
+    a: str
+    b: str
+    colour: str
+    number: int | None = None
+    hover: str = ""
+    side: float = 0.0
+    reach: float = 1.0
+    both_ways: bool = False
+
+
+@dataclass(frozen=True)
+class DiagramMark:
+    """A cross where something stopped: at node ``at``, or ``fraction`` of the way from it
+    towards node ``toward``."""
+
+    at: str
+    toward: str | None = None
+    fraction: float = 0.0
+    hover: str = ""
+    colour: str = "#D55E00"
+
+
+# How each kind of link is drawn, and its legend entry.
+LINK_STYLES = {"wire": ("#9E9E9E", "solid", 2.0, "network cable"),
+               "tunnel": ("#CC79A7", "dash", 2.5, "WireGuard tunnel")}
+NODE_STYLES = {"host": ("square", 26, "#0072B2"), "switch": ("diamond", 16, "#7F7F7F"),
+               "nat": ("triangle-up", 18, "#E69F00")}
+_DIAGRAM_WIDTH_PX = 700  # the width the page usually gives a chart: arrows are offset for it
+_ARROW_GAP_PX = 8
+
+
+def network_diagram(
+    nodes: list[DiagramNode],
+    links: list[DiagramLink],
+    moves: list[DiagramMove] = (),
+    marks: list[DiagramMark] = (),
+    *,
+    title: str,
+    caption: str = "",
+    caption_colour: str = "#333333",
+    legend: list[tuple[str, str]] = (),
+    height: int = 480,
+) -> dict:
+    """Hosts, LANs and tunnels with a packet's trip over them.
+
+    Nodes are markers with their name and label underneath; links are lines (tunnels
+    dashed); each move is an annotation arrow in its colour, numbered in order; a mark is
+    a cross. ``caption`` (lines joined by <br>) is written under the diagram, in
+    ``caption_colour``: what happened, in words. ``legend`` adds (name, colour) entries for
+    the colours the moves use. The axes are hidden: positions mean nothing but layout."""
+    where = {n.name: (n.x, n.y) for n in nodes}
+    xs, ys = [n.x for n in nodes], [n.y for n in nodes]
+    x_range = [min(xs) - 1.0, max(xs) + 1.0]
+    y_range = [min(ys) - 0.75, max(ys) + 0.4]
+    # Data units per pixel, to offset arrows sideways by a fixed number of pixels.
+    per_px_x = (x_range[1] - x_range[0]) / _DIAGRAM_WIDTH_PX
+    per_px_y = (y_range[1] - y_range[0]) / (height - 150)
+
+    def shifted(a: tuple[float, float], b: tuple[float, float],
+                side: float) -> tuple[tuple[float, float], tuple[float, float]]:
+        vx, vy = (b[0] - a[0]) / per_px_x, (b[1] - a[1]) / per_px_y
+        length = (vx * vx + vy * vy) ** 0.5 or 1.0
+        ox = -vy / length * side * _ARROW_GAP_PX * per_px_x
+        oy = vx / length * side * _ARROW_GAP_PX * per_px_y
+        return (a[0] + ox, a[1] + oy), (b[0] + ox, b[1] + oy)
+
+    data = []
+    for kind, (colour, dash, width, name) in LINK_STYLES.items():
+        mine = [link for link in links if link.kind == kind]
+        line_x: list[float | None] = []
+        line_y: list[float | None] = []
+        for link in mine:
+            (ax, ay), (bx, by) = where[link.a], where[link.b]
+            line_x += [ax, bx, None]
+            line_y += [ay, by, None]
+        data.append({"type": "scatter", "mode": "lines", "name": name,
+                     "x": line_x or [None], "y": line_y or [None], "hoverinfo": "skip",
+                     "line": {"color": colour, "dash": dash, "width": width},
+                     "showlegend": bool(mine)})
+    for name, colour in legend:
+        # A legend entry only: one point with no position draws nothing.
+        data.append({"type": "scatter", "mode": "lines+markers", "name": name,
+                     "x": [None], "y": [None], "hoverinfo": "skip",
+                     "line": {"color": colour, "width": 2.5},
+                     "marker": {"symbol": "triangle-right", "size": 9, "color": colour}})
+    for shape, (symbol, size, colour) in NODE_STYLES.items():
+        mine = [n for n in nodes if n.shape == shape]
+        if not mine:
+            continue
+        data.append({
+            "type": "scatter", "mode": "markers+text", "name": shape, "showlegend": False,
+            "x": [n.x for n in mine], "y": [n.y for n in mine],
+            "text": [f"<b>{n.name}</b>" + (f"<br>{n.label}" if n.label else "")
+                     for n in mine],
+            "textposition": "bottom center", "textfont": {"size": 11},
+            "hovertext": [n.hover or n.name for n in mine],
+            "hovertemplate": "%{hovertext}<extra></extra>",
+            "marker": {"symbol": symbol, "size": size, "color": colour,
+                       "line": {"width": 1, "color": "#222"}},
+        })
+    annotations = []
+    numbers: dict[str, list] = {"x": [], "y": [], "text": [], "hovertext": [], "color": []}
+    for move in moves:
+        start, end = where[move.a], where[move.b]
+        end = (start[0] + (end[0] - start[0]) * move.reach,
+               start[1] + (end[1] - start[1]) * move.reach)
+        start, end = shifted(start, end, move.side)
+        annotations.append({
+            "x": end[0], "y": end[1], "ax": start[0], "ay": start[1],
+            "xref": "x", "yref": "y", "axref": "x", "ayref": "y", "text": "",
+            "showarrow": True, "arrowhead": 2, "arrowsize": 1.1, "arrowwidth": 2.2,
+            "arrowcolor": move.colour, "arrowside": "end+start" if move.both_ways else "end",
+            "startstandoff": 15, "standoff": 15 if move.reach >= 1 else 4,
+        })
+        if move.number is not None:
+            # A little before the middle, so that the numbers of a request and of its
+            # reply (the same line, the other way) do not cover each other.
+            numbers["x"].append(start[0] + (end[0] - start[0]) * 0.4)
+            numbers["y"].append(start[1] + (end[1] - start[1]) * 0.4)
+            numbers["text"].append(str(move.number))
+            numbers["hovertext"].append(move.hover or f"step {move.number}")
+            numbers["color"].append(move.colour)
+    if numbers["x"]:
+        data.append({"type": "scatter", "mode": "markers+text", "name": "steps",
+                     "showlegend": False, "x": numbers["x"], "y": numbers["y"],
+                     "text": numbers["text"], "textfont": {"size": 10, "color": "#FFFFFF"},
+                     "hovertext": numbers["hovertext"],
+                     "hovertemplate": "%{hovertext}<extra></extra>",
+                     "marker": {"size": 17, "color": numbers["color"],
+                                "line": {"width": 1, "color": "#FFFFFF"}}})
+    for mark in marks:
+        x, y = where[mark.at]
+        if mark.toward is not None:
+            tx, ty = where[mark.toward]
+            x, y = x + (tx - x) * mark.fraction, y + (ty - y) * mark.fraction
+        data.append({"type": "scatter", "mode": "markers", "name": "dropped",
+                     "showlegend": False, "x": [x], "y": [y],
+                     "hovertext": [mark.hover or "dropped"],
+                     "hovertemplate": "%{hovertext}<extra></extra>",
+                     "marker": {"symbol": "x-thin", "size": 24, "color": mark.colour,
+                                "line": {"width": 5, "color": mark.colour}}})
+    if caption:
+        annotations.append({"x": 0.5, "y": 0, "xref": "paper", "yref": "paper",
+                            "yanchor": "top", "yshift": -6, "showarrow": False,
+                            "text": caption, "align": "center",
+                            "font": {"size": 12, "color": caption_colour}})
+    axis = {"visible": False, "fixedrange": True, "zeroline": False, "showgrid": False}
+    layout = {
+        "title": {"text": title, "font": {"size": 15}},
+        "xaxis": {**axis, "range": x_range},
+        "yaxis": {**axis, "range": y_range},
+        "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+        "margin": {"l": 10, "r": 10, "t": 80, "b": 70},
+        "annotations": annotations,
+        "hovermode": "closest",
+        "dragmode": False,
+        "height": height,
+        "template": None,
+    }
+    return {"data": data, "layout": layout}
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of time on a row of a ``span_chart``: from ``start`` for ``seconds``,
+    coloured by its ``group`` (a legend entry); ``hover`` is its tooltip and ``text`` is
+    written inside it when it is wide enough."""
+
+    row: str
+    start: float
+    seconds: float
+    group: str
+    hover: str = ""
+    text: str = ""
+
+
+def span_chart(
+    rows: list[str],
+    spans: list[Span],
+    groups: list[tuple[str, str]],
+    *,
+    title: str,
+    x_title: str,
+    vlines: list[tuple[float, str, str]] = (),
+    height: int = 360,
+) -> dict:
+    """Horizontal bars laid end to end on a time axis, one row per sequence (a Gantt chart):
+    the phases of a login, say. ``groups`` are (name, colour) in legend order; every group
+    gets a legend entry even without spans, so the legend does not jump about. ``vlines``
+    are labelled vertical lines (x, label, colour)."""
+    data = []
+    for name, colour in groups:
+        mine = [s for s in spans if s.group == name]
+        data.append({
+            "type": "bar", "orientation": "h", "name": name,
+            "y": [s.row for s in mine] or [None], "x": [s.seconds for s in mine] or [None],
+            "base": [s.start for s in mine] or [None],
+            "text": [s.text for s in mine] or [""], "textposition": "inside",
+            "insidetextanchor": "middle", "textfont": {"size": 10},
+            "hovertext": [s.hover for s in mine] or [""],
+            "hovertemplate": "%{hovertext}<extra></extra>",
+            "marker": {"color": colour, "line": {"width": 1, "color": "#ffffff"}},
+        })
+    shapes, annotations = [], []
+    for x, label, colour in vlines:
+        shapes.append({"type": "line", "x0": x, "x1": x, "yref": "paper", "y0": 0, "y1": 1,
+                       "line": {"dash": "dash", "color": colour, "width": 2}})
+        annotations.append({"x": x, "yref": "paper", "y": 1.0, "text": label,
+                            "showarrow": False, "yanchor": "bottom", "xanchor": "left",
+                            "font": {"size": 11, "color": colour}})
+    layout = {
+        "title": {"text": title, "font": {"size": 15}},
+        "barmode": "overlay",
+        "xaxis": {"title": {"text": x_title}, "rangemode": "tozero", "zeroline": False},
+        "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": rows[::-1],
+                  "automargin": True},
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"l": 20, "r": 20, "t": 60, "b": 90},
+        "shapes": shapes,
+        "annotations": annotations,
+        "hovermode": "closest",
+        "height": height,
+        "template": None,
+    }
+    return {"data": data, "layout": layout}

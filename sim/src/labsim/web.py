@@ -3,6 +3,19 @@
 Everything crosses the JavaScript boundary as JSON strings so the worker needs no
 Pyodide proxy juggling. A Bridge holds any number of terminal sessions keyed by the
 id the page gives them, so one page can run many independent simulations.
+
+Terminals that name a network (``data-network`` and ``data-host`` on the page) share one
+labsim.net Network, each terminal a Session on its own host: alice's terminal can ping bob's.
+The hosts get their LAN addresses in the page's order of terminals (192.168.50.10 for the
+first host, .11 for the next; ``hosts`` lists them), whichever terminal is used first; a
+host the list does not name is added when first used. A host's setup (``data-setup``: command
+lines, such as `ip link add wg0 type wireguard` for a lesson that starts from an empty wg0)
+runs, unseen, when the host is added. The hosts of a network share one
+clock: a command runs at the latest time any of them has reached, so a handshake one host
+made is as old on both sides. Resetting any terminal of a network resets the whole network:
+every host starts afresh, with the same names, addresses and key generators. The hosts'
+states are tied together (peers hold each other's keys, endpoints and handshakes), so a
+fresh host among old ones would leave them with peers that no longer exist.
 """
 
 from __future__ import annotations
@@ -10,13 +23,47 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from labsim.scenarios import get_scenario
+from labsim.net.model import Network, add_host
+from labsim.scenarios import controls, get_scenario
 from labsim.shell.session import CommandResult, Session
+
+
+@dataclass
+class SharedNetwork:
+    """A network the terminals of a page share: its hosts and their setup lines in the
+    order they were added (so that a reset adds them again in that order), and the
+    sessions on it by id."""
+
+    network: Network = field(default_factory=Network)
+    hosts: list[tuple[str, str]] = field(default_factory=list)
+    sessions: dict[str, Session] = field(default_factory=dict)
+
+    def host(self, name: str, setup: str = "") -> None:
+        if name in self.network.hosts:
+            return
+        add_host(self.network, name)
+        self.hosts.append((name, setup))
+        if setup:
+            # What the setup changes lives in the host (links, addresses, WireGuard), so a
+            # session of its own is enough; the terminal's session comes later.
+            Session(network=self.network, hostname=name).run(setup)
+
+
+def _host_list(hosts: str) -> list[tuple[str, str]]:
+    """The page's hosts of a network: JSON, a list of names or of [name, setup] pairs."""
+    if not hosts:
+        return []
+    listed = json.loads(hosts)
+    return [(h, "") if isinstance(h, str) else (h[0], h[1] if len(h) > 1 else "")
+            for h in listed]
 
 
 @dataclass
 class Bridge:
     sessions: dict[str, Session] = field(default_factory=dict)
+    networks: dict[str, SharedNetwork] = field(default_factory=dict)
+    # session id -> the network it is a host of (only for terminals that name one)
+    session_networks: dict[str, str] = field(default_factory=dict)
 
     def describe(self, scenario: str) -> str:
         """Controls and defaults of a scenario, as JSON."""
@@ -27,9 +74,14 @@ class Bridge:
         params = json.loads(params_json) if params_json else {}
         return json.dumps(get_scenario(scenario).run(params))
 
-    def terminal(self, session_id: str, line: str) -> str:
-        """Run one command line in the named session; returns {stdout, stderr, status}."""
-        session = self.sessions.setdefault(session_id, Session())
+    def terminal(self, session_id: str, line: str, network: str = "", host: str = "",
+                 hosts: str = "") -> str:
+        """Run one command line in the named session; returns {stdout, stderr, status}.
+
+        With ``network``, the session is host ``host`` (default: the session id) of that
+        shared network; ``hosts`` (JSON: names, or [name, setup] pairs) are the page's
+        hosts of the network, in page order, added first when the network is new."""
+        session = self._session(session_id, network, host or session_id, hosts)
         try:
             result = session.run(line)
         except Exception as err:  # a simulator bug must not kill the page's terminal
@@ -38,17 +90,49 @@ class Bridge:
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
                            "status": result.status})
 
+    def _session(self, session_id: str, network: str, host: str, hosts: str) -> Session:
+        session = self.sessions.get(session_id)
+        # A session keeps what it was made as: a machine of its own, or a host of a network.
+        name = self.session_networks.get(session_id, "" if session is not None else network)
+        if not name:
+            return self.sessions.setdefault(session_id, Session())
+        listed = _host_list(hosts)
+        shared = self.networks.get(name)
+        if shared is None:
+            shared = self.networks[name] = SharedNetwork()
+            for other, setup in listed:
+                shared.host(other, setup)
+        if session is None:
+            shared.host(host, dict(listed).get(host, ""))
+            session = Session(network=shared.network, hostname=host)
+            self.sessions[session_id] = shared.sessions[session_id] = session
+            self.session_networks[session_id] = name
+        session.clock = max(s.clock for s in shared.sessions.values())
+        return session
+
     def reset(self, session_id: str) -> None:
+        """A fresh machine for the session; for a host of a network, a fresh network."""
         self.sessions.pop(session_id, None)
+        name = self.session_networks.get(session_id)
+        if name is None:
+            return
+        old = self.networks[name]
+        fresh = self.networks[name] = SharedNetwork()
+        for host, setup in old.hosts:
+            fresh.host(host, setup)
+        for other in old.sessions:
+            self.sessions.pop(other, None)
+            del self.session_networks[other]
 
 
 def initial_payload(scenario: str, overrides: dict | None = None) -> dict:
     """What the site build embeds in a page so the first chart needs no Python in the browser.
 
-    ``overrides`` (a page's data-params) replace some defaults; the page's "reset" returns
-    to the values given here.
+    ``overrides`` (a page's data-params) replace some defaults, and the defaults of the
+    controls that follow them; the page's "reset" returns to these values.
     """
     sc = get_scenario(scenario)
     description = sc.describe()
-    description["defaults"] = {**description["defaults"], **(overrides or {})}
+    description["defaults"] = controls.with_overrides(
+        description["controls"], description["defaults"], overrides or {})
     return {"describe": description, "result": sc.run(description["defaults"])}

@@ -1,4 +1,5 @@
-"""What `ip -brief addr`, `ip addr show` and `ip route` of iproute2 6.1 (Debian 12) print.
+"""What `ip -brief addr`, `ip addr show`, `ip -o addr`, `ip link show`, `ip route`,
+`ip route get` and `ip rule` of iproute2 6.1 (Debian 12) print.
 
 Recorded from the real tools (tests/unit/test_net_commands.py names the versions). A
 WireGuard link is shown as the kernel module makes it (the lab VM runs kernel WireGuard):
@@ -15,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 
 from labsim.net import model
-from labsim.net.model import Host, Route
+from labsim.net.model import Host, IPv4, Route, Rule
 
 
 def _kind(host: Host, name: str) -> str:
@@ -69,19 +70,21 @@ def brief_addr(host: Host, names: list[str]) -> str:
     return "".join(lines)
 
 
-def _header(host: Host, name: str) -> str:
+def _header(host: Host, name: str, mode: bool = False) -> str:
     kind, up = _kind(host, name), model.link_up(host, name)
     flags = {"loopback": ["LOOPBACK"], "ether": ["BROADCAST", "MULTICAST"],
              "wireguard": ["POINTOPOINT", "NOARP"]}[kind]
     if up:
         flags += ["UP", "LOWER_UP"]
-    mtu = {"loopback": 65536, "ether": 1500, "wireguard": 1420}[kind]
+    mtu = link_mtu(host, name)
     qdisc = "noqueue" if name in host.ever_up else "noop"
     if kind == "ether":
         qdisc = "fq_codel"
     index = host.ifindex[name]
+    # `ip link` also prints the link mode (print_linkinfo() in ip/ipaddress.c).
+    shown_mode = " mode DEFAULT" if mode else ""
     head = (f"{index}: {name}: <{','.join(flags)}> mtu {mtu} qdisc {qdisc} state "
-            f"{_state(host, name)} group default qlen 1000\n")
+            f"{_state(host, name)}{shown_mode} group default qlen 1000\n")
     if kind == "loopback":
         return head + "    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n"
     if kind == "ether":
@@ -89,20 +92,48 @@ def _header(host: Host, name: str) -> str:
     return head + "    link/none \n"
 
 
+def link_mtu(host: Host, name: str) -> int:
+    if name in host.mtus:
+        return host.mtus[name]
+    return {"loopback": 65536, "ether": 1500, "wireguard": 1420}[_kind(host, name)]
+
+
+def link_show(host: Host, names: list[str]) -> str:
+    """`ip link show`: the header of `ip addr show`, with the link mode."""
+    return "".join(_header(host, name, mode=True) for name in names)
+
+
+def _address_blocks(host: Host, name: str, inet6: bool = True) -> list[str]:
+    """The lines `ip addr show` prints for each address of a link, one string each."""
+    blocks = []
+    for address, secondary in _inet(host, name):
+        scope = "host" if address.ip.is_loopback else "global"
+        extra = " secondary" if secondary else ""
+        blocks.append(f"    inet {address} scope {scope}{extra} {name}\n"
+                      "       valid_lft forever preferred_lft forever\n")
+    for address, scope in _inet6(host, name) if inet6 else []:
+        blocks.append(f"    inet6 {address} scope {scope} \n"
+                      "       valid_lft forever preferred_lft forever\n")
+    return blocks
+
+
 def addr_show(host: Host, names: list[str]) -> str:
     """`ip addr show`: a block per link."""
-    out = []
+    return "".join(_header(host, name) + "".join(_address_blocks(host, name))
+                   for name in names)
+
+
+def addr_oneline(host: Host, names: list[str], inet6: bool = True) -> str:
+    """`ip -o addr show`: one line per address, "INDEX: NAME" and the address's block of
+    `ip addr show` with its inner newlines printed as backslashes (the -oneline mode of
+    iproute2's print_addrinfo()). Recorded: "3: wg0    inet 10.0.0.2/24 scope global
+    wg0\\       valid_lft forever preferred_lft forever"."""
+    lines = []
     for name in names:
-        out.append(_header(host, name))
-        for address, secondary in _inet(host, name):
-            scope = "host" if address.ip.is_loopback else "global"
-            extra = " secondary" if secondary else ""
-            out.append(f"    inet {address} scope {scope}{extra} {name}\n"
-                       "       valid_lft forever preferred_lft forever\n")
-        for address, scope in _inet6(host, name):
-            out.append(f"    inet6 {address} scope {scope} \n"
-                       "       valid_lft forever preferred_lft forever\n")
-    return "".join(out)
+        for block in _address_blocks(host, name, inet6):
+            lines.append(f"{host.ifindex[name]}: {name}" + block[:-1].replace("\n", "\\")
+                         + "\n")
+    return "".join(lines)
 
 
 def _prefix(route: Route) -> str:
@@ -113,15 +144,60 @@ def _prefix(route: Route) -> str:
     return str(route.prefix)
 
 
-def route_show(host: Host) -> str:
-    """`ip route`: the main table, one route a line, each ending in a space."""
+def table_name(table: int) -> str:
+    return model.TABLE_NAMES.get(table, str(table))
+
+
+def route_show(host: Host, table: int = model.MAIN_TABLE, routes: list[Route] | None = None,
+               dev: str | None = None) -> str:
+    """`ip route [show table N] [dev DEV]`: one route a line, each ending in a space;
+    ``routes`` (default: the whole table) in the table's order. A table that is listed
+    on its own is not named on its lines, nor the link a `dev` filter names."""
     lines = []
-    for route in model.sorted_routes(host):
+    for route in routes if routes is not None else model.sorted_routes(host, table):
+        shown_dev = "" if dev is not None else f" dev {route.dev}"
         if route.via is not None:
-            lines.append(f"{_prefix(route)} via {route.via} dev {route.dev} \n")
+            lines.append(f"{_prefix(route)} via {route.via}{shown_dev} \n")
         elif route.kernel:
-            lines.append(f"{_prefix(route)} dev {route.dev} proto kernel scope link "
+            lines.append(f"{_prefix(route)}{shown_dev} proto kernel scope link "
                          f"src {route.src} \n")
         else:
-            lines.append(f"{_prefix(route)} dev {route.dev} scope link \n")
+            lines.append(f"{_prefix(route)}{shown_dev} scope link \n")
     return "".join(lines)
+
+
+def route_get(host: Host, address: IPv4, route: Route | None, mark: int) -> str:
+    """`ip route get ADDRESS [mark N]` for a route found (None: a local address): the
+    route's gateway, link, table unless main, the source address, the mark if not 0, and
+    the cache line. Recorded: "10.99.0.2 dev wg0 table 51820 src 10.0.0.2 uid 0 "."""
+    shown_mark = f" mark 0x{mark:x}" if mark else ""
+    if route is None:
+        return (f"local {address} dev lo table local src {address}{shown_mark} uid 0 \n"
+                "    cache <local> \n")
+    via = f" via {route.via}" if route.via is not None else ""
+    table = f" table {table_name(route.table)}" if route.table != model.MAIN_TABLE else ""
+    return (f"{address}{via} dev {route.dev}{table} src {model.source_for(host, route)}"
+            f"{shown_mark} uid 0 \n    cache \n")
+
+
+def _rule(rule: Rule) -> str:
+    """One line of `ip rule` (print_rule() in ip/iprule.c): priority, a tab, `not` for an
+    inverted rule, the selectors, the table and suppress_prefixlength."""
+    words = ["not"] if rule.invert else []
+    words.append("from all")
+    if rule.fwmark is not None:
+        mask = f"/0x{rule.fwmask:x}" if rule.fwmask != 0xFFFFFFFF else ""
+        words.append(f"fwmark 0x{rule.fwmark:x}{mask}")
+    words.append(f"lookup {table_name(rule.table)}")
+    if rule.suppress_prefixlength is not None:
+        words.append(f"suppress_prefixlength {rule.suppress_prefixlength}")
+    return f"{rule.priority}:\t{' '.join(words)}\n"
+
+
+def rule_show(host: Host) -> str:
+    """`ip rule`: the host's rules in priority order."""
+    return "".join(_rule(rule) for rule in host.rules)
+
+
+RULE_SHOW_IPV6 = "0:\tfrom all lookup local\n32766:\tfrom all lookup main\n"
+"""`ip -6 rule`: the model routes no IPv6, so its rules are always the kernel's two."""

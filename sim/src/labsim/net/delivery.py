@@ -1,15 +1,22 @@
-"""What happens to one ICMP echo (a ping) in a ``Network``, hop by hop, and why it is dropped.
+"""What happens to a ping or an HTTP request in a ``Network``, hop by hop, and why it is dropped.
 
-``echo(network, host, address, now)`` is a pure function: it reads the network and returns a
-``Delivery`` -- the trace of hops, where and why the packet was dropped if it was, the round
-trip time, and the changes the trip makes (handshakes, endpoints learned by roaming, byte
-counters, NAT mappings). ``apply(network, delivery)`` writes those changes into the network.
+``echo(network, host, address, now)`` (one ICMP echo) and ``http_get(network, host, address,
+port, now, ...)`` (one TCP connection carrying a GET) are pure functions: they read the
+network and return a ``Delivery`` -- the trace of hops, where and why the packet was dropped
+if it was, the round trip time, and the changes the trip makes (handshakes, endpoints learned
+by roaming, byte counters, NAT mappings). ``apply(network, delivery)`` writes those changes
+into the network. Both are one request travelling to its destination and one answer
+travelling back (``_round_trip``); they differ in the packets carried and in the answer.
 
 The rules, with the Linux source they follow:
 
-* Routing: an address of the host itself is delivered locally; otherwise the main table's
-  longest matching prefix picks the link (``model.lookup_route``). No route: the sender's
-  ping fails at connect() with ENETUNREACH, "Network is unreachable".
+* Routing: an address of the host itself is delivered locally; otherwise the policy rules
+  pick a table and its longest matching prefix the link (``model.route_for``). A packet of
+  an application has fwmark 0; WireGuard's own UDP datagrams carry the interface's fwmark,
+  which is what keeps wg-quick's 0.0.0.0/0 (table 51820, `not fwmark 51820`) from routing
+  the tunnel into itself. A datagram whose route leads back into a WireGuard link is
+  dropped (send4() in drivers/net/wireguard/socket.c: "Packet loop detected", ELOOP). No
+  route: the sender's ping fails at connect() with ENETUNREACH, "Network is unreachable".
 * Forwarding: a host that receives a packet for an address that is not its own forwards it
   only with net.ipv4.ip_forward=1 (ip_forward() in net/ipv4/ip_forward.c), decrementing TTL.
 * MASQUERADE: a packet leaving by a link named in a POSTROUTING MASQUERADE rule gets that
@@ -26,10 +33,26 @@ The rules, with the Linux source they follow:
   wg_packet_receive() -> update_endpoint), and both sides record the handshake time.
 * WireGuard, inbound (receive.c): a decrypted packet whose source address does not look up
   to the peer that sent it is dropped (``allowed_ips.allowed_source``).
-* The underlay is one flat LAN. A host behind a NAT (``Host.nat_address``) can send out,
-  and the NAT then lets the other side's answers back in for NAT_TIMEOUT seconds; nobody
-  can start a conversation with it. That is why a server cannot reach a client that has
-  never sent anything, and why PersistentKeepalive helps (``settle``).
+* TCP (an HTTP GET, for curl): the SYN travels like an echo request. A host with an HTTP
+  server on the port answers SYN-ACK, and the rest of the connection takes the same paths;
+  a host where nothing listens answers RST (curl: "Couldn't connect to server"). A SYN or
+  SYN-ACK lost on the way is retransmitted at 1, 3, 7, ... s (TCP_TIMEOUT_INIT, doubling)
+  until curl's --max-time; each retransmission crosses the same tunnels as the first.
+  ``TCP_*`` and ``HTTP_*`` below are the packet sizes, recorded through wireguard-go as
+  `wg show` transfer counters.
+* The underlay: LAN segments, on which a host reaches another by its address directly.
+  WireGuard's datagrams follow a route's gateway when a host of the network has that
+  address (a router, which must forward), and leave a router under its MASQUERADE rule
+  with the router's address as their source (the port kept); the router's conntrack
+  takes the answers back to the host behind it for NAT_TIMEOUT seconds, and drops any
+  other datagram. A host behind an implicit NAT (``Host.nat_address``, no router host)
+  behaves the same way. Either way nobody can start a conversation with the host behind
+  it: that is why a server cannot reach a client that has never sent anything, and why
+  PersistentKeepalive helps (``settle``).
+* What the model does not carry: the ICMP errors a forwarding host sends back (no route,
+  ARP failure, kernel WireGuard's ENOKEY for a forwarded packet): such a packet is lost
+  silently, where the real sender would get "No route to host" or "Destination Host
+  Unreachable" (after ARP's 3 s, for a neighbour that does not answer).
 
 Time: ``now`` is the session's clock (seconds since the epoch). Round trip times are the
 model's fixed costs below, so ping prints the same times on every run.
@@ -37,7 +60,9 @@ model's fixed costs below, so ping prints the same times on every run.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from labsim.net import model
@@ -71,6 +96,37 @@ RESPONSE_BYTES = 92
 KEEPALIVE_BYTES = 32  # a data message with nothing in it
 ICMP_ECHO_BYTES = 84  # IP header + ICMP header + ping's 56 bytes
 
+# TCP packets, IP header included; Linux puts MSS, SACK-permitted, timestamps and window
+# scale options on a SYN (20 bytes) and the timestamps option (12) on every later segment.
+TCP_SYN_BYTES = 60
+TCP_SEGMENT_BYTES = 52  # header of a segment after the handshake (ACK, FIN, data)
+TCP_RST_BYTES = 40  # the reset a closed port answers a SYN with: no options
+# What the lessons' HTTP server sends before its body: "HTTP/1.0 200 OK", Server
+# ("BaseHTTP/0.6 Python/3.11.x"), Date and Content-Length headers, as Python's
+# http.server.BaseHTTPRequestHandler writes them (one write; the body is a second one).
+HTTP_RESPONSE_HEADER_BYTES = 112
+# curl 7.88's request without the Host value: "GET / HTTP/1.1", "Host: ", "User-Agent:
+# curl/7.88.1", "Accept: */*", each ended by CRLF, and the empty line.
+HTTP_REQUEST_BASE_BYTES = 64
+SYN_RETRANSMIT_AT = (1, 3, 7, 15, 31, 63)
+"""Seconds after the first SYN at which Linux sends it again while no answer comes (initial
+RTO 1 s, doubled each time; tcp_syn_retries = 6)."""
+
+
+def http_body(server: str, client: IPv4) -> str:
+    """What the lessons' HTTP server answers every GET with (``model.start_http_server``)."""
+    return f"{server}: request from {client}\n"
+
+
+def http_request_bytes(host_header: str) -> int:
+    """curl's GET for ``http://HOST_HEADER/`` (Host is ADDR:PORT, or ADDR for port 80)."""
+    return HTTP_REQUEST_BASE_BYTES + len(host_header)
+
+
+def syns_sent(max_time: float) -> int:
+    """How many SYNs a connection that is never answered sends before ``max_time``."""
+    return 1 + sum(1 for at in SYN_RETRANSMIT_AT if at < max_time)
+
 
 def data_bytes(inner: int) -> int:
     """A data message for an ``inner`` packet: 16 bytes of header, the packet padded to 16,
@@ -88,6 +144,7 @@ NO_KEY = "no-peer"  # ENOKEY
 NO_ENDPOINT = "no-endpoint"  # EDESTADDRREQ
 NO_PRIVATE_KEY = "no-private-key"
 NOT_LISTENING = "port-closed"
+ROUTING_LOOP = "routing-loop"  # ELOOP: a tunnel's datagram routed into a tunnel
 HANDSHAKE_FAILED = "handshake-failed"
 SOURCE_NOT_ALLOWED = "source-not-allowed"
 
@@ -96,6 +153,14 @@ ERRNO_TEXT = {
     NO_KEY: "Required key not available",
     NO_ENDPOINT: "Destination address required",
 }
+
+WHAT_ENDS_CURL = {
+    NO_ROUTE: "connect() fails with ENETUNREACH",
+    NO_KEY: "kernel WireGuard's ICMP host unreachable aborts the connection",
+    NO_ENDPOINT: "kernel WireGuard's ICMP host unreachable aborts the connection",
+}
+"""The drops at the sending host that end a TCP connection at once; curl reports each as
+"Couldn't connect to server" (7). Every other drop is silent, and curl times out."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +209,12 @@ class Delivery:
     reply_from: IPv4 | None = None
     updates: tuple[PeerUpdate, ...] = ()
     nat_mappings: tuple[tuple[tuple[str, int, IPv4, int], float], ...] = ()
+    masquerade_mappings: tuple[tuple[tuple[str, int, IPv4, int], tuple[IPv4, float]], ...] = ()
+    # TCP (http_get): the host that answered and the source address it saw (after any
+    # NAT), and whether it answered with a reset (nothing listens on the port).
+    server: str | None = None
+    seen_source: IPv4 | None = None
+    refused: bool = False
 
     @property
     def ok(self) -> bool:
@@ -152,10 +223,16 @@ class Delivery:
 
 @dataclass(frozen=True)
 class Packet:
+    """One packet, or a run of packets that take the same path (``sizes``, each counted
+    separately by WireGuard): an ICMP echo, or the packets of one side of a TCP connection
+    (``port``, the server's port)."""
+
     src: IPv4 | None
     dst: IPv4
     ttl: int = DEFAULT_TTL
     reply: bool = False
+    sizes: tuple[int, ...] = (ICMP_ECHO_BYTES,)
+    port: int | None = None
 
 
 @dataclass
@@ -170,7 +247,13 @@ class _Walk:
     endpoints: dict[tuple[str, str, bytes], Endpoint] = field(default_factory=dict)
     transfer: dict[tuple[str, str, bytes], list[int]] = field(default_factory=dict)
     mappings: dict[tuple[str, int, IPv4, int], float] = field(default_factory=dict)
+    masquerades: dict[tuple[str, int, IPv4, int], tuple[IPv4, float]] = field(
+        default_factory=dict)
     conntrack: dict[tuple[str, IPv4], IPv4] = field(default_factory=dict)
+    # Every tunnel crossing of the trip: whether it was the answer, the sending and the
+    # receiving (host, interface, peer key). More packets along the same paths count there.
+    crossings: list[tuple[bool, tuple[str, str, bytes], tuple[str, str, bytes]]] = field(
+        default_factory=list)
 
     def hop(self, host: str, what: str) -> None:
         self.hops.append(Hop(host, what))
@@ -185,6 +268,28 @@ class _Walk:
         entry = self.transfer.setdefault((host, iface, peer), [0, 0])
         entry[0] += rx
         entry[1] += tx
+
+    def carry(self, request: tuple[int, ...], answer: tuple[int, ...]) -> None:
+        """More packets along the paths the trip took: ``request`` the way out and
+        ``answer`` the way back, through every tunnel each crossed."""
+        for reply, (host, iface, peer), (to_host, to_iface, to_peer) in list(self.crossings):
+            size = sum(data_bytes(s) for s in (answer if reply else request))
+            self.count(host, iface, peer, tx=size)
+            self.count(to_host, to_iface, to_peer, rx=size)
+
+    def masqueraded(self, key: tuple[str, int, IPv4, int]) -> IPv4 | None:
+        """The address behind a MASQUERADE router that a UDP datagram to the router's
+        port answers, while the mapping is fresh."""
+        found = self.masquerades.get(key, self.network.masquerade_mappings.get(key))
+        if found is None or self.now - found[1] >= NAT_TIMEOUT:
+            return None
+        return found[0]
+
+    def delivery(self, dropped: Drop | None, **fields) -> Delivery:
+        """The trip as a Delivery: its hops, the drop, and the changes it made."""
+        return Delivery(tuple(self.hops), dropped, updates=self.updates(),
+                        nat_mappings=tuple(self.mappings.items()),
+                        masquerade_mappings=tuple(self.masquerades.items()), **fields)
 
     def mapped(self, key: tuple[str, int, IPv4, int]) -> bool:
         when = self.mappings.get(key, self.network.nat_mappings.get(key))
@@ -204,25 +309,85 @@ class _Dropped(Exception):
         self.drop = drop
 
 
+def _round_trip(walk: _Walk, host: str, request: Packet,
+                answer: Callable[[Host, Packet], Packet]) -> tuple[Host, Packet, Packet]:
+    """``request`` from ``host`` to its destination, and the packet ``answer`` makes of it
+    there back to ``host``: the host that answered, the request as it arrived and the
+    answer as it came back."""
+    there, arrived = _travel(walk, walk.network.hosts[host], request, origin=True)
+    back, answered = _travel(walk, there, answer(there, arrived), origin=True)
+    if back.name != host:  # pragma: no cover - the answer is addressed to the sender
+        raise _Dropped(Drop(back.name, None, NO_ROUTE, "answer reached the wrong host",
+                            reply=True))
+    return there, arrived, answered
+
+
+def _lost(walk: _Walk, err: _Dropped) -> Delivery:
+    return walk.delivery(err.drop)
+
+
 def echo(network: Network, host: str, address: IPv4 | str, now: float) -> Delivery:
     """Send one ICMP echo request from ``host`` to ``address`` and follow it and its reply."""
     walk = _Walk(network, now)
-    target = ipaddress.IPv4Address(address)
-    try:
-        there, request = _travel(walk, network.hosts[host], Packet(None, target), origin=True)
+
+    def echo_reply(there: Host, request: Packet) -> Packet:
         walk.hop(there.name, f"echo request from {request.src} answered")
-        reply = Packet(request.dst, request.src, reply=True)
-        back, answer = _travel(walk, there, reply, origin=True)
-        if back.name != host:  # pragma: no cover - the reply is addressed to the sender
-            raise _Dropped(Drop(back.name, None, NO_ROUTE, "reply reached the wrong host",
-                                reply=True))
+        return Packet(request.dst, request.src, reply=True)
+
+    try:
+        _, _, answer = _round_trip(walk, host, Packet(None, ipaddress.IPv4Address(address)),
+                                   echo_reply)
         walk.hop(host, f"echo reply from {answer.src} received, ttl={answer.ttl}")
     except _Dropped as err:
-        return Delivery(tuple(walk.hops), err.drop, updates=walk.updates(),
-                        nat_mappings=tuple(walk.mappings.items()))
-    return Delivery(tuple(walk.hops), None, rtt_ms=round(walk.elapsed, 3), reply_ttl=answer.ttl,
-                    reply_from=answer.src, updates=walk.updates(),
-                    nat_mappings=tuple(walk.mappings.items()))
+        return _lost(walk, err)
+    return walk.delivery(None, rtt_ms=round(walk.elapsed, 3), reply_ttl=answer.ttl,
+                         reply_from=answer.src)
+
+
+def http_get(network: Network, host: str, address: IPv4 | str, port: int, now: float,
+             host_header: str, max_time: float = 0.0) -> Delivery:
+    """One TCP connection from ``host`` to ``address``:``port`` carrying a GET, as curl
+    makes it: the SYN and the server's SYN-ACK (or RST), then, when it connected, the
+    request, the response and the closing packets along the same paths. ``max_time``: how
+    long the client keeps retransmitting an unanswered SYN (it only changes byte counters).
+    ``ok`` means a response came back: ``server`` and ``seen_source`` say who answered and
+    what client address it saw; ``refused`` that a reset came back."""
+    walk = _Walk(network, now)
+    target = ipaddress.IPv4Address(address)
+
+    def accept(there: Host, syn: Packet) -> Packet:
+        if port in there.http_ports:
+            walk.hop(there.name, f"TCP port {port}: the HTTP server accepts the connection "
+                                 f"from {syn.src}")
+            return Packet(syn.dst, syn.src, reply=True, sizes=(TCP_SYN_BYTES,), port=port)
+        walk.hop(there.name, f"nothing listens on TCP port {port}: answered with a reset")
+        return Packet(syn.dst, syn.src, reply=True, sizes=(TCP_RST_BYTES,), port=port)
+
+    syn = Packet(None, target, sizes=(TCP_SYN_BYTES,), port=port)
+    try:
+        there, arrived, _ = _round_trip(walk, host, syn, accept)
+    except _Dropped as err:
+        if err.drop.errno is None:
+            # Silent: the SYN is sent again until curl gives up, along the same paths.
+            for _ in range(syns_sent(max_time) - 1):
+                walk.carry((TCP_SYN_BYTES,), (TCP_SYN_BYTES,))
+        return _lost(walk, err)
+    rtt = round(walk.elapsed, 3)
+    if port not in there.http_ports:
+        walk.hop(host, f"reset from {target}:{port}: connection refused")
+        return walk.delivery(None, rtt_ms=rtt, server=there.name, seen_source=arrived.src,
+                             refused=True)
+    body = http_body(there.name, arrived.src)
+    walk.carry((TCP_SEGMENT_BYTES,  # the ACK that completes the handshake
+                TCP_SEGMENT_BYTES + http_request_bytes(host_header),
+                TCP_SEGMENT_BYTES,  # the ACK of the response's headers
+                TCP_SEGMENT_BYTES),  # FIN, also acknowledging the server's body and FIN
+               (TCP_SEGMENT_BYTES,  # the ACK of the request
+                TCP_SEGMENT_BYTES + HTTP_RESPONSE_HEADER_BYTES,
+                TCP_SEGMENT_BYTES + len(body.encode()),  # the body, with the server's FIN
+                TCP_SEGMENT_BYTES))  # the ACK of the client's FIN
+    walk.hop(host, f"connected; GET answered by {there.name}: {body.strip()}")
+    return walk.delivery(None, rtt_ms=rtt, server=there.name, seen_source=arrived.src)
 
 
 def apply(network: Network, delivery: Delivery) -> None:
@@ -239,6 +404,7 @@ def apply(network: Network, delivery: Delivery) -> None:
         if update.rx or update.tx:
             record_transfer(wireguard, update.iface, update.peer, rx=update.rx, tx=update.tx)
     network.nat_mappings.update(dict(delivery.nat_mappings))
+    network.masquerade_mappings.update(dict(delivery.masquerade_mappings))
 
 
 def settle(network: Network, now: float) -> list[Delivery]:
@@ -258,7 +424,7 @@ def settle(network: Network, now: float) -> list[Delivery]:
                 walk = _Walk(network, now)
                 if _fresh(walk, host.name, iface, peer):
                     _refresh_mapping(walk, host, iface, peer.endpoint)
-                    network.nat_mappings.update(walk.mappings)
+                    apply(network, walk.delivery(None))
                     continue
                 try:
                     target, remote, theirs = _handshake(walk, host, iface, peer, peer.endpoint)
@@ -268,8 +434,7 @@ def settle(network: Network, now: float) -> list[Delivery]:
                     dropped = None
                 except _Dropped as err:
                     dropped = err.drop
-                delivery = Delivery(tuple(walk.hops), dropped, updates=walk.updates(),
-                                    nat_mappings=tuple(walk.mappings.items()))
+                delivery = walk.delivery(dropped)
                 apply(network, delivery)
                 made.append(delivery)
     return made
@@ -281,8 +446,12 @@ def _fresh(walk: _Walk, host: str, iface: Interface, peer: Peer) -> bool:
 
 
 def _refresh_mapping(walk: _Walk, host: Host, iface: Interface, endpoint: Endpoint) -> None:
+    """A keepalive's way to the endpoint, for the NAT mappings it renews (its bytes are
+    not counted: the model does not tick keepalives one by one)."""
     if host.nat_address is not None:
         walk.mappings[(host.name, iface.listen_port, endpoint.address, endpoint.port)] = walk.now
+    with contextlib.suppress(_Dropped):
+        _udp(walk, host, iface, endpoint)
 
 
 def _travel(walk: _Walk, host: Host, packet: Packet, origin: bool) -> tuple[Host, Packet]:
@@ -299,7 +468,7 @@ def _travel(walk: _Walk, host: Host, packet: Packet, origin: bool) -> tuple[Host
             else:
                 walk.hop(host.name, f"{packet.dst} is its own address: delivered")
             return host, packet
-        route = model.lookup_route(host.routes, packet.dst)
+        route = model.route_for(host, packet.dst)
         if route is None:
             raise _Dropped(Drop(host.name, None, NO_ROUTE, f"no route to {packet.dst}",
                                 ERRNO_TEXT[NO_ROUTE] if origin and not packet.reply else None,
@@ -320,7 +489,7 @@ def _travel(walk: _Walk, host: Host, packet: Packet, origin: bool) -> tuple[Host
                                     reply=packet.reply))
             packet = replace(packet, ttl=packet.ttl - 1)
             walk.hop(host.name, f"forwarded to {route.dev} (route {route.prefix})")
-        if route.dev in host.masquerade:
+        if route.dev in model.masquerade_links(host):
             packet = _masquerade(walk, host, route.dev, packet)
         if model.is_wireguard(host, route.dev):
             host, packet = _through_wireguard(walk, host, route.dev, packet, origin)
@@ -397,7 +566,12 @@ def _udp(walk: _Walk, host: Host, iface: Interface,
          endpoint: Endpoint) -> tuple[Host, Interface, Endpoint]:
     """A WireGuard UDP datagram from ``host``'s ``iface`` to ``endpoint``: the host and
     interface that receive it, and the source they see it come from."""
-    route = model.lookup_route(host.routes, endpoint.address)
+    # The datagram carries the interface's fwmark: the rules route it by that mark.
+    route = model.route_for(host, endpoint.address, iface.fwmark)
+    if route is not None and model.is_wireguard(host, route.dev):
+        raise _Dropped(Drop(host.name, iface.name, ROUTING_LOOP,
+                            f"the route to the endpoint {endpoint.address} leads into "
+                            f"{route.dev} itself: packet loop (ELOOP), dropped"))
     if route is None or route.dev not in host.links or route.dev == "lo":
         raise _Dropped(Drop(host.name, iface.name, NO_ROUTE,
                             f"no underlay route to the endpoint {endpoint.address}"))
@@ -407,14 +581,74 @@ def _udp(walk: _Walk, host: Host, iface: Interface,
         seen = Endpoint(host.nat_address, iface.listen_port)
     else:
         seen = Endpoint(model.source_for(host, route), iface.listen_port)
-    target = _lan_owner_udp(walk, host.links[route.dev].segment, endpoint, seen)
+    segment = host.links[route.dev].segment
+    for _ in range(DEFAULT_TTL):
+        if route.via is None or route.via == endpoint.address:
+            break
+        # A gateway on the way (a router between the LAN and the endpoint) forwards it.
+        # One that is no host of the network stands for the flat LAN's own way out (a
+        # host's NAT router): the datagram goes straight to the endpoint, as before.
+        try:
+            router = _lan_owner(walk, segment, route.via, None, 0)[0]
+        except _Dropped:
+            break
+        walk.elapsed += LAN_MS
+        if not router.ip_forward:
+            raise _Dropped(Drop(router.name, None, FORWARDING_DISABLED,
+                                f"{endpoint.address} is not its address and "
+                                "net.ipv4.ip_forward = 0: not forwarded"))
+        route = model.route_for(router, endpoint.address)
+        if route is None or route.dev not in router.links or route.dev == "lo":
+            raise _Dropped(Drop(router.name, None, NO_ROUTE,
+                                f"no route to the endpoint {endpoint.address}"))
+        walk.hop(router.name, f"forwards the datagram for {endpoint.address} to {route.dev}")
+        if route.dev in model.masquerade_links(router):
+            seen = _masquerade_udp(walk, router, route.dev, seen, endpoint)
+        segment = router.links[route.dev].segment
+    target = _lan_owner_udp(walk, segment, endpoint, seen)
+    for _ in range(DEFAULT_TTL):
+        # An answer to a datagram a MASQUERADE router sent on: conntrack gives it back to
+        # the host behind the router that sent it.
+        inner = walk.masqueraded((target.name, endpoint.port, seen.address, seen.port))
+        if inner is None:
+            break
+        route = model.route_for(target, inner)
+        if route is None or route.dev not in target.links or route.dev == "lo":
+            raise _Dropped(Drop(target.name, None, NO_ROUTE, f"no route to {inner}"))
+        walk.hop(target.name, f"conntrack: destination {endpoint.address}:{endpoint.port} "
+                              f"back to {inner}:{endpoint.port}")
+        endpoint = Endpoint(inner, endpoint.port)
+        target = _lan_owner(walk, target.links[route.dev].segment, inner, None, 0)[0]
+        walk.elapsed += LAN_MS
     listening = next((i for i in target.wireguard.interfaces.values()
                       if i.up and i.listen_port == endpoint.port), None)
+    if listening is None and model.masquerade_links(target):
+        raise _Dropped(Drop(target.name, None, NAT_UNSOLICITED,
+                            f"{target.name} masquerades, and a datagram from {seen.address}:"
+                            f"{seen.port} to its port {endpoint.port} answers nothing sent "
+                            "through it: dropped"))
     if listening is None:
         raise _Dropped(Drop(target.name, "eth0", NOT_LISTENING,
                             f"nothing listens on UDP port {endpoint.port}"))
     walk.elapsed += LAN_MS
     return target, listening, seen
+
+
+def _masquerade_udp(walk: _Walk, router: Host, dev: str, seen: Endpoint,
+                    endpoint: Endpoint) -> Endpoint:
+    """A WireGuard datagram leaving ``router`` by ``dev`` under MASQUERADE: its source
+    becomes the link's address, the port kept (nf_nat keeps a free source port), and the
+    mapping lets the answers back in (``_Walk.masqueraded``)."""
+    mine = [a for d, a in router.addresses if d == dev]
+    public = next((a.ip for a in mine if endpoint.address in a.network),
+                  mine[0].ip if mine else None)
+    if public is None or public == seen.address:
+        return seen
+    walk.masquerades[(router.name, seen.port, endpoint.address, endpoint.port)] = (
+        IPv4(str(seen.address)), walk.now)
+    walk.hop(router.name, f"MASQUERADE on {dev}: source {seen.address}:{seen.port} becomes "
+                          f"{public}:{seen.port}")
+    return Endpoint(public, seen.port)
 
 
 def _lan_owner_udp(walk: _Walk, segment: str, endpoint: Endpoint, seen: Endpoint) -> Host:
@@ -487,12 +721,14 @@ def _through_wireguard(walk: _Walk, host: Host, dev: str, packet: Packet,
     walk.hop(host.name, f"{dev}: encrypted for peer {key[:8]}..., sent to "
                         f"{endpoint.address}:{endpoint.port}")
     target, remote, seen = _udp(walk, host, iface, endpoint)
-    size = data_bytes(ICMP_ECHO_BYTES)
+    size = sum(data_bytes(s) for s in packet.sizes)
     walk.count(host.name, dev, peer.public_key, tx=size)
     sender = remote.peer(iface.public_key)
     if sender is None:  # pragma: no cover - a fresh session means the peer exists
         raise _Dropped(Drop(target.name, remote.name, HANDSHAKE_FAILED, "unknown sender"))
     walk.count(target.name, remote.name, sender.public_key, rx=size)
+    walk.crossings.append((packet.reply, (host.name, dev, peer.public_key),
+                           (target.name, remote.name, sender.public_key)))
     if walk.endpoint(target.name, remote.name, sender) != seen:
         walk.endpoints[(target.name, remote.name, sender.public_key)] = seen
         walk.hop(target.name, f"{remote.name}: peer {sender.name[:8]}... roamed to "

@@ -5,21 +5,38 @@ ethernet-like link ``eth0`` with an underlay address, and the WireGuard links of
 ``WireGuardHost`` (the wg device model: a WireGuard link exists, and is up or down, exactly
 when ``host.wireguard.interfaces`` says so, so `wg` and `ip` act on one state).
 
-The underlay is one flat LAN: every host's ``eth0`` is on the same segment, and a host
-reaches another by its underlay address directly (no routers, no ARP timing). A host may sit
-behind a NAT (``Host.nat_address``): the others then see its UDP traffic coming from that
-public address, and can only answer it (see ``labsim.net.delivery``).
+The underlay is made of LAN segments: ``eth0`` is on "lan" unless told otherwise, more
+ethernet links join other segments (``add_ether_link``), and a host reaches another on its
+segment by its address directly (no ARP timing). A host with links on two segments, IP
+forwarding and a MASQUERADE rule is a router with NAT; a host may also sit behind an
+implicit NAT (``Host.nat_address``): either way the others see its UDP traffic coming from
+the NAT's address, and can only answer it (see ``labsim.net.delivery``). Each host can run
+an HTTP server (``start_http_server``), which `curl` reaches through the model.
 
-Routes live in the main table, IPv4 only (what `ip route` shows). As in Linux, adding an
-address to an up link adds its connected route ("proto kernel scope link src ADDR"), bringing
-a link up adds the connected routes of its addresses, and taking it down or deleting it
-removes every route through it (fib_disable_ip() in net/ipv4/fib_frontend.c flushes them).
+Routes are IPv4 only. Each belongs to a routing table by number: the main table (254, what
+`ip route` shows) unless `ip route add ... table N` put it elsewhere, as wg-quick does with
+AllowedIPs = 0.0.0.0/0 (table 51820). As in Linux, adding an address to an up link adds its
+connected route to main ("proto kernel scope link src ADDR"), bringing a link up adds the
+connected routes of its addresses, and taking it down or deleting it removes every route
+through it, in every table (fib_disable_ip() in net/ipv4/fib_frontend.c flushes them).
+
+Which table a packet is routed by is decided by the policy routing rules (`ip rule`,
+net/core/fib_rules.c and net/ipv4/fib_rules.c): tried in priority order, each may select
+packets by their fwmark (``not`` inverts the selection) and names a table; the first table
+with a matching route wins, unless the rule's suppress_prefixlength rejects that route (a
+route whose prefix is that long or shorter). A host starts with the kernel's three rules
+(0 local, 32766 main, 32767 default). WireGuard's own UDP datagrams carry the interface's
+fwmark (``Interface.fwmark``, `wg set wg0 fwmark N`), which is how wg-quick's
+`not fwmark 51820 table 51820` sends everything into the tunnel except the tunnel itself.
+
+Local addresses are delivered before the rules are read (the model's stand-in for rule 0
+and the local table, which nobody changes in the lessons).
 """
 
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from labsim.wg.device import WireGuardHost, add_interface, remove_interface, set_link_up
 
@@ -38,6 +55,16 @@ INVALID_GATEWAY = "Error: Nexthop has invalid gateway."
 INVALID_PREFIX = "Error: Invalid prefix for given prefix length."
 NOT_SUPPORTED = "RTNETLINK answers: Operation not supported"
 NO_SUCH_PROCESS = "RTNETLINK answers: No such process"
+NO_SUCH_FILE = "RTNETLINK answers: No such file or directory"
+NO_SUCH_TABLE = "Error: FIB table does not exist."
+NETWORK_UNREACHABLE = "RTNETLINK answers: Network is unreachable"
+
+# Routing tables by number, and the names iproute2 prints for the reserved ones
+# (/etc/iproute2/rt_tables; include/uapi/linux/rtnetlink.h enum rt_class_t).
+DEFAULT_TABLE = 253
+MAIN_TABLE = 254
+LOCAL_TABLE = 255
+TABLE_NAMES = {DEFAULT_TABLE: "default", MAIN_TABLE: "main", LOCAL_TABLE: "local"}
 
 
 class NetError(Exception):
@@ -69,14 +96,55 @@ class Link:
 
 @dataclass(frozen=True)
 class Route:
-    """A route of the main table. Connected routes (added by the kernel for an address) have
-    ``kernel`` set and ``src`` the address; routes from `ip route add` have neither."""
+    """A route of routing table ``table``. Connected routes (added by the kernel for an
+    address) have ``kernel`` set and ``src`` the address; routes from `ip route add` have
+    neither."""
 
     prefix: Net4
     dev: str
     via: IPv4 | None = None
     kernel: bool = False
     src: IPv4 | None = None
+    table: int = MAIN_TABLE
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A policy routing rule (struct fib_rule): packets whose fwmark matches (all packets
+    when ``fwmark`` is None; ``invert`` is iproute2's `not`) look up ``table``. A route found
+    there whose prefix length is at most ``suppress_prefixlength`` is ignored, and the next
+    rule tried (fib4_rule_suppress() in net/ipv4/fib_rules.c)."""
+
+    priority: int
+    table: int
+    fwmark: int | None = None
+    fwmask: int = 0xFFFFFFFF
+    invert: bool = False
+    suppress_prefixlength: int | None = None
+
+    def selects(self, mark: int) -> bool:
+        """fib_rule_match(): the fwmark selector, inverted by FIB_RULE_INVERT."""
+        matched = self.fwmark is None or (mark ^ self.fwmark) & self.fwmask == 0
+        return matched != self.invert
+
+
+DEFAULT_RULES = (Rule(0, LOCAL_TABLE), Rule(32766, MAIN_TABLE), Rule(32767, DEFAULT_TABLE))
+"""The rules every network namespace starts with (fib_default_rules_init())."""
+
+SYSCTL_DEFAULTS = {"net.ipv4.conf.all.src_valid_mark": 0}
+"""The sysctls the model keeps besides ip_forward, with their defaults. src_valid_mark=1
+(set by wg-quick) lets the reverse-path filter use a packet's fwmark; the model has no
+reverse-path filter, so the value is only stored and read back."""
+
+FIREWALL_CHAINS = {
+    "mangle": ("PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"),
+    "raw": ("PREROUTING", "OUTPUT"),
+    "filter": ("INPUT", "FORWARD", "OUTPUT"),
+    "nat": ("PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"),
+}
+"""The built-in chains of each iptables table, in the order iptables lists them; the tables
+in the order iptables-save prints them (enum nft_table_type in iptables/nft.h: mangle,
+security, raw, filter, nat)."""
 
 
 @dataclass
@@ -95,8 +163,18 @@ class Host:
     ever_up: set[str] = field(default_factory=set)
     # net.ipv4.ip_forward as written (the kernel keeps the integer; nonzero forwards).
     ip_forward: int = 0
-    # Outgoing links of `iptables -t nat -A POSTROUTING -o IF -j MASQUERADE` rules, in order.
-    masquerade: list[str] = field(default_factory=list)
+    # iptables rules, as iptables-save prints them without "-A CHAIN ": table -> chain ->
+    # rules in order. A table is listed once something has put a rule in it.
+    firewall: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # Routing tables that exist: main and local always, another once a route is added to it
+    # (it stays when its last route goes, as in the kernel).
+    tables: set[int] = field(default_factory=lambda: {MAIN_TABLE, LOCAL_TABLE})
+    rules: list[Rule] = field(default_factory=lambda: list(DEFAULT_RULES))
+    sysctls: dict[str, int] = field(default_factory=lambda: dict(SYSCTL_DEFAULTS))
+    # TCP ports an HTTP server listens on (``start_http_server``).
+    http_ports: set[int] = field(default_factory=set)
+    # MTUs set with `ip link set mtu N` (a link not named here has its kind's default).
+    mtus: dict[str, int] = field(default_factory=dict)
     # The public address of the NAT this host is behind, or None if it is on the LAN itself.
     nat_address: IPv4 | None = None
 
@@ -106,12 +184,30 @@ class Host:
 
 
 @dataclass
+class HostFiles:
+    """A host's own files as its shell sessions keep them (labsim.shell.session: path ->
+    HostFile, and the directories that exist). Every session of one host shares them (a
+    page's setup line and its terminal are two sessions), and a command on one host can
+    read another host's (ssh reads the server's sshd_config and /etc/hosts)."""
+
+    files: dict = field(default_factory=dict)
+    dirs: set[str] = field(default_factory=set)
+
+
+@dataclass
 class Network:
     hosts: dict[str, Host] = field(default_factory=dict)
+    # Each host's files, by host name (registered by the host's first shell session).
+    files: dict[str, HostFiles] = field(default_factory=dict)
     # NAT mappings, (host behind NAT, its port, remote address, remote port) -> when the host
     # last sent through it: the NAT lets answers from that remote back in for a while
     # (``labsim.net.delivery.NAT_TIMEOUT``).
     nat_mappings: dict[tuple[str, int, IPv4, int], float] = field(default_factory=dict)
+    # UDP mappings of hosts that MASQUERADE (a router with `iptables -t nat -A POSTROUTING
+    # -o IF -j MASQUERADE`): (router, port, remote address, remote port) -> (the address
+    # behind the router that sent from that port, when it last did).
+    masquerade_mappings: dict[tuple[str, int, IPv4, int], tuple[IPv4, float]] = field(
+        default_factory=dict)
 
 
 def add_host(network: Network, name: str, underlay: str | None = None,
@@ -211,6 +307,23 @@ def delete_link(host: Host, name: str) -> None:
     host.routes = [r for r in host.routes if r.dev != name]
     host.ever_up.discard(name)
     host.ifindex.pop(name, None)
+    host.mtus.pop(name, None)
+
+
+# Largest MTU of each kind of link: a veth takes up to 65535 (ETH_MAX_MTU); WireGuard's
+# max_mtu is SKB_MAX_MTU minus its overhead (drivers/net/wireguard/device.c, wg_setup()),
+# more than any lab needs, so the model stops at the same 65535. The minimum is ETH_MIN_MTU.
+MIN_MTU, MAX_MTU = 68, 65535
+
+
+def set_mtu(host: Host, name: str, mtu: int) -> None:
+    """`ip link set NAME mtu N`."""
+    if not has_link(host, name):
+        raise no_device(name)
+    if not MIN_MTU <= mtu <= MAX_MTU:
+        raise NetError("Error: mtu less than device minimum." if mtu < MIN_MTU
+                       else "Error: mtu greater than device maximum.")
+    host.mtus[name] = mtu
 
 
 def set_link(host: Host, name: str, up: bool) -> None:
@@ -254,8 +367,9 @@ def _add_connected(host: Host, dev: str, address: ipaddress.IPv4Interface) -> No
         host.routes.append(route)
 
 
-def add_route(host: Host, prefix: str, dev: str | None = None, via: str | None = None) -> Route:
-    """`ip route add PREFIX dev DEV` or `... via GW [dev DEV]`."""
+def add_route(host: Host, prefix: str, dev: str | None = None, via: str | None = None,
+              table: int = MAIN_TABLE) -> Route:
+    """`ip route add PREFIX dev DEV [table N]` or `... via GW [dev DEV] [table N]`."""
     try:
         network = Net4("0.0.0.0/0" if prefix == "default" else prefix)
     except ValueError:
@@ -268,7 +382,7 @@ def add_route(host: Host, prefix: str, dev: str | None = None, via: str | None =
     if gateway is not None:
         # The gateway must be on a connected network (fib_check_nh() in fib_semantics.c).
         on_link = [r for r in host.routes if r.via is None and gateway in r.prefix
-                   and (dev is None or r.dev == dev)]
+                   and (dev is None or r.dev == dev) and r.table in (table, MAIN_TABLE)]
         if not on_link:
             raise NetError(INVALID_GATEWAY)
         dev = dev or max(on_link, key=lambda r: r.prefix.prefixlen).dev
@@ -276,41 +390,104 @@ def add_route(host: Host, prefix: str, dev: str | None = None, via: str | None =
         raise NetError("RTNETLINK answers: No such device")
     if not link_up(host, dev):
         raise NetError("Error: Device for nexthop is not up.")
-    if any(r.prefix == network for r in host.routes):
+    if any(r.prefix == network and r.table == table for r in host.routes):
         raise NetError(FILE_EXISTS)
-    route = Route(network, dev, via=gateway)
+    route = Route(network, dev, via=gateway, table=table)
     host.routes.append(route)
+    # fib_new_table(): the first route into a table makes it.
+    host.tables.add(table)
     return route
 
 
-def delete_route(host: Host, prefix: str) -> None:
-    """`ip route del PREFIX`: the first route to exactly that prefix."""
+def delete_route(host: Host, prefix: str, dev: str | None = None,
+                 table: int = MAIN_TABLE) -> None:
+    """`ip route del PREFIX [dev DEV] [table N]`: the first route of the table to exactly
+    that prefix (and through DEV, if given)."""
+    if table not in host.tables:
+        raise NetError(NO_SUCH_TABLE)
     network = Net4("0.0.0.0/0" if prefix == "default" else prefix, strict=False)
     for route in host.routes:
-        if route.prefix == network:
+        if route.prefix == network and route.table == table and dev in (None, route.dev):
             host.routes.remove(route)
             return
     raise NetError(NO_SUCH_PROCESS)
 
 
-def sorted_routes(host: Host) -> list[Route]:
-    """The main table in the order `ip route` lists it: by network address, and of routes
-    to one address the longest prefix first (the kernel walks its trie in key order, and a
-    leaf keeps its prefixes longest first: fib_insert_alias() in fib_trie.c). Recorded:
+def sorted_routes(host: Host, table: int = MAIN_TABLE) -> list[Route]:
+    """A table in the order `ip route` lists it: by network address, and of routes to one
+    address the longest prefix first (the kernel walks its trie in key order, and a leaf
+    keeps its prefixes longest first: fib_insert_alias() in fib_trie.c). Recorded:
     0.0.0.0/1 before default, 10.0.0.0/24 before 10.0.0.0/16 before 10.0.0.0/8."""
-    return sorted(host.routes,
+    return sorted((r for r in host.routes if r.table == table),
                   key=lambda r: (int(r.prefix.network_address), -r.prefix.prefixlen))
 
 
 def lookup_route(routes: list[Route], address: IPv4) -> Route | None:
-    """The route the kernel picks for ``address``: the longest matching prefix; of equal
-    ones, the first added (they would differ by metric, which the model does not set)."""
+    """The route of ``routes`` (one table) the kernel picks for ``address``: the longest
+    matching prefix; of equal ones, the first added (they would differ by metric, which the
+    model does not set)."""
     best: Route | None = None
     for route in routes:
         if address in route.prefix and (best is None
                                         or route.prefix.prefixlen > best.prefix.prefixlen):
             best = route
     return best
+
+
+def route_for(host: Host, address: IPv4, mark: int = 0) -> Route | None:
+    """The route a packet to ``address`` with fwmark ``mark`` takes: the rules in priority
+    order (fib_rules_lookup()), each looking up its table if it selects the packet; a
+    table that does not exist or has no matching route passes to the next rule, and so
+    does a route the rule's suppress_prefixlength rejects. None: no route
+    (ENETUNREACH)."""
+    for rule in host.rules:
+        if rule.table == LOCAL_TABLE or rule.table not in host.tables:
+            continue
+        if not rule.selects(mark):
+            continue
+        route = lookup_route([r for r in host.routes if r.table == rule.table], address)
+        if route is None:
+            continue
+        if (rule.suppress_prefixlength is not None
+                and route.prefix.prefixlen <= rule.suppress_prefixlength):
+            continue
+        return route
+    return None
+
+
+def table_exists(host: Host, table: int) -> bool:
+    return table in host.tables
+
+
+def add_rule(host: Host, rule: Rule, priority_given: bool) -> Rule:
+    """`ip rule add ...`. Without a priority the kernel gives the new rule one less than the
+    second rule's, or 0 (fib_default_rule_pref() in net/core/fib_rules.c): 32765, 32764, ...
+    as long as the local rule is first. An identical rule at the same priority is refused
+    (rule_exists(), iproute2 asks with NLM_F_EXCL). The rule goes after every rule of
+    lower or equal priority (fib_nl_newrule())."""
+    if not priority_given:
+        second = host.rules[1].priority if len(host.rules) > 1 else 0
+        rule = replace(rule, priority=second - 1 if second else 0)
+    if rule in host.rules:
+        raise NetError(FILE_EXISTS)
+    position = sum(1 for r in host.rules if r.priority <= rule.priority)
+    host.rules.insert(position, rule)
+    return rule
+
+
+def delete_rule(host: Host, *, priority: int | None = None, table: int | None = None,
+                fwmark: int | None = None, suppress_prefixlength: int | None = None) -> Rule:
+    """`ip rule del ...`: the first rule, in priority order, that has every attribute given
+    (rule_find() in net/core/fib_rules.c compares only those; `not` is not compared)."""
+    for rule in host.rules:
+        if ((priority is None or rule.priority == priority)
+                and (table is None or rule.table == table)
+                and (fwmark is None or rule.fwmark == fwmark)
+                and (suppress_prefixlength is None
+                     or rule.suppress_prefixlength == suppress_prefixlength)):
+            host.rules.remove(rule)
+            return rule
+    raise NetError(NO_SUCH_FILE)
 
 
 def local_addresses(host: Host) -> list[IPv4]:
@@ -342,6 +519,35 @@ def set_ip_forward(host: Host, value: int) -> None:
     host.ip_forward = value
 
 
+def set_sysctl(host: Host, key: str, value: int) -> None:
+    """One of SYSCTL_DEFAULTS' keys (net.ipv4.ip_forward has its own field)."""
+    if key not in host.sysctls:
+        raise KeyError(key)
+    host.sysctls[key] = value
+
+
+def firewall_rules(host: Host, table: str, chain: str) -> list[str]:
+    """The rules of an iptables chain, as iptables-save prints them after "-A CHAIN "."""
+    return host.firewall.setdefault(table, {}).setdefault(chain, [])
+
+
 def add_masquerade(host: Host, dev: str) -> None:
     """`iptables -t nat -A POSTROUTING -o DEV -j MASQUERADE` (DEV need not exist yet)."""
-    host.masquerade.append(dev)
+    firewall_rules(host, "nat", "POSTROUTING").append(f"-o {dev} -j MASQUERADE")
+
+
+def masquerade_links(host: Host) -> list[str]:
+    """The outgoing links of the nat table's `-o DEV -j MASQUERADE` rules, in order. The
+    other rules the model stores (wg-quick's raw and mangle rules) change nothing in it."""
+    links = []
+    for rule in host.firewall.get("nat", {}).get("POSTROUTING", []):
+        words = rule.split()
+        if len(words) == 4 and words[0] == "-o" and words[2:] == ["-j", "MASQUERADE"]:
+            links.append(words[1])
+    return links
+
+
+def start_http_server(network: Network, host_name: str, port: int) -> None:
+    """An HTTP server on ``host_name`` listening on TCP ``port`` of every address: it
+    answers every GET with "HOST: request from CLIENT_IP\n" (``labsim.net.delivery``)."""
+    network.hosts[host_name].http_ports.add(port)

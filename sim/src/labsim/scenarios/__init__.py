@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from labsim.scenarios import metaslabs, pools_vdevs, records, sync_crash, vdev_layouts
+from labsim.scenarios import (
+    metaslabs,
+    pools_vdevs,
+    records,
+    slow_ssh,
+    sync_crash,
+    vdev_layouts,
+    wg_topology,
+)
 
 SCENARIOS: dict[str, ModuleType] = {
     "pools-vdevs": pools_vdevs,
@@ -14,6 +22,8 @@ SCENARIOS: dict[str, ModuleType] = {
     "metaslabs": metaslabs,
     "records": records,
     "sync-crash": sync_crash,
+    "wg-topology": wg_topology,
+    "slow-ssh": slow_ssh,
 }
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from labsim.net.model import Network, add_host
+from labsim.net.model import HostFiles, Network, add_host
 from labsim.wg.device import WireGuardHost
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
@@ -79,7 +79,9 @@ class Session:
     cwd: str = "/root"
     host_files: dict[str, HostFile] = field(default_factory=dict)
     host_dirs: set[str] = field(
-        default_factory=lambda: {"/", "/root", "/tmp", "/var", "/var/tmp", "/dev", "/mnt"}
+        # /etc/wireguard as the wireguard-tools package leaves it (Debian: directory, mode 0700).
+        default_factory=lambda: {"/", "/root", "/tmp", "/var", "/var/tmp", "/dev", "/mnt", "/etc",
+                                 "/etc/wireguard"}
     )
     pools: dict[str, Pool] = field(default_factory=dict)
     # Pools exported with zpool export: their files keep them until zpool import.
@@ -117,6 +119,10 @@ class Session:
             # so that two hosts never generate the same keys.
             host = add_host(self.network, self.hostname, wireguard=self.wireguard)
         self.wireguard = host.wireguard
+        # The host's files are the host's, whichever of its sessions wrote them.
+        files = self.network.files.setdefault(self.hostname,
+                                              HostFiles(self.host_files, self.host_dirs))
+        self.host_files, self.host_dirs = files.files, files.dirs
 
     def run(self, line: str) -> CommandResult:
         """Run one command line (several if separated by ';', a pipeline if joined by '|')."""
@@ -230,7 +236,7 @@ def _reads_stdin(handler: Callable[..., CommandResult]) -> bool:
 
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
-    from labsim.shell.commands import coreutils, dd, fio, netcmds, zdb, zfs, zpool
+    from labsim.shell.commands import coreutils, dd, fio, netcmds, ssh, wg_quick, zdb, zfs, zpool
 
     return {
         "zpool": zpool.main,
@@ -255,6 +261,17 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "ping": netcmds.ping,
         "sysctl": netcmds.sysctl,
         "iptables": netcmds.iptables,
+        "iptables-restore": netcmds.iptables_restore,
+        "iptables-save": netcmds.iptables_save,
+        "ip6tables-save": netcmds.ip6tables_save,
+        "curl": netcmds.curl,
+        "wg-quick": wg_quick.main,
+        "tee": coreutils.tee,
+        "true": coreutils.noop,
+        "false": coreutils.false,
+        "ssh": ssh.ssh,
+        "getent": ssh.getent,
+        "time": ssh.time_keyword,
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getopt
+from dataclasses import replace
 
 from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
@@ -247,6 +248,10 @@ def noop(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult()
 
 
+def false(session: Session, argv: list[str]) -> CommandResult:
+    return CommandResult(status=1)
+
+
 def sleep(session: Session, argv: list[str]) -> CommandResult:
     try:
         session.clock += float(argv[1])
@@ -312,7 +317,8 @@ ZIL_KSTAT_CREATED_NS = 15_831_908_690
 
 
 def cat(session: Session, argv: list[str]) -> CommandResult:
-    """cat FILE...: the kernel files above; other files hold nothing labsim models."""
+    """cat FILE...: the kernel files above, and host files whose text labsim keeps (those
+    written by tee or wg-quick); other files hold nothing labsim models."""
     out, errors, status = [], [], 0
     for name in argv[1:]:
         path = session.absolute(name)
@@ -325,6 +331,8 @@ def cat(session: Session, argv: list[str]) -> CommandResult:
         elif path.startswith("/sys/module/zfs/parameters/") and \
                 path.rsplit("/", 1)[1] in MODULE_PARAMETERS:
             out.append(MODULE_PARAMETERS[path.rsplit("/", 1)[1]] + "\n")
+        elif path in session.host_files and session.host_files[path].text is not None:
+            out.append(session.host_files[path].text)  # a file written with its text (tee)
         elif _size_of(session, path) is not None or fs.is_dir(session, path):
             errors.append(f"labsim: cat shows only {ZIL_KSTAT} and some of "
                           "/sys/module/zfs/parameters; file contents are not modelled\n")
@@ -333,3 +341,38 @@ def cat(session: Session, argv: list[str]) -> CommandResult:
             errors.append(f"cat: {name}: No such file or directory\n")
             status = 1
     return CommandResult(stdout="".join(out), stderr="".join(errors), status=status)
+
+
+def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
+    """tee [-a] FILE...: standard input (a pipe, else nothing) to each file and to standard
+    output. The files are host files that keep their text (cat shows it); -a appends.
+    Errors as GNU coreutils 9.1 prints them; a failed file does not stop the others."""
+    try:
+        opts, names = getopt.gnu_getopt(argv[1:], "ai", ["append", "ignore-interrupts"])
+    except getopt.GetoptError as err:
+        raise _usage("tee", fmt.getopt_message(err)) from None
+    append = any(k in ("-a", "--append") for k, _ in opts)
+    data = stdin or ""
+    errors = []
+    for name in names:
+        path = session.absolute(name)
+        if fs.is_dir(session, path):
+            errors.append(f"tee: {name}: Is a directory\n")
+        elif not fs.parent_exists(session, path):
+            errors.append(f"tee: {name}: No such file or directory\n")
+        elif fs.mounted_dataset(session, path) is not None:
+            errors.append(f"labsim: tee into a ZFS dataset is not modelled: '{name}'\n")
+        else:
+            old = session.host_files.get(path)
+            size = len(data.encode())
+            if append and old is not None:
+                text = None if old.text is None else old.text + data
+                size += old.size
+            else:
+                text = data
+            # replace() keeps what else the file is (its kind of HostFile), as writing into
+            # an existing file keeps its mode.
+            session.host_files[path] = (HostFile(size, session.clock, text) if old is None
+                                        else replace(old, size=size, mtime=session.clock,
+                                                     text=text))
+    return CommandResult(stdout=data, stderr="".join(errors), status=1 if errors else 0)

@@ -1,0 +1,115 @@
+"""labsim.web.Bridge: terminals of a page that name one network are hosts of one labsim.net
+Network (alice's terminal pings bob's), with addresses in page order, one clock, and a
+reset that starts the whole network afresh."""
+
+from __future__ import annotations
+
+import json
+
+from labsim.web import Bridge, initial_payload
+
+HOSTS = json.dumps([["alice", "ip link add wg0 type wireguard"],
+                    ["bob", "ip link add wg0 type wireguard"]])
+
+
+def term(bridge: Bridge, host: str, line: str, network: str = "w1",
+         hosts: str = HOSTS) -> dict:
+    return json.loads(bridge.terminal(f"{network}-{host}", line, network, host, hosts))
+
+
+def out(bridge: Bridge, host: str, line: str, **kw) -> str:
+    reply = term(bridge, host, line, **kw)
+    assert reply["status"] == 0, reply
+    return reply["stdout"]
+
+
+def connect(bridge: Bridge) -> None:
+    """Lesson W1's commands, typed in alice's and bob's terminals."""
+    for host, address in (("alice", "10.0.0.1/24"), ("bob", "10.0.0.2/24")):
+        out(bridge, host, "wg genkey | wg set wg0 listen-port 51820 private-key /dev/stdin")
+        out(bridge, host, f"ip addr add {address} dev wg0")
+        out(bridge, host, "ip link set wg0 up")
+    alice = out(bridge, "alice", "wg show wg0 public-key").strip()
+    bob = out(bridge, "bob", "wg show wg0 public-key").strip()
+    out(bridge, "alice", f"wg set wg0 peer {bob} endpoint 192.168.50.11:51820 "
+                         "allowed-ips 10.0.0.2/32")
+    out(bridge, "bob", f"wg set wg0 peer {alice} allowed-ips 10.0.0.1/32")
+
+
+def test_two_terminals_share_one_network():
+    bridge = Bridge()
+    # bob's terminal is used first; the page lists alice first, so she is still .10
+    assert "192.168.50.11/24" in out(bridge, "bob", "ip -br addr")
+    assert "192.168.50.10/24" in out(bridge, "alice", "ip -br addr")
+    # each host starts with the empty wg0 its setup made, and nothing shows the setup
+    assert out(bridge, "alice", "wg show") == "interface: wg0\n"
+    connect(bridge)
+    ping = out(bridge, "alice", "ping -c 1 10.0.0.2")
+    assert "64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=1.50 ms" in ping
+    # bob learned alice's endpoint from her handshake, in his own terminal
+    assert "  endpoint: 192.168.50.10:51820\n" in out(bridge, "bob", "wg show")
+    assert "1 received" in out(bridge, "bob", "ping -c 1 10.0.0.1")
+
+
+def test_hosts_share_one_clock():
+    bridge = Bridge()
+    connect(bridge)
+    out(bridge, "alice", "ping -c 1 10.0.0.2")
+    out(bridge, "alice", "sleep 30")
+    # bob's terminal has done nothing for those 30 s, but his handshake is as old as hers
+    assert "latest handshake: 30 seconds ago" in out(bridge, "bob", "wg show")
+    assert "latest handshake: 30 seconds ago" in out(bridge, "alice", "wg show")
+
+
+def test_networks_and_plain_terminals_are_separate():
+    bridge = Bridge()
+    connect(bridge)
+    # w2's alice is another machine: no keys, and its wg0 is not even there
+    assert out(bridge, "alice", "wg show", network="w2", hosts="") == ""
+    plain = json.loads(bridge.terminal("lesson1", "zpool list"))
+    assert plain == {"stdout": "no pools available\n", "stderr": "", "status": 0}
+    # a host the page does not list gets the next address
+    assert "192.168.50.12/24" in out(bridge, "carol", "ip -br addr")
+
+
+def test_reset_of_one_terminal_starts_the_whole_network_afresh():
+    bridge = Bridge()
+    connect(bridge)
+    key = out(bridge, "alice", "wg show wg0 public-key")
+    assert "1 received" in out(bridge, "alice", "ping -c 1 10.0.0.2")
+    bridge.reset("w1-bob")
+    # alice's machine is fresh too: an empty wg0 again, at the same address
+    assert out(bridge, "alice", "wg show") == "interface: wg0\n"
+    assert "192.168.50.10/24" in out(bridge, "alice", "ip -br addr")
+    assert "192.168.50.11/24" in out(bridge, "bob", "ip -br addr")
+    # the same commands give the same keys, and the network works again
+    connect(bridge)
+    assert out(bridge, "alice", "wg show wg0 public-key") == key
+    # bob knows no endpoint of alice's until she has sent: nothing is left of before
+    assert term(bridge, "bob", "ping -c 1 10.0.0.1")["stderr"] == (
+        "ping: sendmsg: Destination address required\n")
+    assert "1 received" in out(bridge, "alice", "ping -c 1 10.0.0.2")
+
+
+def test_a_session_keeps_what_it_was_made_as():
+    bridge = Bridge()
+    bridge.terminal("w1-alice", "truncate -s 1G /var/tmp/a")  # a machine of its own
+    assert out(bridge, "alice", "ls /var/tmp") == "a\n"
+    assert "w1" not in bridge.networks
+
+
+def test_reset_of_a_plain_terminal_is_its_own():
+    bridge = Bridge()
+    connect(bridge)
+    bridge.terminal("lesson1", "truncate -s 1G /var/tmp/a")
+    bridge.reset("lesson1")
+    assert "No such file" in json.loads(bridge.terminal("lesson1", "ls /var/tmp/a"))["stderr"]
+    assert "peer:" in out(bridge, "alice", "wg show")
+
+
+def test_initial_payload_follows_a_page_preset():
+    payload = initial_payload("wg-topology", {"preset": "gateway"})
+    defaults = payload["describe"]["defaults"]
+    assert defaults["client_allowed_ips"] == "0.0.0.0/0"
+    assert defaults["send"] == "client-web"
+    assert payload["result"]["summary"].startswith("client pings 198.51.100.80 (web): answered")
