@@ -218,3 +218,32 @@ def test_iostat_rows_and_which_vdevs_wrote_must_agree():
     assert len(problems) == 1 and "vdevs with writes" in problems[0]
     problems = compare(LAB5, LAB5.replace("  /v/log ", "  /v/lag "))
     assert len(problems) == 1 and "rows" in problems[0]
+
+
+SNAPSHOTS = """\
+$ zfs list -p -r -t all -o name,used,refer,usedbysnapshots,usedbydataset,usedbychildren,origin lab6
+NAME               USED     REFER  USEDSNAP   USEDDS  USEDCHILD  ORIGIN
+lab6/data      19267584   6414336  12853248  6414336          0  -
+lab6/data@tue     49152   8511488         -        -          -  -
+lab6/work       3235840   7471104         0  3235840          0  lab6/data@tue
+$ zfs destroy -nv lab6/data@wed%thu
+would destroy lab6/data@wed
+would destroy lab6/data@thu
+would reclaim 4.12M
+"""
+
+
+def test_usedby_columns_are_space_figures():
+    assert compare(SNAPSHOTS, SNAPSHOTS.replace("12853248", "12900000")) == []  # +0.4 %
+    problems = compare(SNAPSHOTS, SNAPSHOTS.replace("12853248", "13100000"))  # +1.9 %
+    assert len(problems) == 1 and "lab6/data USEDSNAP" in problems[0]
+
+
+def test_origin_must_match():
+    problems = compare(SNAPSHOTS, SNAPSHOTS.replace("  lab6/data@tue\n", "  lab6/data@wed\n"))
+    assert len(problems) == 1 and "lab6/work ORIGIN" in problems[0]
+
+
+def test_what_destroy_would_reclaim_must_match_exactly():
+    problems = compare(SNAPSHOTS, SNAPSHOTS.replace("reclaim 4.12M", "reclaim 4.13M"))
+    assert len(problems) == 1 and "zfs destroy -nv" in problems[0]

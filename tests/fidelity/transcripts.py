@@ -6,9 +6,10 @@ compared block by block: every `zpool list -p` / `zfs list -p` figure and every
 word. Timings (dd) and other free-form output are ignored. The intent-log counters, file
 listings and `zpool iostat -v` rows of lab 5 are compared as zil_compare.py describes.
 
-Space figures (SIZE, FREE, AVAIL, USED, REFER, LUSED; used, available, referenced,
-logicalused, logicalreferenced) are compared within 1 %; compression ratios (RATIO,
-compressratio, printed with two decimals) within 0.01.
+Space figures (SIZE, FREE, AVAIL, USED, REFER, LUSED, USEDSNAP, USEDDS, USEDCHILD; used,
+available, referenced, logicalused, logicalreferenced) are compared within 1 %; compression
+ratios (RATIO, compressratio, printed with two decimals) within 0.01; ORIGIN and what
+`zfs destroy -v` would destroy and reclaim exactly.
 
 `zpool status` is compared character for character except for what a simulator cannot
 know or can only estimate: the duration and the date of the `scan:` line are the
@@ -43,6 +44,8 @@ SMALL_ALLOC = 4 << 20
 COUNTER_TOLERANCE = 0.05  # READ, WRITE, CKSUM of zpool status (issue: within 5 %)
 RATIO_TOLERANCE = 0.01  # RATIO / compressratio, absolute (issue 4)
 RATIO_COLUMNS = ("RATIO", "REFRATIO")
+# The usedby* breakdown of USED (lab 6): space figures like USED.
+USED_BY_COLUMNS = ("USEDSNAP", "USEDDS", "USEDCHILD", "USEDREFRESERV")
 # zfs get properties compared, by the column zfs list would give them
 GET_PROPERTY_COLUMNS = {"used": "USED", "available": "AVAIL", "referenced": "REFER",
                         "logicalused": "LUSED", "logicalreferenced": "LREFER",
@@ -168,7 +171,10 @@ def compare(real: str | list[str], simulated: str) -> list[str]:
 
 
 def _is_error(output: str) -> bool:
-    return output.startswith(("cannot ", "invalid ", "missing ", "property "))
+    """An error, or what zfs destroy -v says it would (will) destroy and reclaim: compared
+    word for word."""
+    return output.startswith(("cannot ", "invalid ", "missing ", "property ", "would destroy ",
+                              "will destroy "))
 
 
 def _compare_tables(where: str, reals: list[dict], sim: dict) -> list[str]:
@@ -178,6 +184,11 @@ def _compare_tables(where: str, reals: list[dict], sim: dict) -> list[str]:
     for name, row in reals[0].items():
         is_vdev = name.startswith("/")
         for column, value in row.items():
+            if column == "ORIGIN" and any(real[name].get(column) != sim[name].get(column)
+                                          for real in reals):
+                problems.append(f"{where}: {name} ORIGIN real {value}, "
+                                f"labsim {sim[name].get(column)}")
+                continue
             if column in RATIO_COLUMNS:
                 problems += _compare_ratio(where, name, column,
                                            [real[name].get(column, "") for real in reals],
@@ -222,7 +233,7 @@ def _compare_ratio(where: str, name: str, column: str, reals: list[str], got: st
 def _tolerance(column: str, is_vdev: bool) -> float | None:
     if is_vdev and column == "FREE":
         return None  # a vdev's FREE is its usable space less ALLOC: judged through ALLOC
-    if column in ("SIZE", "FREE", "AVAIL", "USED", "REFER", "LUSED", "LREFER"):
+    if column in ("SIZE", "FREE", "AVAIL", "USED", "REFER", "LUSED", "LREFER", *USED_BY_COLUMNS):
         return SPACE_TOLERANCE
     if column == "ALLOC":
         return VDEV_ALLOC_TOLERANCE if is_vdev else SPACE_TOLERANCE

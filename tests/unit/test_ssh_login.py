@@ -172,7 +172,7 @@ def test_settings_are_checked():
         m.lab("pam")
 
 
-RECORD = (Path(__file__).resolve().parents[1] / "fixtures" / "real" / "ssh"
+RECORD = (Path(__file__).resolve().parents[1] / "fixtures" / "probes" / "ssh"
           / "slow_ssh_probe-debian12.txt")
 
 

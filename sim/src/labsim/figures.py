@@ -540,3 +540,27 @@ def span_chart(
         "template": None,
     }
     return {"data": data, "layout": layout}
+
+
+def snapshot_timeline(
+    columns: list[str],
+    rows: list[str],
+    spans: list[Span],
+    groups: list[tuple[str, str]],
+    *,
+    title: str,
+    marks: list[tuple[float, str, str]] = (),
+    height: int = 440,
+) -> dict:
+    """Blocks along a dataset's chain of snapshots (lesson 6): each row a version of a
+    file, each span the members of the chain that hold it (``start`` is the index of the
+    first column, ``seconds`` how many columns). ``columns`` name the members (snapshots,
+    then the head) and label the x axis; ``marks`` are labelled vertical lines
+    (x, label, colour), e.g. around a range of snapshots to destroy."""
+    figure = span_chart(rows, spans, groups, title=title, x_title="", vlines=marks,
+                        height=height)
+    figure["layout"]["xaxis"] = {
+        "tickmode": "array", "tickvals": [i + 0.5 for i in range(len(columns))],
+        "ticktext": columns, "range": [0, len(columns)], "zeroline": False,
+        "showgrid": True, "side": "top"}
+    return figure

@@ -11,6 +11,7 @@ from labsim.scenarios import (
     pools_vdevs,
     records,
     slow_ssh,
+    snapshots,
     sync_crash,
     vdev_layouts,
     wg_topology,
@@ -24,6 +25,7 @@ SCENARIOS: dict[str, ModuleType] = {
     "sync-crash": sync_crash,
     "wg-topology": wg_topology,
     "slow-ssh": slow_ssh,
+    "snapshots": snapshots,
 }
 
 

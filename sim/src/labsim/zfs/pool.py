@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from copy import deepcopy
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from labsim.zfs import records, spacemaps
 from labsim.zfs.allocator import GroupState, Rotor
@@ -33,6 +34,9 @@ from labsim.zfs.metaslab import (
 )
 from labsim.zfs.slop import slop_space
 from labsim.zfs.versions import KiB, ZfsVersion
+
+if TYPE_CHECKING:
+    from labsim.zfs.snapshots import Snapshot
 
 # Share of allocations made while every vdev's queue is full, for a writer that streams
 # as fast as it can (dd). Only used by versions with the allocation throttle.
@@ -248,6 +252,9 @@ class File:
     # Its object number in the dataset's objset: with the objset id, what picks the
     # allocator of its blocks (labsim.zfs.metaslab.allocator_for).
     object: int = 0
+    # The txg its blocks were born in (blk_birth): what snapshots compare with their own
+    # txg to tell shared blocks from unique ones (labsim.zfs.snapshots).
+    birth: int = 0
 
     @property
     def allocated(self) -> int:
@@ -274,6 +281,10 @@ class Dataset:
     # made by its first commit (zil_create()), cleared when the pool's logs are reset.
     # An import replays only a log whose header was on disk.
     log_exists: bool = False
+    # Its snapshots, oldest first, and for a clone the snapshot it was cloned from
+    # ("pool/fs@snap"): labsim.zfs.snapshots keeps both.
+    snapshots: list[Snapshot] = field(default_factory=list)
+    origin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -747,7 +758,7 @@ def write_file(
     compression = str(property_value(pool, dataset, "compression")[0])
     layout = records.file_layout(nbytes, recordsize)
     groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift)
-    file = File(name, content=content, object=dataset.next_object)
+    file = File(name, content=content, object=dataset.next_object, birth=pool.txg)
     dataset.next_object += 1
     dataset.files[name] = file
     objset = objset_id(pool, dataset)
@@ -908,6 +919,16 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
 
 def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:
     file = dataset.files.pop(name)
-    for extent in file.extents:
-        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    # A snapshot or a clone that still holds the file keeps its blocks (they go on the
+    # dataset's deadlist, dsl_dataset_block_kill() in module/zfs/dsl_dataset.c).
+    if not file_is_referenced(pool, file):
+        for extent in file.extents:
+            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     advance_txg(pool)
+
+
+def file_is_referenced(pool: Pool, file: File) -> bool:
+    """Whether any dataset or snapshot of the pool still holds ``file``'s blocks."""
+    return any(held is file for ds in pool.datasets.values()
+               for files in (ds.files, *(s.files for s in ds.snapshots))
+               for held in files.values())

@@ -88,6 +88,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     seconds = max(written / WRITE_RATE[content], 2e-5)
     session.clock += seconds
     summary = fmt.dd_summary(records_in, partial_in, full_out, partial_out, written, seconds)
+    if operands.get("status") == "none":  # GNU dd: no transfer statistics, errors only
+        summary = ""
     return CommandResult(stderr=error + summary, status=1 if error else 0)
 
 

@@ -1,4 +1,5 @@
-"""zfs: create, list, get, set (and destroy for datasets without snapshots)."""
+"""zfs: create, list, get, set, destroy, and snapshot, clone, promote and rollback
+(the space they move is computed in labsim.zfs.snapshots)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ from labsim.format import zfs_list as fmt
 from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
+from labsim.zfs import snapshots as snap
 from labsim.zfs import zil
 from labsim.zfs.pool import (
     Dataset,
     Pool,
+    advance_txg,
     create_dataset,
     dataset_available,
     dataset_compressratio,
     dataset_logical_referenced,
     dataset_logicalused,
-    dataset_referenced,
     dataset_used,
     destroy_dataset,
     property_value,
@@ -30,12 +32,23 @@ COMPRESSION = re.compile(
 SETTABLE = ("compression", "recordsize", "sync", "logbias")
 READABLE = ("type", "used", "available", "referenced", "compressratio", "mountpoint",
             "recordsize", "compression", "logicalused", "logicalreferenced", "sync",
-            "logbias")
+            "logbias", "usedbysnapshots", "usedbydataset", "usedbychildren",
+            "usedbyrefreservation", "origin")
+# The used* properties (and avail, mountpoint, origin) do not apply to a snapshot: zfs list
+# prints "-" (zfs_prop_valid_for_type()).
+NOT_FOR_SNAPSHOTS = ("available", "mountpoint", "usedbysnapshots", "usedbydataset",
+                     "usedbychildren", "usedbyrefreservation", "origin")
 # Index properties other than compression: their values (module/zcommon/zfs_prop.c).
 INDEX_VALUES = {"sync": zil.SYNC_VALUES, "logbias": zil.LOGBIAS_VALUES}
 LIST_DEFAULT = ["name", "used", "avail", "refer", "mountpoint"]
 ALIASES = {"avail": "available", "refer": "referenced", "compress": "compression",
-           "recsize": "recordsize", "ratio": "compressratio"}
+           "recsize": "recordsize", "ratio": "compressratio", "usedsnap": "usedbysnapshots",
+           "usedds": "usedbydataset", "usedchild": "usedbychildren",
+           "usedrefreserv": "usedbyrefreservation"}
+# zfs list -t: the types and their abbreviations (zfs_do_list())
+LIST_TYPES = {"filesystem": "filesystem", "fs": "filesystem", "snapshot": "snapshot",
+              "snap": "snapshot", "volume": "volume", "vol": "volume", "bookmark": "bookmark",
+              "all": "all"}
 MAX_RECORDSIZE = 1 << 20  # zfs_max_recordsize in OpenZFS 2.1
 
 
@@ -43,7 +56,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zfs_missing_command(), 2)
     sub = {"list": list_datasets, "get": get, "set": set_property, "create": create,
-           "destroy": destroy}.get(argv[1])
+           "destroy": destroy, "snapshot": snapshot, "snap": snapshot, "clone": clone,
+           "promote": promote, "rollback": rollback}.get(argv[1])
     if sub is None:
         raise UsageError(msg.zfs_unrecognized_command(argv[1]), 2)
     return sub(session, argv[2:])
@@ -62,8 +76,29 @@ def find(session: Session, name: str) -> tuple[Pool, Dataset]:
     return pool, pool.datasets[name]
 
 
-def value_of(pool: Pool, ds: Dataset, prop: str) -> tuple[object, str]:
+def find_any(session: Session, name: str) -> tuple[Pool, Dataset | snap.Snapshot]:
+    """A dataset or, for a name with "@", a snapshot."""
+    if "@" not in name:
+        return find(session, name)
+    pool = session.pools.get(name.split("/")[0].split("@")[0])
+    found = snap.find_snapshot(pool, name) if pool is not None else None
+    if pool is None or found is None:
+        raise UsageError(msg.dataset_does_not_exist(name), 1)
+    return pool, found
+
+
+def value_of(pool: Pool, ds: Dataset | snap.Snapshot, prop: str) -> tuple[object, str]:
     """A property's raw value and its source column."""
+    if isinstance(ds, snap.Snapshot):
+        return _snapshot_value(pool, ds, prop)
+    if prop in ("used", "usedbysnapshots", "usedbydataset", "usedbychildren",
+                "usedbyrefreservation"):
+        space = snap.space(pool, ds)
+        return {"used": space.used, "usedbysnapshots": space.snapshots,
+                "usedbydataset": space.dataset, "usedbychildren": space.children,
+                "usedbyrefreservation": space.refreservation}[prop], "-"
+    if prop == "origin":
+        return ds.origin, "-"
     if prop in SETTABLE:
         return property_value(pool, ds, prop)
     if prop == "type":
@@ -73,7 +108,7 @@ def value_of(pool: Pool, ds: Dataset, prop: str) -> tuple[object, str]:
     if prop == "available":
         return dataset_available(pool, ds), "-"
     if prop == "referenced":
-        return dataset_referenced(pool, ds), "-"
+        return snap.referenced(pool, ds), "-"
     if prop == "logicalreferenced":
         return dataset_logical_referenced(pool, ds), "-"
     if prop == "logicalused":
@@ -82,6 +117,22 @@ def value_of(pool: Pool, ds: Dataset, prop: str) -> tuple[object, str]:
         return dataset_compressratio(pool, ds), "-"
     if prop == "mountpoint":
         return "/" + ds.name, "default"
+    raise KeyError(prop)
+
+
+def _snapshot_value(pool: Pool, s: snap.Snapshot, prop: str) -> tuple[object, str]:
+    if prop in NOT_FOR_SNAPSHOTS:
+        return None, "-"
+    if prop == "type":
+        return "snapshot", "-"
+    if prop == "used":
+        return snap.snapshot_used(pool, s), "-"
+    if prop == "referenced":
+        return snap.referenced(pool, s), "-"
+    if prop in SETTABLE:
+        return property_value(pool, snap.owner(pool, s), prop)
+    if prop in ("logicalreferenced", "logicalused", "compressratio"):
+        raise UsageError(f"labsim: {prop} of a snapshot is not modelled", 1)
     raise KeyError(prop)
 
 
@@ -96,16 +147,67 @@ def _columns(spec: str, allowed: tuple[str, ...], subcommand: str) -> list[str]:
     return columns
 
 
-def _datasets(session: Session, names: list[str], recursive: bool) -> list[tuple[Pool, Dataset]]:
+Listed = tuple[Pool, "Dataset | snap.Snapshot"]
+
+
+def _datasets(session: Session, names: list[str], recursive: bool,
+              types: frozenset[str] = frozenset({"filesystem"}),
+              depth: int | None = None) -> list[Listed]:
+    """What zfs list / zfs get visit: the named datasets (all of them without names),
+    with -r or -d their descendants, and the snapshots of those when ``types`` include
+    snapshots. A named snapshot is always listed. Sorted as zfs_sort() does without -s
+    (cmd/zfs/zfs_iter.c zfs_compare(): by dataset name, a dataset before its snapshots,
+    snapshots by createtxg)."""
+    out: list[Listed] = []
     if not names:
-        return [(p, d) for p in session.pools.values() for d in p.datasets.values()]
-    out = []
+        for pool in session.pools.values():
+            out.extend(_with_snapshots(pool, list(pool.datasets.values()), types))
     for name in names:
-        pool, ds = find(session, name)
-        out.append((pool, ds))
-        if recursive:
-            out.extend((pool, d) for n, d in pool.datasets.items() if n.startswith(name + "/"))
+        pool, found = find_any(session, name)
+        if isinstance(found, snap.Snapshot):
+            out.append((pool, found))
+            continue
+        visited = [found]
+        if recursive or depth is not None:
+            visited += [d for d in snap.descendants_of(pool, found)
+                        if depth is None
+                        or d.name.count("/") - found.name.count("/") <= depth]
+        # -d N: a snapshot is one level below its dataset (zfs_iter_children() depth).
+        base = found.name.count("/")
+        too_deep = () if depth is None else tuple(
+            d.name for d in visited if d.name.count("/") - base >= depth)
+        out.extend(_with_snapshots(pool, visited, types, skip_snapshots_of=too_deep))
+    return sorted(out, key=_sort_key)
+
+
+def _with_snapshots(pool: Pool, datasets: list[Dataset], types: frozenset[str],
+                    skip_snapshots_of: tuple[str, ...] = ()) -> list[Listed]:
+    out: list[Listed] = []
+    for ds in datasets:
+        if "filesystem" in types:
+            out.append((pool, ds))
+        if "snapshot" in types and ds.name not in skip_snapshots_of:
+            out.extend((pool, s) for s in ds.snapshots)
     return out
+
+
+def _sort_key(item: Listed) -> tuple[str, int, int]:
+    obj = item[1]
+    if isinstance(obj, snap.Snapshot):
+        return obj.dataset, 1, obj.txg
+    return obj.name, 0, 0
+
+
+def _types(spec: str | None) -> frozenset[str]:
+    if spec is None:
+        return frozenset({"filesystem"})
+    types = set()
+    for word in spec.split(","):
+        kind = LIST_TYPES.get(word)
+        if kind is None:
+            raise UsageError(f"invalid type '{word}'\n" + msg.zfs_subcommand_usage("list"), 2)
+        types |= {"filesystem", "snapshot"} if kind == "all" else {kind}
+    return frozenset(types)
 
 
 def list_datasets(session: Session, args: list[str]) -> CommandResult:
@@ -114,7 +216,9 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
     spec = next((v for k, v in opts if k == "-o"), None)
     columns = _columns(spec, READABLE, "list") if spec else \
         [ALIASES.get(c, c) for c in LIST_DEFAULT]
-    found = sorted(_datasets(session, names, "-r" in flags), key=lambda pd: pd[1].name)
+    depth = next((int(v) for k, v in opts if k == "-d"), None)
+    found = _datasets(session, names, "-r" in flags,
+                      _types(next((v for k, v in opts if k == "-t"), None)), depth)
     if not found:
         return CommandResult(stderr=msg.no_datasets_available() + "\n")
     rows = [{c: (ds.name if c == "name" else value_of(pool, ds, c)[0]) for c in columns}
@@ -140,7 +244,8 @@ def get(session: Session, args: list[str]) -> CommandResult:
                   ["name", "property", "value", "source"])
     rows = []
     # zfs_for_each() sorts what it visits by name (zfs_sort(), cmd/zfs/zfs_iter.c).
-    found = sorted(_datasets(session, operands[1:], "-r" in flags), key=lambda pd: pd[1].name)
+    found = _datasets(session, operands[1:], "-r" in flags,
+                      _types(next((v for k, v in opts if k == "-t"), "all")))
     for pool, ds in found:
         for prop in props:
             value, source = value_of(pool, ds, prop)
@@ -211,13 +316,279 @@ def create(session: Session, args: list[str]) -> CommandResult:
     return CommandResult()
 
 
-def destroy(session: Session, args: list[str]) -> CommandResult:
-    _, operands = _getopt(args, "fnprRv", "destroy")
+# ---------------------------------------------------------------- snapshots and clones
+# Texts of cmd/zfs/zfs_main.c (zfs_do_destroy(), destroy_check_dependent(),
+# destroy_print_cb(), zfs_do_rollback(), rollback_check()) and lib/libzfs, as OpenZFS
+# 2.1.11 prints them (recorded in tests/fixtures/real/2.1.11/06-snapshots*).
+
+
+def _usage_with_properties(subcommand: str) -> str:
+    """usage(B_FALSE) of a subcommand other than set/get/inherit/list: the synopsis, then
+    where to find the property and permission lists."""
+    return (msg.zfs_subcommand_usage(subcommand)
+            + "\n\nFor the property list, run: zfs set|get"
+            + "\n\nFor the delegated permission list, run: zfs allow|unallow")
+
+
+def _missing_delimiter(name: str) -> str:
+    return f"cannot open '{name}': missing '@' delimiter in snapshot name"
+
+
+def snapshot(session: Session, args: list[str]) -> CommandResult:
+    opts, operands = _getopt(args, "ro:", "snapshot")
     if not operands:
-        raise UsageError(msg.zfs_missing_dataset() + "\n" + msg.zfs_subcommand_usage("destroy"),
-                         2)
-    pool, ds = find(session, operands[0])
-    if ds.name == pool.name:
-        raise UsageError(msg.zfs_destroy_root(ds.name), 1)
-    destroy_dataset(pool, ds)
+        raise UsageError("missing snapshot argument\n" + _usage_with_properties("snapshot"), 2)
+    recursive = "-r" in {k for k, _ in opts}
+    for operand in operands:
+        name, at, short = operand.partition("@")
+        pool = session.pools.get(name.split("/")[0])
+        if not at or not short:
+            raise UsageError(_missing_delimiter(operand), 1)
+        if pool is None or name not in pool.datasets:
+            raise UsageError(msg.dataset_does_not_exist(name) + "\n"
+                             + _usage_with_properties("snapshot"), 2)
+        top = pool.datasets[name]
+        targets = [top, *(snap.descendants_of(pool, top) if recursive else [])]
+        try:
+            for ds in targets:  # zfs snapshot -r: one txg for all (dsl_dataset_snapshot())
+                snap.take_snapshot(pool, ds, short, session.clock)
+        except snap.SnapshotError as err:
+            raise UsageError(err.message, 1) from None
+        advance_txg(pool)
     return CommandResult()
+
+
+def clone(session: Session, args: list[str]) -> CommandResult:
+    opts, operands = _getopt(args, "po:", "clone")
+    if len(operands) < 2:
+        text = "missing source dataset argument" if not operands else \
+            "missing target dataset argument"
+        raise UsageError(text + "\n" + _usage_with_properties("clone"), 2)
+    source, target = operands[0], operands[1]
+    if "@" not in source:
+        raise UsageError(_missing_delimiter(source), 1)
+    pool, origin = find_any(session, source)
+    assert isinstance(origin, snap.Snapshot)
+    if target in pool.datasets:
+        raise UsageError(msg.zfs_dataset_exists(target), 1)
+    if target.rsplit("/", 1)[0] not in pool.datasets:
+        raise UsageError(msg.zfs_create_missing_parent(target), 1)
+    if any(k == "-o" for k, _ in opts):
+        raise UsageError("labsim: zfs clone -o is not modelled", 1)
+    snap.clone(pool, origin, target)
+    return CommandResult()
+
+
+def promote(session: Session, args: list[str]) -> CommandResult:
+    _, operands = _getopt(args, "", "promote")
+    if not operands:
+        raise UsageError("missing clone filesystem argument\n"
+                         + _usage_with_properties("promote"), 2)
+    pool, ds = find(session, operands[0])
+    try:
+        snap.promote(pool, ds)
+    except snap.SnapshotError as err:
+        raise UsageError(err.message, 1) from None
+    return CommandResult()
+
+
+def _dependents(pool: Pool, target: Dataset | snap.Snapshot) -> list[str]:
+    """zfs_iter_dependents() with recursion (lib/libzfs/libzfs_iter.c
+    iter_dependents_cb()): depth first, each dataset after what depends on it: a
+    filesystem's children, then its snapshots, each after its clones. Real OpenZFS takes
+    children and snapshots in the order of their ZAP (a hash); labsim by name and by txg.
+    A clone of a snapshot of a descendant is met twice, and listed twice, as in zfs."""
+    out: list[str] = []
+
+    def visit(node: Dataset | snap.Snapshot) -> None:
+        if isinstance(node, snap.Snapshot):
+            for c in snap.clones_of(pool, node):
+                visit(c)
+                out.append(c.name)
+            return
+        for child in snap.children_of(pool, node):
+            visit(child)
+            out.append(child.name)
+        for s in node.snapshots:
+            visit(s)
+            out.append(s.name)
+
+    visit(target)
+    return out
+
+
+def _is_descendant(target: str, name: str) -> bool:
+    return name.startswith((target + "/", target + "@"))
+
+
+def _refusal(target: Dataset | snap.Snapshot, kind: str, dependents: list[str],
+             recursive: bool) -> str:
+    """destroy_check_dependent(): "<target> has children" (use '-r') for descendants when
+    not recursive, "<target> has dependent clones" (use '-R') for clones when recursive or
+    when the target is a snapshot; one header, at the first dependent reported."""
+    lines: list[str] = []
+    for name in dependents:
+        if _is_descendant(target.name, name):
+            if recursive:
+                continue
+            head = (f"cannot destroy '{target.name}': {kind} has children",
+                    "use '-r' to destroy the following datasets:")
+        else:
+            if not recursive and kind != "snapshot":
+                continue
+            head = (f"cannot destroy '{target.name}': {kind} has dependent clones",
+                    "use '-R' to destroy the following datasets:")
+        if not lines:
+            lines.extend(head)
+        lines.append(name)
+    return "\n".join(lines)
+
+
+def destroy(session: Session, args: list[str]) -> CommandResult:
+    opts, operands = _getopt(args, "vpndfrR", "destroy")
+    flags = {k for k, _ in opts}
+    if not operands:
+        raise UsageError(msg.zfs_missing_dataset("destroy") + "\n"
+                         + msg.zfs_subcommand_usage("destroy"), 2)
+    if len(operands) > 1:
+        raise UsageError("too many arguments\n" + msg.zfs_subcommand_usage("destroy"), 2)
+    if "-d" in flags:
+        raise UsageError("labsim: zfs destroy -d (deferred destroy) is not modelled", 1)
+    if "@" in operands[0]:
+        return _destroy_snapshots(session, operands[0], flags)
+    if "#" in operands[0]:
+        raise UsageError("labsim: bookmarks are not modelled", 1)
+    return _destroy_filesystem(session, operands[0], flags)
+
+
+def _verbose_line(flags: set[str], name: str) -> str:
+    if "-p" in flags:
+        return f"destroy\t{name}\n"
+    return f"{'would' if '-n' in flags else 'will'} destroy {name}\n"
+
+
+def _destroy_snapshots(session: Session, spec: str, flags: set[str]) -> CommandResult:
+    """zfs destroy FS@SNAPSPEC: the snapshots the spec names (with -r also those of the
+    descendants), refused while one has clones (unless -R); -v lists them and what they
+    would free, range by range (destroy_print_cb(), lzc_snaprange_space())."""
+    name, _, snapspec = spec.partition("@")
+    pool, top = find(session, name)
+    verbose = bool(flags & {"-v", "-p"})
+    recursive = bool(flags & {"-r", "-R"})
+    errors: list[str] = []
+    listing = ""
+    chosen: list[snap.Snapshot] = []
+    reclaim = 0
+    for ds in [top, *(snap.descendants_of(pool, top) if recursive else [])]:
+        picked = snap.snapshot_spec(ds, snapspec) or []
+        for s in picked:
+            if "-R" not in flags:
+                refusal = _refusal(s, "snapshot", _dependents(pool, s), recursive)
+                if refusal:
+                    errors.append(refusal)
+        chosen += picked
+        if verbose:
+            # Runs of consecutive chosen snapshots, each priced as one range.
+            run: list[snap.Snapshot] = []
+            for s in [*ds.snapshots, None]:
+                if s is not None and s in picked:
+                    listing += _verbose_line(flags, s.name)
+                    run.append(s)
+                elif run:
+                    reclaim += snap.range_reclaim(pool, run[0], run[-1])
+                    run = []
+    if errors:
+        # The refusals go to stderr while the snapshots are gathered, before the
+        # "would destroy" lines (stdout, flushed at exit): a terminal shows them first.
+        return CommandResult(stderr="\n".join(errors) + "\n" + listing, status=1)
+    if not chosen:
+        return CommandResult.fail("could not find any snapshots to destroy; "
+                                  "check snapshot names.")
+    out = listing
+    if verbose:
+        if "-p" in flags:
+            out += f"reclaim\t{reclaim}\n"
+        else:
+            word = "would" if "-n" in flags else "will"
+            out += f"{word} reclaim {fmt.format_dataset_prop('used', reclaim)}\n"
+    if "-n" in flags:
+        return CommandResult(stdout=out)
+    stderr = ""
+    if "-R" in flags:
+        for s in chosen:
+            for dependent in _dependents(pool, s):
+                if verbose:
+                    out += _verbose_line(flags, dependent)
+                stderr += _destroy_one(pool, dependent)
+    snap.destroy_snapshots(pool, [s for s in chosen if snap.find_snapshot(pool, s.name)])
+    return CommandResult(stdout=out, stderr=stderr)
+
+
+def _destroy_one(pool: Pool, name: str) -> str:
+    """Destroy one dataset or snapshot of a -R/-r run; one destroyed already (a clone met
+    twice) gives zfs_open()'s error and the run goes on."""
+    if "@" in name:
+        found = snap.find_snapshot(pool, name)
+        if found is None:
+            return msg.dataset_does_not_exist(name) + "\n"
+        snap.destroy_snapshots(pool, [found])
+        return ""
+    ds = pool.datasets.get(name)
+    if ds is None:
+        return msg.dataset_does_not_exist(name) + "\n"
+    if ds.snapshots:
+        snap.destroy_snapshots(pool, list(ds.snapshots))
+    destroy_dataset(pool, ds)
+    return ""
+
+
+def _destroy_filesystem(session: Session, name: str, flags: set[str]) -> CommandResult:
+    pool, ds = find(session, name)
+    recursive = bool(flags & {"-r", "-R"})
+    if ds.name == pool.name and not recursive:
+        raise UsageError(msg.zfs_destroy_root(ds.name), 1)
+    dependents = _dependents(pool, ds)
+    if "-R" not in flags:
+        refusal = _refusal(ds, "filesystem", dependents, recursive)
+        if refusal:
+            return CommandResult.fail(refusal)
+    verbose = bool(flags & {"-v", "-p"})
+    order = [*dependents, ds.name] if ds.name != pool.name else dependents
+    out = "".join(_verbose_line(flags, n) for n in order) if verbose else ""
+    if "-n" in flags:
+        return CommandResult(stdout=out)
+    stderr = "".join(_destroy_one(pool, n) for n in order)
+    return CommandResult(stdout=out, stderr=stderr)
+
+
+def rollback(session: Session, args: list[str]) -> CommandResult:
+    """zfs rollback [-rR] FS@SNAP (zfs_do_rollback(), rollback_check()): newer snapshots
+    must be destroyed (-r), and clones of them too (-R)."""
+    opts, operands = _getopt(args, "rRf", "rollback")
+    flags = {k for k, _ in opts}
+    if not operands:
+        raise UsageError("missing dataset argument\n" + _usage_with_properties("rollback"), 2)
+    if "@" not in operands[0]:
+        raise UsageError(_missing_delimiter(operands[0]), 1)
+    pool, target = find_any(session, operands[0])
+    assert isinstance(target, snap.Snapshot)
+    ds = snap.owner(pool, target)
+    newer = snap.newer_snapshots(ds, target)
+    where = f"cannot rollback to '{target.name}'"
+    if newer and not flags & {"-r", "-R"}:
+        return CommandResult.fail(
+            f"{where}: more recent snapshots or bookmarks exist\n"
+            "use '-r' to force deletion of the following snapshots and bookmarks:\n"
+            + "\n".join(s.name for s in newer))
+    clones = [n for s in newer for c in snap.clones_of(pool, s)
+              for n in [*_dependents(pool, c), c.name]]
+    if clones and "-R" not in flags:
+        return CommandResult.fail(
+            f"{where}: clones of previous snapshots exist\n"
+            "use '-R' to force deletion of the following clones and dependents:\n"
+            + "\n".join(clones))
+    stderr = "".join(_destroy_one(pool, n) for n in clones)
+    if newer:
+        snap.destroy_snapshots(pool, newer)
+    snap.rollback(pool, ds, target)
+    return CommandResult(stderr=stderr)

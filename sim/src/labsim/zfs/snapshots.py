@@ -1,0 +1,456 @@
+"""Snapshots, clones, promote and rollback, and the space accounting they change.
+
+A snapshot keeps the files its dataset had (the same File objects, so their blocks are
+shared, not copied); a clone starts with its origin snapshot's files. A file's blocks are
+freed when nothing holds them any more (labsim.zfs.pool.remove_file checks that).
+
+Space is computed from who holds which blocks, with the rules of OpenZFS 2.1's DSL
+(module/zfs/dsl_dataset.c, dsl_deadlist.c, dsl_destroy.c):
+
+* A dataset's snapshots form a chain, oldest first, continued by the head; a clone's chain
+  starts at its origin snapshot (ds_prev_snap_obj of its first snapshot or of its head).
+  A block lives in a run of consecutive members of one chain: it is born into the head
+  and, once killed there, stays in the snapshots taken while it was alive.
+* A snapshot's ``used`` is ds_unique_bytes: blocks it holds that neither the previous nor
+  the next member of its chain holds. dsl_dataset_block_kill() adds a block killed in the
+  head to the latest snapshot's unique bytes when that snapshot's predecessor was taken
+  before the block was born; a clone's kill never changes its origin's unique bytes, so
+  an origin snapshot's ``used`` counts blocks its clones may still hold.
+* ``usedbydataset`` (DD_USED_HEAD) is what the head holds that was born after the origin
+  (dd_origin_txg), ``usedbysnapshots`` (DD_USED_SNAP) what only the dataset's own
+  snapshots hold (dsl_dir_transfer_space() moves a killed block from HEAD to SNAP),
+  ``usedbychildren`` the child datasets' ``used``.
+* ``zfs destroy -nv fs@a%c`` reports lzc_snaprange_space(): dsl_dataset_space_wouldfree()
+  sums the deadlists after each snapshot of the range, counting blocks born after the
+  snapshot before ``a`` (dsl_deadlist_space_range()); that is the blocks the range holds
+  that neither the snapshot before ``a`` nor the one after ``c`` (or the head) holds.
+* ``zfs promote`` (dsl_dataset_promote_sync()) moves the origin snapshot and those before
+  it to the clone, with the space they hold; the old parent becomes a clone.
+
+Files are the unit of sharing: the lab and the widget write whole files (dd without
+conv=notrunc), so a file's blocks are born and die together.
+
+Metadata: when a head changes after a snapshot, the blocks of its object set that the
+change rewrites (the objset block, meta-dnode blocks, the directory) are copied on write,
+and the snapshot keeps the old copies. labsim follows a few groups of such blocks through
+each chain (METADATA_BYTES); their bytes are counted, not allocated: ``zpool list`` does
+not see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from labsim.zfs.pool import (
+    Dataset,
+    Extent,
+    File,
+    Pool,
+    advance_txg,
+    dataset_referenced,
+    file_is_referenced,
+    file_used_bytes,
+)
+from labsim.zfs.versions import KiB
+
+
+class SnapshotError(Exception):
+    """An operation zfs refuses; ``message`` is its text (without the final newline)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class Snapshot:
+    """One snapshot: its full name "pool/fs@snap", the txg it was taken in (createtxg),
+    the files it holds and when it was taken (seconds since the epoch)."""
+
+    name: str
+    txg: int
+    files: dict[str, File] = field(default_factory=dict)
+    creation: float = 0.0
+    # The head was made afresh from it (zfs rollback to it, or zfs promote of a clone of
+    # it): the head it now leads to rewrote metadata of its own (METADATA_BYTES["fresh"]).
+    fresh_head: bool = False
+
+    @property
+    def dataset(self) -> str:
+        return self.name.split("@", 1)[0]
+
+    @property
+    def short(self) -> str:
+        return self.name.split("@", 1)[1]
+
+
+Objset = Dataset | Snapshot
+
+
+# ---------------------------------------------------------------- finding things
+
+
+def find_snapshot(pool: Pool, name: str) -> Snapshot | None:
+    dataset = pool.datasets.get(name.split("@", 1)[0])
+    if dataset is None:
+        return None
+    return next((s for s in dataset.snapshots if s.name == name), None)
+
+
+def owner(pool: Pool, snap: Snapshot) -> Dataset:
+    return pool.datasets[snap.dataset]
+
+
+def clones_of(pool: Pool, snap: Snapshot) -> list[Dataset]:
+    """Datasets whose origin is ``snap`` (ds_next_clones_obj), by name."""
+    return sorted((d for d in pool.datasets.values() if d.origin == snap.name),
+                  key=lambda d: d.name)
+
+
+def children_of(pool: Pool, dataset: Dataset) -> list[Dataset]:
+    """Direct child datasets, by name."""
+    prefix = dataset.name + "/"
+    return sorted((d for n, d in pool.datasets.items()
+                   if n.startswith(prefix) and "/" not in n[len(prefix):]),
+                  key=lambda d: d.name)
+
+
+def descendants_of(pool: Pool, dataset: Dataset) -> list[Dataset]:
+    prefix = dataset.name + "/"
+    return sorted((d for n, d in pool.datasets.items() if n.startswith(prefix)),
+                  key=lambda d: d.name)
+
+
+def origin_of(pool: Pool, dataset: Dataset) -> Snapshot | None:
+    return find_snapshot(pool, dataset.origin) if dataset.origin else None
+
+
+def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
+    """The dataset's chain: its origin (for a clone), its snapshots, then its head."""
+    origin = origin_of(pool, dataset)
+    return [*([origin] if origin else []), *dataset.snapshots, dataset]
+
+
+# ---------------------------------------------------------------- space
+
+# Metadata blocks a change rewrites, by group, in bytes as dataset space counts them (every
+# block one 4K sector, stored twice or three times). Calibrated on 2.1.11 with ashift 12 and
+# a dataset of a few files (tests/fixtures/real/2.1.11/06-snapshots*, and a probe of
+# single-block files): a snapshot whose head then rewrote one file keeps 52K of metadata
+# (the "root" group and the file's dnode block), one whose head then created or removed a
+# file keeps 64K (the root group and the directory), a clone that wrote two files is
+# charged 72K besides their data. "root" is the objset block, the meta-dnode's indirect
+# blocks and the user/group/project accounting ZAPs, rewritten by any change; "dir" the
+# directory's ZAP and its dnode; "dnode" the dnode block of one file. "fresh": a snapshot
+# that a head was made from afresh (rolled back to, or the origin of a promoted clone)
+# shows 56K of unique metadata rather than 48K, as if the new head had rewritten 8K more
+# (recorded, not explained: the DSL counts it in the snapshot's USED only).
+METADATA_BYTES = {"root": 48 * KiB, "dir": 16 * KiB, "dnode": 4 * KiB, "fresh": 8 * KiB}
+# Each snapshot, clone and promote adds objects to the MOS (a dsl_dataset, its deadlist, a
+# dsl_dir, the snapshot names ZAP...), which the root dataset's USED counts and which
+# destroying the snapshot does not give back at once: 24K each on 2.1.11 (a probe's two
+# snapshots of an unchanged dataset added 24K each; the lab's clone and promote about as
+# much). The MOS also grows as deadlists fill; labsim leaves that out (about 0.5 % of the
+# lab's root USED).
+MOS_BYTES_PER_CHANGE = 24 * KiB
+# A filesystem in which a second child dataset is mounted holds 8K more: the new mountpoint
+# directory's dnode lands in a dnode block of its own (stored twice). Recorded on 2.1.11:
+# the pool's root dataset went from 96K to 104K REFER when lab 6 cloned lab6/work next to
+# lab6/data (three recordings of four; a probe's clone next to a dataset did the same),
+# and creating the first child changed nothing.
+SECOND_MOUNTPOINT_BYTES = 8 * KiB
+
+Token = tuple[str, str, int]  # (group, what, version): one version of a metadata block
+
+
+def _ids(objset: Objset | None) -> set[int]:
+    return set() if objset is None else {id(f) for f in objset.files.values()}
+
+
+def _bytes(pool: Pool, files: Iterable[File]) -> int:
+    return sum(file_used_bytes(pool, f) for f in files)
+
+
+def _files_of(objsets: Iterable[Objset]) -> dict[int, File]:
+    return {id(f): f for o in objsets for f in o.files.values()}
+
+
+def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
+    """The metadata blocks rewritten between two members of a chain, from how their
+    files differ: any change rewrites the root group, a file created or written its dnode
+    block, a name created or removed the directory (whose group covers the dnode blocks a
+    removal touches: the recordings show no more for a removal)."""
+    changed = {("dnode", n) for n in new.files if old.files.get(n) is not new.files[n]}
+    if old.files.keys() != new.files.keys():
+        changed.add(("dir", ""))
+    if changed or (isinstance(old, Snapshot) and old.fresh_head):
+        changed.add(("root", ""))
+    return changed
+
+
+def _chain_tokens(members: list[Objset]) -> list[set[Token]]:
+    """Each member's metadata blocks, as versions that change along the chain."""
+    versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0}
+    out: list[set[Token]] = []
+    for i, member in enumerate(members):
+        if i:
+            for group in _changed_groups(members[i - 1], member):
+                versions[group] = versions.get(group, -1) + 1
+        for name in member.files:
+            versions.setdefault(("dnode", name), 0)
+        tokens = {(g, w, v) for (g, w), v in versions.items()}
+        if isinstance(member, Snapshot) and member.fresh_head:
+            tokens.add(("fresh", member.name, 0))
+        out.append(tokens)
+    return out
+
+
+def _token_bytes(tokens: Iterable[Token]) -> int:
+    return sum(METADATA_BYTES[group] for group, _, _ in tokens)
+
+
+def referenced(pool: Pool, objset: Objset) -> int:
+    """REFER: the object set's metadata and every block of its files."""
+    if isinstance(objset, Dataset):
+        return dataset_referenced(pool, objset) + _mountpoint_bytes(pool, objset)
+    return dataset_referenced(pool, Dataset(objset.dataset, files=objset.files))
+
+
+def _mountpoint_bytes(pool: Pool, dataset: Dataset) -> int:
+    return SECOND_MOUNTPOINT_BYTES if len(children_of(pool, dataset)) >= 2 else 0
+
+
+def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int) -> tuple[int, int]:
+    """Bytes of data and of metadata that members ``start`` to ``end`` of the dataset's
+    chain hold and neither the member before them nor the one after them holds: the
+    blocks born after the one and killed before the other."""
+    members = chain(pool, dataset)
+    tokens = _chain_tokens(members)
+    before = members[start - 1] if start else None
+    after = members[end + 1] if end + 1 < len(members) else None
+    outside = _ids(before) | _ids(after)
+    files = [f for i, f in _files_of(members[start:end + 1]).items() if i not in outside]
+    meta = set().union(*tokens[start:end + 1])
+    meta -= (tokens[start - 1] if start else set())
+    meta -= (tokens[end + 1] if end + 1 < len(members) else set())
+    return _bytes(pool, files), _token_bytes(meta)
+
+
+def _index(members: list[Objset], objset: Objset) -> int:
+    return next(i for i, m in enumerate(members) if m is objset)
+
+
+def snapshot_used(pool: Pool, snap: Snapshot) -> int:
+    """A snapshot's USED: its unique bytes, what destroying it alone would free."""
+    dataset = owner(pool, snap)
+    index = _index(chain(pool, dataset), snap)
+    return sum(_held_only_by(pool, dataset, index, index))
+
+
+def range_reclaim(pool: Pool, first: Snapshot, last: Snapshot) -> int:
+    """lzc_snaprange_space(first, last): what destroying ``first`` to ``last`` (same
+    dataset, in order) would free."""
+    dataset = owner(pool, first)
+    members = chain(pool, dataset)
+    return sum(_held_only_by(pool, dataset, _index(members, first), _index(members, last)))
+
+
+@dataclass(frozen=True)
+class Space:
+    """The used* properties of a dataset (dsl_dir_stats(): dd_used_breakdown)."""
+
+    used: int
+    snapshots: int
+    dataset: int
+    children: int
+    refreservation: int = 0
+
+
+def _clone_own(pool: Pool, dataset: Dataset) -> tuple[int, int]:
+    """A clone's DD_USED_HEAD: data and metadata its head holds that its origin does not
+    (born after dd_origin_txg)."""
+    members = chain(pool, dataset)
+    tokens = _chain_tokens(members)
+    inherited = _ids(members[0])
+    own = [f for f in dataset.files.values() if id(f) not in inherited]
+    return _bytes(pool, own), _token_bytes(tokens[-1] - tokens[0])
+
+
+def _snapshots_own(pool: Pool, dataset: Dataset) -> tuple[int, int]:
+    if not dataset.snapshots:
+        return 0, 0
+    first = 1 if dataset.origin else 0
+    return _held_only_by(pool, dataset, first, first + len(dataset.snapshots) - 1)
+
+
+def usedbydataset(pool: Pool, dataset: Dataset) -> int:
+    if origin_of(pool, dataset) is None:
+        return referenced(pool, dataset)
+    return sum(_clone_own(pool, dataset))
+
+
+def usedbysnapshots(pool: Pool, dataset: Dataset) -> int:
+    return sum(_snapshots_own(pool, dataset))
+
+
+def space(pool: Pool, dataset: Dataset) -> Space:
+    snaps = usedbysnapshots(pool, dataset)
+    if dataset.name == pool.name:
+        # The root's dsl_dir also holds $MOS, $FREE and $ORIGIN, children of its own: its
+        # USED is what the pool has allocated (pool.dsl_used) and what snapshots keep.
+        used = pool.dsl_used + unallocated_metadata(pool)
+        own = referenced(pool, dataset)
+        return Space(used, snaps, own, max(0, used - own - snaps))
+    own = usedbydataset(pool, dataset)
+    children = sum(space(pool, child).used for child in children_of(pool, dataset))
+    return Space(own + snaps + children, snaps, own, children)
+
+
+def unallocated_metadata(pool: Pool) -> int:
+    """The metadata snapshots and clones keep (METADATA_BYTES) and second mountpoint
+    directories (SECOND_MOUNTPOINT_BYTES), which labsim counts in USED without
+    allocating it."""
+    total = 0
+    for dataset in pool.datasets.values():
+        total += _snapshots_own(pool, dataset)[1] + _mountpoint_bytes(pool, dataset)
+        if origin_of(pool, dataset) is not None:
+            total += _clone_own(pool, dataset)[1]
+    return total
+
+
+# ---------------------------------------------------------------- operations
+
+
+def _grow_mos(pool: Pool, nbytes: int = MOS_BYTES_PER_CHANGE) -> None:
+    """Allocate ``nbytes`` of new MOS blocks (one-sector blocks, on the emptiest vdev)."""
+    vdev = max(pool.vdevs, key=lambda v: v.free)
+    sector = 1 << vdev.ashift
+    for _ in range(nbytes // sector):
+        asize = vdev.psize_to_asize(sector)
+        if vdev.free < asize:
+            return
+        for offset, length in vdev.take(asize):
+            pool.metadata.append(Extent(vdev.id, offset, length))
+
+
+def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) -> Snapshot:
+    """zfs snapshot: the snapshot holds the head's files as they are; all snapshots of one
+    command share a txg (dsl_dataset_snapshot_sync() runs in one sync task)."""
+    name = f"{dataset.name}@{short}"
+    if find_snapshot(pool, name) is not None:
+        raise SnapshotError(f"cannot create snapshot '{name}': dataset already exists")
+    snap = Snapshot(name, pool.txg, dict(dataset.files), now)
+    dataset.snapshots.append(snap)
+    _grow_mos(pool)
+    return snap
+
+
+def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
+    """zfs clone: a new dataset whose head starts as the snapshot (dsl_dataset_create_sync()
+    with an origin: it shares the origin's blocks and writes only what changes)."""
+    dataset = Dataset(name, files=dict(snap.files), origin=snap.name,
+                      next_object=owner(pool, snap).next_object)
+    pool.datasets[name] = dataset
+    _grow_mos(pool)
+    advance_txg(pool)
+    return dataset
+
+
+def _free_unheld(pool: Pool, files: Iterable[File]) -> None:
+    seen: set[int] = set()
+    for file in files:
+        if id(file) in seen or file_is_referenced(pool, file):
+            continue
+        seen.add(id(file))
+        for extent in file.extents:
+            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+
+
+def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:
+    """zfs destroy of snapshots without clones (dsl_destroy_snapshot_sync()): blocks no
+    other snapshot, head or clone holds are freed."""
+    for snap in snaps:
+        if clones_of(pool, snap):
+            raise SnapshotError(f"cannot destroy '{snap.name}': snapshot has dependent clones")
+    freed: list[File] = []
+    for snap in snaps:
+        owner(pool, snap).snapshots.remove(snap)
+        freed.extend(snap.files.values())
+    _free_unheld(pool, freed)
+    advance_txg(pool)
+
+
+def rename_snapshot(pool: Pool, snap: Snapshot, dataset: Dataset) -> None:
+    """Move a snapshot to ``dataset`` (promote), renaming it and its clones' origin."""
+    new = f"{dataset.name}@{snap.short}"
+    for other in pool.datasets.values():
+        if other.origin == snap.name:
+            other.origin = new
+    snap.name = new
+
+
+def promote(pool: Pool, clone_ds: Dataset) -> None:
+    """zfs promote CLONE (dsl_dataset_promote_sync()): the origin snapshot and every
+    snapshot before it move from the origin's dataset to the clone, which takes over the
+    origin's own origin; the old parent becomes a clone of the moved origin snapshot."""
+    origin = origin_of(pool, clone_ds)
+    if origin is None:
+        raise SnapshotError(f"cannot promote '{clone_ds.name}': not a cloned filesystem")
+    parent = owner(pool, origin)
+    cut = parent.snapshots.index(origin) + 1
+    moving = parent.snapshots[:cut]
+    taken = {s.short for s in clone_ds.snapshots}
+    for snap in moving:
+        if snap.short in taken:
+            raise SnapshotError(
+                f"labsim: zfs promote with a snapshot name both datasets use ('{snap.short}')"
+                " is not modelled")
+    parent.snapshots = parent.snapshots[cut:]
+    clone_ds.origin = parent.origin
+    for snap in moving:
+        rename_snapshot(pool, snap, clone_ds)
+    origin.fresh_head = True
+    clone_ds.snapshots = [*moving, *clone_ds.snapshots]
+    parent.origin = origin.name
+    # The blocks labsim allocated for the first objset's metadata are charged to whichever
+    # dataset is not a clone (a clone's metadata is counted, not allocated).
+    clone_ds.objset_extents, parent.objset_extents = (parent.objset_extents,
+                                                      clone_ds.objset_extents)
+    _grow_mos(pool)
+    advance_txg(pool)
+
+
+def newer_snapshots(dataset: Dataset, snap: Snapshot) -> list[Snapshot]:
+    return dataset.snapshots[dataset.snapshots.index(snap) + 1:]
+
+
+def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
+    """zfs rollback to the latest snapshot (the caller destroyed newer ones): the head's
+    files become the snapshot's again (dsl_dataset_rollback_sync() swaps in a clone of
+    the snapshot); what only the head held is freed."""
+    dropped = list(dataset.files.values())
+    dataset.files = dict(snap.files)
+    snap.fresh_head = True
+    _free_unheld(pool, dropped)
+    advance_txg(pool)
+
+
+def snapshot_spec(dataset: Dataset, spec: str) -> list[Snapshot] | None:
+    """The snapshots ``fs@spec`` names (zfs_iter_snapspec(), lib/libzfs/libzfs_iter.c):
+    a comma-separated list of names and ranges "a%c", "%c" (from the first), "a%" (to
+    the last). Names that do not exist are skipped; a range whose end does not exist
+    gives None (ENOENT)."""
+    by_short: Mapping[str, int] = {s.short: i for i, s in enumerate(dataset.snapshots)}
+    chosen: set[int] = set()
+    for item in spec.split(","):
+        if "%" in item:
+            start, _, end = item.partition("%")
+            low = by_short.get(start, -1) if start else 0
+            high = by_short.get(end, -1) if end else len(dataset.snapshots) - 1
+            if low < 0 or high < 0:
+                return None
+            chosen.update(range(low, high + 1))
+        elif item in by_short:
+            chosen.add(by_short[item])
+    return [dataset.snapshots[i] for i in sorted(chosen)]
