@@ -41,9 +41,9 @@ $(NODE): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Debian's chromium (browser tests), and wireguard-tools, wireguard-go, iproute2 and
-# iputils-ping (the real WireGuard the network model and the namespace labs are checked
-# against), installed once; they need root or sudo.
+# Debian's chromium (browser tests), and wireguard-tools, wireguard-go, iproute2,
+# iputils-ping, iptables, curl and procps (the real WireGuard, NAT and HTTP the network model
+# and the namespace labs are checked against), installed once; they need root or sudo.
 .PHONY: host-tools
 host-tools:
 	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
@@ -51,6 +51,11 @@ host-tools:
 	command -v wireguard-go >/dev/null || missing="$$missing wireguard-go"; \
 	command -v ip >/dev/null || missing="$$missing iproute2"; \
 	command -v ping >/dev/null || missing="$$missing iputils-ping"; \
+	{ command -v iptables || [ -x /usr/sbin/iptables ]; } >/dev/null || missing="$$missing iptables"; \
+	command -v curl >/dev/null || missing="$$missing curl"; \
+	{ command -v sysctl || [ -x /usr/sbin/sysctl ]; } >/dev/null || missing="$$missing procps"; \
+	[ -x /usr/sbin/sshd ] || missing="$$missing openssh-server"; \
+	ls /usr/lib/*/libnss_mdns4_minimal.so.2 >/dev/null 2>&1 || missing="$$missing libnss-mdns"; \
 	[ -z "$$missing" ] || { \
 	  echo "installing Debian packages:$$missing (needs root or sudo)"; \
 	  $$(command -v sudo) apt-get update -qq && \

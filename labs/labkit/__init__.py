@@ -284,8 +284,12 @@ def refusal(command: str, pools: tuple[str, ...], lab_dir: str = LAB_DIR) -> str
             return "refused: only this lab's own datasets may be destroyed or renamed"
     if words[:1] == ["fio"]:
         for word in words[1:]:
-            if word.startswith("--filename=") and word.split("=", 1)[1].startswith("/dev/"):
-                return f"refused: fio would write to the device {word.split('=', 1)[1]}"
+            target = word.split("=", 1)[1] if word.startswith("--filename=") else ""
+            # A lab pool's own volume is fair game (lab 7), as for dd below.
+            if target.startswith("/dev/zvol/") and target.split("/")[3] not in pools:
+                return f"refused: {target} is not a volume of this lab's pools"
+            if target.startswith("/dev/") and not target.startswith("/dev/zvol/"):
+                return f"refused: fio would write to the device {target}"
     if words[:1] == ["dd"]:
         for word in words[1:]:
             if word.startswith("of="):

@@ -1,6 +1,7 @@
 """python -m netkit {up,validate,down,run,sim,exec} LAB  (run in labs/, or give a path).
 
-* ``up``: make the lab's namespaces, LAN and WireGuard interfaces, and run the hosts' scripts.
+* ``up``: make the lab's namespaces, segments, WireGuard interfaces and services, and run the
+  hosts' scripts (installing the lab's files before their steps).
 * ``validate``: run the lab's checks, one line each; exit 0 when all pass, 1 when one fails,
   2 when the lab has none (as netlab validate).
 * ``down``: remove everything ``up`` made; harmless when nothing is up.
@@ -8,9 +9,10 @@
 * ``sim``: the same scripts and checks in labsim (no root needed).
 * ``exec LAB HOST -- COMMAND...``: one command on a host of a running lab.
 
-up, validate, down and exec need root: the lab lives on between commands. ``run`` also works
-without root, in user, network and mount namespaces of its own (`unshare -Urnm`), which
-vanish with it.
+up, validate, down and exec need root: the lab lives on between commands, in the machine's
+/run/netns. ``run`` puts itself in network and mount namespaces of its own with a private
+/run (`unshare -nm`; without root also a user namespace, `unshare -Urnm`): its lab vanishes
+with it, and two runs of one lab at the same time (two terminals, two CI jobs) cannot meet.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ import time
 import netkit
 from netkit import NetkitError, real
 
-USERNS_ENV = "NETKIT_IN_USERNS"
+# Set in the environment of a `run` that is in its private namespaces already.
+PRIVATE_ENV = "NETKIT_PRIVATE"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,9 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         if refusal is not None:
             print(f"netkit: {refusal}", file=sys.stderr)
             return 1
-        if os.geteuid() != 0:
-            return _in_userns(argv if argv is not None else sys.argv[1:])
-        if os.environ.get(USERNS_ENV) == "1":
+        private = os.environ.get(PRIVATE_ENV) == "1"
+        if args.command == "run" and not private:
+            return _in_private_namespaces(argv if argv is not None else sys.argv[1:])
+        if private:
             # Our own /run, so that /run/netns and /run/netkit die with us.
             subprocess.run(["mount", "-t", "tmpfs", "netkit", "/run"], check=True)
         return _real(topology, args)
@@ -62,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 def _privileges(command: str) -> str | None:
     missing = real.missing_tools()
     if missing:
-        return f"missing {', '.join(missing)} (Debian: wireguard-go wireguard-tools " \
-               "iproute2 iputils-ping util-linux)"
+        return f"missing {', '.join(missing)} (Debian: {real.PACKAGES})"
     if os.geteuid() == 0:
         return None
     if command != "run":
@@ -78,12 +81,13 @@ def _privileges(command: str) -> str | None:
     return None
 
 
-def _in_userns(argv: list[str]) -> int:
-    env = {**os.environ, USERNS_ENV: "1",
+def _in_private_namespaces(argv: list[str]) -> int:
+    env = {**os.environ, PRIVATE_ENV: "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(netkit.LABS_ROOT),
                                                        os.environ.get("PYTHONPATH")]))}
     unshare = shutil.which("unshare") or "unshare"
-    return subprocess.run([unshare, "-Urnm", "--propagation", "private", sys.executable,
+    namespaces = "-nm" if os.geteuid() == 0 else "-Urnm"
+    return subprocess.run([unshare, namespaces, "--propagation", "private", sys.executable,
                            "-m", "netkit", *argv], env=env).returncode
 
 
@@ -130,7 +134,8 @@ def _real(topology: netkit.Topology, args) -> int:
     try:
         real.up(topology)
         shell = real.shell(topology)
-        transcript = netkit.configure(topology, shell, args.variant, _log(args))
+        transcript = netkit.configure(topology, shell, args.variant, _log(args),
+                                      real.installer(topology))
         print(f"{topology.name} is up ({time.monotonic() - started:.1f} s)")
         if args.command == "up":
             return 0
@@ -150,7 +155,8 @@ def _sim(topology: netkit.Topology, args) -> int:
     from netkit import sim
 
     shell = sim.up(topology)
-    transcript = netkit.configure(topology, shell, args.variant, _log(args))
+    transcript = netkit.configure(topology, shell, args.variant, _log(args),
+                                  sim.installer(shell))
     status, outcomes = netkit.validate(topology, shell)
     _report(args, topology, shell, outcomes, "labsim", transcript)
     return status

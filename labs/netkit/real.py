@@ -1,20 +1,31 @@
-"""The real backend: Linux network namespaces, a bridge, and wireguard-go.
+"""The real backend: Linux network namespaces, bridges, wireguard-go and wg-quick.
 
 For a lab NAME, ``up`` makes (everything named ``nk-NAME-...``, recorded as it is made in
 ``/run/netkit/NAME/state.json`` so that ``down`` finds it even after a crash):
 
-* a network namespace ``nk-NAME-lan`` holding the bridge ``br0`` (the LAN), so that nothing
-  of the lab lives in the namespace netkit was started from;
-* per host, a network namespace ``nk-NAME-HOST`` with ``lo`` and ``eth0`` (a veth whose other
-  end, named HOST, is a port of br0), and a holder process (``sleep``) that owns the host's
-  own mount namespace, with a tmpfs on /run: wireguard-go puts its control socket at
-  /var/run/wireguard/IF.sock, which would otherwise be one file for every namespace;
-* per WireGuard interface, a ``wireguard-go -f IF`` in the host's namespaces.
+* a network namespace ``nk-NAME-lan`` holding one bridge ``br-SEGMENT`` per LAN segment, so
+  that nothing of the lab lives in the namespace netkit was started from;
+* per host, a network namespace ``nk-NAME-HOST`` with ``lo`` and ``eth0``, ``eth1``, ... (one
+  veth per address, in the topology's order, whose other end ``HOST-ethN`` is a port of its
+  segment's bridge). IPv6 is off and net.ipv4.ip_forward is 0 in it, as on a fresh machine
+  (a new namespace would otherwise give a tun device an IPv6 link-local address, which
+  `wg-quick save` would write into the file, and kernel WireGuard has none);
+* per host, a holder process (``sleep``) that owns the host's own mount namespace, with a
+  tmpfs on /run (wireguard-go puts its control socket at /var/run/wireguard/IF.sock, which
+  would otherwise be one file for every namespace) and on /etc/wireguard (wg-quick's files),
+  and, when the topology gives one, the host's own /etc/hosts bind-mounted from the state
+  folder (so that `wg` resolves Endpoint host names as the lab says);
+* per WireGuard interface the runner makes, a ``wireguard-go -f IF`` in the host's
+  namespaces (wg-quick, when a script calls it, starts its own: `ip link add IF type
+  wireguard` fails without the kernel module and wireguard-tools' src/wg-quick/linux.bash
+  add_if() falls back to ``wireguard-go IF``);
+* per service, its server (netkit/http_server.py for ``http:PORT``) in the host's namespaces.
 
-Commands run as ``nsenter -t HOLDER -n -m sh -c LINE``. ``down`` stops the recorded processes
-(by pid, after checking that the pid is still the process that was started), deletes every
-namespace of the lab (which deletes its links) and the state folder; it is harmless to run it
-when nothing is up.
+Commands run as ``nsenter -t HOLDER -n -m sh -c LINE``; after each, the processes found in
+the lab's network namespaces (wg-quick's wireguard-go, say) are recorded too. ``down`` stops
+every process in the lab's namespaces and every recorded one (by pid, after checking that
+the pid is still the process that was started), deletes every namespace of the lab (which
+deletes its links) and the state folder; it is harmless to run it when nothing is up.
 """
 
 from __future__ import annotations
@@ -22,17 +33,25 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
-from netkit import NetkitError, Result, Topology
+from netkit import FILE_ROOTS, Host, NetkitError, Result, Topology, hosts_text
 
 STATE_ROOT = Path("/run/netkit")
-TOOLS = ("ip", "nsenter", "unshare", "wireguard-go", "wg", "ping", "sh")
+TOOLS = ("ip", "nsenter", "unshare", "wireguard-go", "wg", "wg-quick", "ping", "sh",
+         "sysctl", "iptables", "curl")
+# Debian packages with TOOLS.
+PACKAGES = "wireguard-go wireguard-tools iproute2 iputils-ping util-linux procps iptables curl"
 COMMAND_TIMEOUT = 30
+SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+HTTP_SERVER = Path(__file__).resolve().with_name("http_server.py")
+WIREGUARD_CONFIG_DIR = "/etc/wireguard"
 
 
 def prefix(topology: Topology) -> str:
@@ -43,12 +62,19 @@ def state_dir(topology: Topology) -> Path:
     return STATE_ROOT / topology.name
 
 
+def tool_path() -> str:
+    """PATH with the sbin folders, which a user's PATH often lacks (sysctl, iptables)."""
+    path = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return os.pathsep.join([*path, *(d for d in SBIN if d not in path)])
+
+
 def missing_tools() -> list[str]:
-    return [tool for tool in TOOLS if shutil.which(tool) is None]
+    return [tool for tool in TOOLS if shutil.which(tool, path=tool_path()) is None]
 
 
 def _run(*argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT,
+                          env={**os.environ, "PATH": tool_path()})
     if check and done.returncode != 0:
         raise NetkitError(f"`{' '.join(argv)}` exited with {done.returncode}: "
                           f"{done.stderr.strip()}")
@@ -95,6 +121,18 @@ class State:
         except KeyError:
             raise NetkitError(f"host {host} is not up (run `netkit up` first)") from None
 
+    def adopt(self) -> None:
+        """Record the processes that run in the lab's namespaces and are not recorded yet
+        (those the scripts started: wg-quick's wireguard-go)."""
+        known = {tuple(v) for v in self.data["processes"].values()}
+        found = [(pid, _start_time(pid)) for pid in lab_processes(self.data["namespaces"])]
+        new = [(pid, started) for pid, started in found
+               if started is not None and (pid, started) not in known]
+        for pid, started in new:
+            self.data["processes"][f"{_comm(pid) or 'process'} {pid}"] = [pid, started]
+        if new:
+            self.save()
+
 
 def namespaces(topology: Topology) -> list[str]:
     """The lab's network namespaces that exist now."""
@@ -103,8 +141,31 @@ def namespaces(topology: Topology) -> list[str]:
     return [n for n in names if n.startswith(prefix(topology))]
 
 
+def lab_processes(names: list[str]) -> list[int]:
+    """The pids of every process in one of the network namespaces ``names`` (found by the
+    namespace's inode, which /run/netns/NAME keeps alive, so it cannot be another's)."""
+    inodes = set()
+    for ns in names:
+        with contextlib.suppress(OSError):
+            stat = os.stat(f"/run/netns/{ns}")
+            inodes.add((stat.st_dev, stat.st_ino))
+    pids = []
+    if not inodes:
+        return pids
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = os.stat(f"/proc/{entry.name}/ns/net")
+            except OSError:
+                continue  # gone, or not ours to look at
+            if (stat.st_dev, stat.st_ino) in inodes:
+                pids.append(int(entry.name))
+    return pids
+
+
 def up(topology: Topology) -> None:
-    """Make the lab's namespaces, LAN and WireGuard interfaces (after a ``down``)."""
+    """Make the lab's namespaces, segments, hosts, WireGuard interfaces and services (after
+    a ``down``)."""
     down(topology)
     state = State(topology)
     state.save()
@@ -112,30 +173,73 @@ def up(topology: Topology) -> None:
     _run("ip", "netns", "add", lan)
     state.add_namespace(lan)
     _run("ip", "-n", lan, "link", "set", "lo", "up")
-    _run("ip", "-n", lan, "link", "add", "br0", "type", "bridge")
-    _run("ip", "-n", lan, "link", "set", "br0", "up")
+    segments = dict.fromkeys([*topology.segments,
+                              *(s for h in topology.hosts.values() for s, _a in h.addresses)])
+    for segment in segments:
+        _run("ip", "-n", lan, "link", "add", f"br-{segment}", "type", "bridge")
+        _run("ip", "-n", lan, "link", "set", f"br-{segment}", "up")
     for host in topology.hosts.values():
-        ns = prefix(topology) + host.name
-        _run("ip", "netns", "add", ns)
-        state.add_namespace(ns)
-        _run("ip", "-n", ns, "link", "set", "lo", "up")
-        _run("ip", "link", "add", "eth0", "netns", ns, "type", "veth",
-             "peer", "name", host.name, "netns", lan)
-        _run("ip", "-n", lan, "link", "set", "dev", host.name, "master", "br0", "up")
-        _run("ip", "-n", ns, "addr", "add", host.address, "dev", "eth0")
-        _run("ip", "-n", ns, "link", "set", "eth0", "up")
-        holder = _spawn(state, f"holder {host.name}", [
-            "nsenter", f"--net=/run/netns/{ns}", "unshare", "--mount", "--propagation",
-            "private", "sh", "-c", "mount -t tmpfs -o mode=0755 netkit /run && "
-            "exec sleep infinity"], holder_of=host.name)
-        _wait(lambda pid=holder: _comm(pid) == "sleep", f"{host.name}'s mount namespace")
-        for iface in host.wireguard:
-            log = state_dir(topology) / f"{host.name}-{iface}.log"
-            _spawn(state, f"wireguard-go {host.name} {iface}", [
-                "nsenter", "-t", str(holder), "-n", "-m", "wireguard-go", "-f", iface],
-                log=log)
-            sock = Path(f"/proc/{holder}/root/run/wireguard/{iface}.sock")
-            _wait(sock.exists, f"wireguard-go for {host.name}'s {iface} ({log})")
+        _host_up(topology, state, host, lan)
+
+
+def _host_up(topology: Topology, state: State, host: Host, lan: str) -> None:
+    ns = prefix(topology) + host.name
+    _run("ip", "netns", "add", ns)
+    state.add_namespace(ns)
+    _run("nsenter", f"--net=/run/netns/{ns}", "sysctl", "-qw", "net.ipv4.ip_forward=0",
+         "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+    _run("ip", "-n", ns, "link", "set", "lo", "up")
+    for index, (segment, address) in enumerate(host.addresses):
+        eth, port = f"eth{index}", f"{host.name}-eth{index}"
+        _run("ip", "link", "add", eth, "netns", ns, "type", "veth", "peer", "name", port,
+             "netns", lan)
+        _run("ip", "-n", lan, "link", "set", "dev", port, "master", f"br-{segment}", "up")
+        _run("ip", "-n", ns, "addr", "add", address, "dev", eth)
+        _run("ip", "-n", ns, "link", "set", eth, "up")
+    mounts = []
+    if host.hosts_file:
+        hosts = state_dir(topology) / f"{host.name}.hosts"
+        hosts.write_text(hosts_text(host))
+        hosts.chmod(0o644)
+        # Before the tmpfs on /run hides the state folder; the bind mount stays.
+        mounts.append(f"mount --bind {shlex.quote(str(hosts))} /etc/hosts")
+    if Path(WIREGUARD_CONFIG_DIR).is_dir():
+        mounts.append(f"mount -t tmpfs -o mode=0700 netkit {WIREGUARD_CONFIG_DIR}")
+    elif host.wg_quick or any(f.path.startswith(f"{WIREGUARD_CONFIG_DIR}/")
+                              for f in host.files):
+        raise NetkitError(f"{host.name} needs {WIREGUARD_CONFIG_DIR} to mount its own on "
+                          "(Debian's wireguard-tools makes it)")
+    mounts.append("mount -t tmpfs -o mode=0755 netkit /run")
+    holder = _spawn(state, f"holder {host.name}", [
+        "nsenter", f"--net=/run/netns/{ns}", "unshare", "--mount", "--propagation",
+        "private", "sh", "-c", " && ".join([*mounts, "exec sleep infinity"])],
+        log=state_dir(topology) / f"{host.name}-holder.log", holder_of=host.name)
+    _wait(lambda: _comm(holder) == "sleep", f"{host.name}'s mount namespace "
+          f"({state_dir(topology) / f'{host.name}-holder.log'})")
+    for iface in host.wireguard:
+        log = state_dir(topology) / f"{host.name}-{iface}.log"
+        _spawn(state, f"wireguard-go {host.name} {iface}", [
+            "nsenter", "-t", str(holder), "-n", "-m", "wireguard-go", "-f", iface], log=log)
+        sock = Path(f"/proc/{holder}/root/run/wireguard/{iface}.sock")
+        _wait(sock.exists, f"wireguard-go for {host.name}'s {iface} ({log})")
+    for service in host.services:
+        log = state_dir(topology) / f"{host.name}-{service.kind}-{service.port}.log"
+        _spawn(state, f"{service.kind} server {host.name}:{service.port}", [
+            "nsenter", "-t", str(holder), "-n", "-m", sys.executable, str(HTTP_SERVER),
+            "--host", host.name, "--port", str(service.port)], log=log)
+        _wait(lambda port=service.port: _listening(holder, port),
+              f"{host.name}'s {service.kind} server on port {service.port} ({log})")
+
+
+def _listening(pid: int, port: int) -> bool:
+    """Whether a TCP socket listens on ``port`` in the network namespace of ``pid``
+    (/proc/PID/net/tcp: local address and port in hex, state 0A is LISTEN)."""
+    try:
+        rows = Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return False
+    return any(row.split()[1].endswith(f":{port:04X}") and row.split()[3] == "0A"
+               for row in rows)
 
 
 def _comm(pid: int) -> str:
@@ -151,7 +255,7 @@ def _spawn(state: State, label: str, argv: list[str], log: Path | None = None,
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
                                  stderr=subprocess.STDOUT, start_new_session=True,
-                                 env={**os.environ, "LOG_LEVEL": "error"})
+                                 env={**os.environ, "LOG_LEVEL": "error", "PATH": tool_path()})
     finally:
         if log:
             out.close()
@@ -167,32 +271,70 @@ def _wait(ready, what: str, timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
+def _alive_holder(state: State, host: str) -> int:
+    holder = state.holder(host)
+    if _start_time(holder) != state.data["processes"][f"holder {host}"][1]:
+        raise NetkitError(f"host {host} is gone (its namespace holder {holder} exited)")
+    return holder
+
+
 def shell(topology: Topology):
     """A ``netkit.Shell`` running lines in the hosts' namespaces."""
     state = State(topology)
+    # Without LOG_LEVEL, the wireguard-go that wg-quick starts detaches from our pipes (its
+    # main.go gives the daemon /dev/null unless LOG_LEVEL asks for logs); else we would wait
+    # for it to close them.
+    env = {**{k: v for k, v in os.environ.items() if k != "LOG_LEVEL"}, "PATH": tool_path()}
 
     def run(host: str, line: str) -> Result:
-        holder = state.holder(host)
-        if _start_time(holder) != state.data["processes"][f"holder {host}"][1]:
-            raise NetkitError(f"host {host} is gone (its namespace holder {holder} exited)")
+        holder = _alive_holder(state, host)
         done = subprocess.run(["nsenter", "-t", str(holder), "-n", "-m", "sh", "-c", line],
-                              capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
+                              capture_output=True, text=True, timeout=COMMAND_TIMEOUT,
+                              env=env)
+        state.adopt()
         return Result(done.stdout, done.stderr, done.returncode)
 
     return run
+
+
+def installer(topology: Topology):
+    """A ``netkit.Installer`` writing files into a host's own tmpfs mounts, through the
+    holder's view of the filesystem (/proc/HOLDER/root)."""
+    state = State(topology)
+
+    def install(host: str, path: str, text: str, mode: int) -> None:
+        if not path.startswith(FILE_ROOTS):
+            raise NetkitError(f"{host}: {path} is not under {' or '.join(FILE_ROOTS)}")
+        root = Path(f"/proc/{_alive_holder(state, host)}/root")
+        target = root / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            os.fchmod(fd, mode)
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+    return install
 
 
 def down(topology: Topology) -> list[str]:
     """Stop, delete and remove everything of the lab; returns what it removed."""
     state = State(topology)
     removed = []
-    # wireguard-go first: it removes its interface and socket on SIGTERM.
-    processes = sorted(state.data["processes"].items(), key=lambda kv: kv[0].startswith("h"))
-    for label, (pid, started) in processes:
-        if started is not None and _start_time(pid) == started:
+    recorded = {pid: (label, started)
+                for label, (pid, started) in state.data["processes"].items()}
+    names = list(dict.fromkeys([*state.data["namespaces"], *namespaces(topology)]))
+    for pid in lab_processes(names):
+        recorded.setdefault(pid, (f"{_comm(pid) or 'process'} {pid}", _start_time(pid)))
+    # Holders last: the others first (wireguard-go removes its interface and socket on
+    # SIGTERM).
+    holders = set(state.data["holders"].values())
+    for pid, (label, started) in sorted(recorded.items(), key=lambda kv: kv[0] in holders):
+        if started is not None and _start_time(pid) == started and _state(pid) != "Z":
             _stop(pid)
             removed.append(f"{label} (pid {pid})")
-    for ns in dict.fromkeys([*state.data["namespaces"], *namespaces(topology)]):
+    for ns in names:
         if _run("ip", "netns", "del", ns, check=False).returncode == 0:
             removed.append(f"namespace {ns}")
     shutil.rmtree(state_dir(topology), ignore_errors=True)

@@ -19,6 +19,9 @@ SCRIPTS = ROOT / "labs" / "scripts"
 FIXTURES = ROOT / "tests" / "fixtures" / "real"
 # <zfs release>/<script>.txt, and further recordings of the same script as <script>.runN.txt
 RECORDED = sorted(p for p in FIXTURES.glob("*/*.txt") if ".run" not in p.name)
+# Labs whose `zpool status` numbers depend on which blocks a dd hit, which real allocation
+# decides: compared as zero or not zero (transcripts.compare(presence=True)).
+PRESENCE_ONLY = {"08-copies"}
 
 
 def simulate(script: Path, zfs_release: str) -> str:
@@ -39,5 +42,6 @@ def test_labsim_matches_real_openzfs(fixture):
     assert script.exists(), f"{fixture} has no script {script}"
     runs = [fixture, *sorted(fixture.parent.glob(f"{fixture.stem}.run*.txt"))]
     problems = compare([run.read_text() for run in runs],
-                       simulate(script, fixture.parent.name))
+                       simulate(script, fixture.parent.name),
+                       presence=fixture.stem in PRESENCE_ONLY)
     assert not problems, "\n".join(problems)

@@ -247,3 +247,51 @@ def test_origin_must_match():
 def test_what_destroy_would_reclaim_must_match_exactly():
     problems = compare(SNAPSHOTS, SNAPSHOTS.replace("reclaim 4.12M", "reclaim 4.13M"))
     assert len(problems) == 1 and "zfs destroy -nv" in problems[0]
+
+
+# Lab 8: numbers of a damaged pool's status as zero or not; an import listing but its id.
+DAMAGED = """\
+$ zpool status -v lab8
+  pool: lab8
+ state: ONLINE
+status: One or more devices has experienced an error resulting in data
+\tcorruption.  Applications may be affected.
+action: Restore the file in question if possible.  Otherwise restore the
+\tentire pool from backup.
+   see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-8A
+  scan: scrub repaired 4.19M in 00:00:01 with 16 errors on Mon Nov 23 07:40:00 2026
+config:
+
+\tNAME                        STATE     READ WRITE CKSUM
+\tlab8                        ONLINE       0     0    16
+\t  /var/tmp/labs/lab8-a.raw  ONLINE       0     0     0
+\t  /var/tmp/labs/lab8-b.raw  ONLINE       0     0    93
+
+errors: Permanent errors have been detected in the following files:
+
+        /lab8/one/f.bin
+$ zpool import -d /var/tmp/labs
+   pool: lab8
+     id: 15144803977964153230
+  state: UNAVAIL
+"""
+
+
+def test_presence_compares_status_numbers_as_zero_or_not():
+    other = DAMAGED.replace("with 16 errors", "with 21 errors").replace("    16\n", "    21\n") \
+        .replace("    93\n", "   140\n").replace("4.19M", "6.02M")
+    assert compare(DAMAGED, other, presence=True) == []
+    assert compare(DAMAGED, other) != []  # exact counts would differ
+    zero = DAMAGED.replace("lab8-a.raw  ONLINE       0     0     0",
+                           "lab8-a.raw  ONLINE       0     0     3")
+    problems = compare(DAMAGED, zero, presence=True)
+    assert len(problems) == 1 and "counter #6 real zero" in problems[0]
+    no_errors = DAMAGED.replace("with 16 errors", "with 0 errors")
+    assert any("scan number" in p for p in compare(DAMAGED, no_errors, presence=True))
+    other_file = DAMAGED.replace("/lab8/one/f.bin", "/lab8/two/f.bin")
+    assert compare(DAMAGED, other_file, presence=True) != []  # texts stay exact
+
+
+def test_import_listing_is_exact_but_for_the_pool_id():
+    assert compare(DAMAGED, DAMAGED.replace("15144803977964153230", "42")) == []
+    assert compare(DAMAGED, DAMAGED.replace("UNAVAIL", "ONLINE")) != []

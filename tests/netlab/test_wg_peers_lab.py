@@ -17,16 +17,11 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-LABS_DIR = ROOT / "labs"
-sys.path.insert(0, str(LABS_DIR))
-
-import netkit  # noqa: E402
-from netkit import real, sim  # noqa: E402
+from netlab_support import LABS_DIR, PACKAGES, netkit, netkit_cli, real
+from netlab_support import assert_nothing_left as assert_lab_left_nothing
+from netlab_support import simulate as simulate_lab
 
 LAB = "01-wg-peers"
 TOPOLOGY = netkit.load(LAB)
@@ -34,8 +29,6 @@ PREFIX = real.prefix(TOPOLOGY)
 # Seconds a whole real run may take: WireGuard's handshake is made on the first packet, so a
 # good run takes about 2 s; each ping that must time out adds its -W (the broken run: ~6 s).
 MAX_SECONDS = 20
-# Debian packages with the tools the real run needs.
-PACKAGES = "wireguard-go wireguard-tools iproute2 iputils-ping util-linux"
 FAILING = [
     "[FAIL] alice: ping 10.0.0.2 answers -- alice reaches bob through the tunnel",
     "[FAIL] bob: ping 10.0.0.1 answers -- bob reaches alice through the tunnel",
@@ -51,17 +44,8 @@ def real_tools():
         assert probe.returncode == 0, f"not root and no user namespaces: {probe.stderr}"
 
 
-def netkit_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(LABS_DIR)}
-    return subprocess.run([sys.executable, "-m", "netkit", *args], cwd=LABS_DIR, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-
-
 def simulate(variant: str | None):
-    shell = sim.up(TOPOLOGY)
-    transcript = netkit.configure(TOPOLOGY, shell, variant, log=lambda text: None)
-    status, outcomes = netkit.validate(TOPOLOGY, shell, log=lambda text: None)
-    return status, outcomes, transcript, shell
+    return simulate_lab(TOPOLOGY, variant)
 
 
 def without_keys(transcript: list[list]) -> list[list]:
@@ -96,23 +80,7 @@ def wireguard_state(dumps: dict[str, dict[str, str]], transcript: list[list]) ->
 
 def assert_nothing_left(processes: dict[str, list] | None,
                         topology: netkit.Topology = TOPOLOGY) -> None:
-    prefix = real.prefix(topology)
-    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    assert not [n for n in names.split() if n.startswith(prefix)], names
-    assert processes or processes is None, "the report names the lab's processes"
-    for label, (pid, started) in (processes or {}).items():
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # gone
-        # The same pid may be a new process; a zombie is dead, only not yet collected.
-        assert stat[19] != started or stat[0] == "Z", f"{label} (pid {pid}) is still running"
-    veths = subprocess.run(["ip", "-o", "link", "show", "type", "veth"], capture_output=True,
-                           text=True).stdout
-    ours = set(topology.hosts) | {f"{prefix}{h}" for h in topology.hosts}
-    assert not [line for line in veths.splitlines()
-                if line.split(":")[1].strip().split("@")[0] in ours], veths
-    assert not real.state_dir(topology).exists()
+    assert_lab_left_nothing(processes, topology)
 
 
 def test_run_cleans_up_when_a_script_line_fails(tmp_path):

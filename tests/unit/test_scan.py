@@ -78,7 +78,8 @@ def test_damage_on_a_single_device_is_a_permanent_error(session):
     ok(session, f"zpool create -o ashift=12 s {V}a")
     session.run("dd if=/dev/urandom of=/s/f bs=1M count=8")
     start = VDEV_LABEL_START_SIZE
-    session.run(f"dd if=/dev/zero of={V}a bs=4096 seek={start // 4096} count=1024 conv=notrunc")
+    # 64 MiB: past the metadata (which has a ditto copy) into the file's own blocks
+    session.run(f"dd if=/dev/zero of={V}a bs=4096 seek={start // 4096} count=16384 conv=notrunc")
     ok(session, "zpool scrub s")
     out = ok(session, "zpool status s")
     assert "ZFS-8000-8A" in out

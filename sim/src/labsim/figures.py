@@ -564,3 +564,74 @@ def snapshot_timeline(
         "ticktext": columns, "range": [0, len(columns)], "zeroline": False,
         "showgrid": True, "side": "top"}
     return figure
+
+
+def files_lost_chart(
+    levels: list[str],
+    lost: dict[str, list[int]],
+    written: dict[str, int],
+    *,
+    published: dict[str, list[float | None]] | None = None,
+    height: int = 440,
+) -> dict:
+    """Lesson 8: per cent of files lost at each level of damage (``levels``, the x axis),
+    one group of bars per layout (``lost[layout]``, files lost of ``written[layout]``),
+    and the published results as diamonds in the colour of their layout."""
+    data = []
+    for n, (layout, counts) in enumerate(lost.items()):
+        colour = PALETTE[n % len(PALETTE)]
+        share = [100 * c / written[layout] for c in counts]
+        data.append({
+            "type": "bar", "name": f"{layout} ({written[layout]} files)", "x": levels,
+            "y": share, "marker": {"color": colour},
+            "text": [f"{c}/{written[layout]}" for c in counts], "textposition": "outside",
+            "cliponaxis": False, "textfont": {"size": 10}, "offsetgroup": str(n),
+            "hovertemplate": f"%{{x}} of the disk overwritten<br>{layout}: %{{text}} files "
+                             "lost (%{y:.1f} %)<extra></extra>"})
+        marks = (published or {}).get(layout)
+        if marks and any(m is not None for m in marks):
+            data.append({
+                "type": "scatter", "mode": "markers", "name": f"{layout}, published (2016)",
+                "x": levels, "y": marks, "offsetgroup": str(n),
+                "marker": {"symbol": "diamond", "size": 11, "color": colour,
+                           "line": {"color": "#000000", "width": 1}},
+                "hovertemplate": f"%{{x}}: the post lost %{{y:.1f}} % with {layout}"
+                                 "<extra></extra>"})
+    layout_spec = {
+        "title": {"text": "Files lost after a scrub, by how much of one disk was overwritten",
+                  "font": {"size": 15}},
+        "barmode": "group", "scattermode": "group",
+        "xaxis": {"title": {"text": "8K blocks of the disk overwritten with garbage"},
+                  "type": "category"},
+        "yaxis": {"title": {"text": "files lost (%)"}, "range": [0, 110],
+                  "zeroline": False},
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 110},
+        "hovermode": "closest", "height": height, "template": None,
+    }
+    return {"data": data, "layout": layout_spec}
+
+
+def image_amplification_chart(
+    categories: list[str],
+    parts: list[tuple[str, list[float]]],
+    *,
+    title: str,
+    chosen: int,
+    height: int = 420,
+) -> dict:
+    """Bytes the pool writes per byte the guest writes (lesson 7), stacked by cause
+    (``parts``: name and one value per category, e.g. data records, zero fill, qcow2
+    tables), one bar per record size; the ``chosen`` bar is labelled with its total."""
+    totals = [sum(values[i] for _, values in parts) for i in range(len(categories))]
+    series = [BarSeries(name, values, unit="×", value_format=".1f",
+                        text=None if n else [f"{t:.1f}×" if i == chosen else ""
+                                             for i, t in enumerate(totals)])
+              for n, (name, values) in enumerate(parts)]
+    figure = stacked_bar_chart(categories, series, title=title, x_title="",
+                               y_title="bytes written to the pool per guest byte",
+                               height=height)
+    # The second series would be grey (free space elsewhere in the course): not here.
+    for n, trace in enumerate(figure["data"]):
+        trace["marker"] = {"color": PALETTE[n % len(PALETTE)]}
+    return figure

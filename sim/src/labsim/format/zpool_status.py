@@ -92,6 +92,9 @@ class PoolStatus:
     logs: tuple[VdevStatus, ...] = ()
     cache: tuple[VdevStatus, ...] = ()
     spares: tuple[VdevStatus, ...] = ()
+    # With -v: the paths print_error_log() lists for the pool's error log (None without
+    # -v, when only the count is printed).
+    error_files: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in ("vdevs", "dedup_vdevs", "special", "logs", "cache", "spares"):
@@ -243,6 +246,10 @@ def _one(pool: PoolStatus, parsable: bool) -> str:
     text += "\n"
     if pool.errors == 0:
         text += "errors: No known data errors\n"
+    elif pool.error_files is not None:
+        # print_error_log(): a heading, a blank line, then "%7s %s\n" per file
+        text += "errors: Permanent errors have been detected in the following files:\n\n"
+        text += "".join(f"{'':7} {path}\n" for path in pool.error_files)
     else:
         text += f"errors: {pool.errors} data errors, use '-v' for a list\n"
     return text

@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from labsim.scenarios import (
+    copies,
     metaslabs,
     pools_vdevs,
     records,
@@ -14,6 +15,7 @@ from labsim.scenarios import (
     snapshots,
     sync_crash,
     vdev_layouts,
+    vm_images,
     wg_topology,
 )
 
@@ -26,6 +28,8 @@ SCENARIOS: dict[str, ModuleType] = {
     "wg-topology": wg_topology,
     "slow-ssh": slow_ssh,
     "snapshots": snapshots,
+    "copies": copies,
+    "vm-images": vm_images,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labsim.shell.session import Session
+from labsim.zfs import zvols
 from labsim.zfs.pool import Dataset, Pool
 
 
@@ -16,7 +17,11 @@ class PoolPath:
 
 
 def mounted_dataset(session: Session, path: str) -> PoolPath | None:
-    """The dataset whose mountpoint holds ``path`` (datasets mount at /<name>)."""
+    """The dataset whose mountpoint holds ``path`` (datasets mount at /<name>); a
+    volume's device /dev/zvol/POOL/NAME is its data object (labsim.zfs.zvols)."""
+    volume = zvols.device_volume(session.pools, path)
+    if volume is not None:
+        return PoolPath(volume[0], volume[1], zvols.VOLUME_OBJECT)
     best: PoolPath | None = None
     for pool in session.pools.values():
         for dataset in pool.datasets.values():
@@ -31,7 +36,7 @@ def mounted_dataset(session: Session, path: str) -> PoolPath | None:
 
 
 def is_dir(session: Session, path: str) -> bool:
-    if path in session.host_dirs:
+    if path in session.host_dirs or zvols.volume_links(session.pools, path) is not None:
         return True
     hit = mounted_dataset(session, path)
     return hit is not None and hit.name == ""

@@ -97,6 +97,8 @@ class Session:
     # The zfs module's intent-log counters, /proc/spl/kstat/zfs/zil: for the whole
     # machine, every pool together, since the module was loaded.
     zil_stats: ZilStats = field(default_factory=ZilStats.zero)
+    # Disk images qemu-img made, by path (labsim.shell.commands.qemu_img.Qcow2Image).
+    images: dict[str, object] = field(default_factory=dict)
     # The machine's WireGuard interfaces, and the seeded generator behind `wg genkey`;
     # always set after __init__ (None asks for the host's own, see __post_init__).
     wireguard: WireGuardHost | None = None
@@ -236,7 +238,18 @@ def _reads_stdin(handler: Callable[..., CommandResult]) -> bool:
 
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
-    from labsim.shell.commands import coreutils, dd, fio, netcmds, ssh, wg_quick, zdb, zfs, zpool
+    from labsim.shell.commands import (
+        coreutils,
+        dd,
+        fio,
+        netcmds,
+        qemu_img,
+        ssh,
+        wg_quick,
+        zdb,
+        zfs,
+        zpool,
+    )
 
     return {
         "zpool": zpool.main,
@@ -252,9 +265,12 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "pwd": coreutils.pwd,
         "mkdir": coreutils.mkdir,
         "cp": coreutils.cp,
+        "mv": coreutils.mv,
         "cat": coreutils.cat,
         "du": coreutils.du,
         "fio": fio.main,
+        "qemu-img": qemu_img.main,
+        "udevadm": qemu_img.udevadm,
         "zdb": zdb.main,
         "wg": netcmds.wg,
         "ip": netcmds.ip,

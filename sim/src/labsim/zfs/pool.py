@@ -255,6 +255,11 @@ class File:
     # The txg its blocks were born in (blk_birth): what snapshots compare with their own
     # txg to tell shared blocks from unique ones (labsim.zfs.snapshots).
     birth: int = 0
+    # copies=2 or 3 (labsim.zfs.ditto): every copy of each data block, as one-block
+    # extents that are also in ``extents``; and how many of ``extents``, at the end, are
+    # indirect blocks (metadata, which has ditto copies of its own).
+    ditto: list[tuple[Extent, ...]] = field(default_factory=list)
+    indirect_extents: int = 0
 
     @property
     def allocated(self) -> int:
@@ -262,7 +267,7 @@ class File:
 
 
 DATASET_DEFAULTS = {"compression": None, "recordsize": 128 * KiB, "sync": "standard",
-                    "logbias": "latency"}
+                    "logbias": "latency", "copies": "1"}
 
 
 @dataclass
@@ -339,6 +344,9 @@ class Pool:
     # that could not be repaired (zio errors propagate up the vdev tree).
     vdev_cksum_errors: dict[int, int] = field(default_factory=dict)
     cksum_errors: int = 0
+    # Files with a block no copy of which could be read: (dataset name, file name), for
+    # ``zpool status -v`` (the pool's error log, spa_errlog.c).
+    damaged_files: list[tuple[str, str]] = field(default_factory=list)
     # Space map objects and log space maps: what zdb -m reads (labsim.zfs.spacemaps).
     space_maps: spacemaps.PoolSpaceMaps = field(default_factory=spacemaps.PoolSpaceMaps)
     # Log vdevs (``zpool add POOL log DEV``): top-level vdevs of the log class, which
@@ -363,6 +371,9 @@ class Pool:
     # The session clock when the pool was created or imported: zpool iostat's first
     # report averages over the time since.
     imported_at: float = 0.0
+    # MOS blocks of the metaslabs' space maps made since the pool was created, counted in
+    # USED and AVAIL but not placed (SPACE_MAP_MOS_BYTES).
+    space_map_bytes: int = 0
 
     @property
     def space(self) -> int:
@@ -391,7 +402,8 @@ class Pool:
     def dsl_used(self) -> int:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
-        return self.dalloc - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred)
+        return (self.dalloc + self.space_map_bytes
+                - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred))
 
     @property
     def fragmentation(self) -> int:
@@ -509,6 +521,8 @@ def dataset_referenced(pool: Pool, dataset: Dataset) -> int:
     """REFER: the dataset's own objects plus its files' blocks, in deflated bytes."""
     ashift = max(v.ashift for v in pool.vdevs)
     base = max(24 * KiB, 24 << ashift)  # an empty filesystem's objset; calibrated in VM
+    if dataset.properties.get("type") == "volume":  # 14 sectors (labsim.zfs.zvols)
+        base = base * 14 // 24
     if any(v.kind == RAIDZ for v in pool.vdevs):
         # Estimate, not yet checked on a real pool: the objset's blocks are one sector
         # each, so on RAID-Z each costs its parity and padding, then counts deflated.
@@ -532,8 +546,21 @@ def dataset_used(pool: Pool, dataset: Dataset) -> int:
 def dataset_available(pool: Pool, dataset: Dataset) -> int:
     """AVAIL: deflated pool space less slop less what is used (dsl_dir_space_available()
     on the root, with dsl_pool_adjustedsize() = spa_get_dspace() - slop). On RAID-Z this
-    is the space left for data after parity, as estimated with 128 KiB blocks."""
-    return max(0, pool.dspace - pool.slop_space - pool.dsl_used)
+    is the space left for data after parity, as estimated with 128 KiB blocks.
+    Refreservations not yet filled (thick volumes) are held out of it, except the
+    dataset's own, which only it may use."""
+    reserved = sum(_refreservation_unfilled(pool, d) for d in pool.datasets.values())
+    own = _refreservation_unfilled(pool, dataset) if dataset.name != pool.name else 0
+    return max(0, pool.dspace - pool.slop_space - pool.dsl_used - reserved) + own
+
+
+def _refreservation_unfilled(pool: Pool, dataset: Dataset) -> int:
+    """USEDREFRESERV of a dataset with a refreservation (labsim.zfs.zvols)."""
+    if not dataset.properties.get("refreservation"):
+        return 0
+    from labsim.zfs import zvols  # zvols builds on this module
+
+    return zvols.usedbyrefreservation(pool, dataset)
 
 
 # ---------------------------------------------------------------- pool lifecycle
@@ -607,12 +634,23 @@ def create_pool(
                         pool.deferred.append((pool.txg, extent))
                     else:
                         pool.metadata.append(extent)
-    _sync(pool)
+    _sync(pool, new_space_maps_cost=False)  # the new pool's are in create_metadata
     return pool
 
 
-def _sync(pool: Pool) -> None:
+# A metaslab's first space map (space_map_alloc() when it is first synced with changes)
+# adds blocks to the MOS: lab 7's recordings (2.1.11, ashift 12) show the root's USED grow
+# by about 200K while 96M of writes put space maps on 8 more metaslabs. labsim counts them
+# in USED and AVAIL (Pool.space_map_bytes) without placing them on the vdevs.
+SPACE_MAP_MOS_BYTES = 24 * KiB
+
+
+def _sync(pool: Pool, new_space_maps_cost: bool = True) -> None:
+    before = sum(bool(ms.sm_object) for v in pool.vdevs for ms in v.metaslabs)
     spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
+    new = sum(bool(ms.sm_object) for v in pool.vdevs for ms in v.metaslabs) - before
+    if new_space_maps_cost:
+        pool.space_map_bytes += new * SPACE_MAP_MOS_BYTES
 
 
 def advance_txg(pool: Pool) -> None:
@@ -778,8 +816,15 @@ def write_file(
         if short:
             break
     file.size = min(nbytes, done * layout.block_size)
+    copies = int(str(property_value(pool, dataset, "copies")[0]))
+    if copies > 1 and allocated:
+        from labsim.zfs import ditto  # ditto imports this module
+
+        ditto.add_copies(pool, file, copies)
     if allocated:
+        before = len(file.extents)
         _allocate_indirects(pool, file, done, objset)
+        file.indirect_extents = len(file.extents) - before
     if short and file.size < nbytes:
         raise NoSpace(file.size)
     return file.size

@@ -36,11 +36,14 @@ still seen as damaged if they land in a damaged range.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
+from labsim.zfs import ditto
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
-from labsim.zfs.layouts import MIRROR, RAIDZ
-from labsim.zfs.pool import Extent, Leaf, Pool, ScanRecord, TopVdev
+from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE
+from labsim.zfs.pool import Dataset, Extent, File, Leaf, Pool, ScanRecord, TopVdev
 
 # Bytes of allocated data a scan examines per second, for its "in 00:00:01" (lab VM,
 # software emulation: a 50 MiB scrub took about a second). Only the duration uses it.
@@ -58,16 +61,13 @@ def find_leaf(pool: Pool, path: str) -> tuple[TopVdev, int] | None:
 
 def damage_leaf(leaf: Leaf, start: int, length: int) -> None:
     """Record that bytes [start, start + length) of the leaf were overwritten."""
-    if length <= 0:
-        return
-    ranges = sorted([*leaf.damaged, (start, start + length)])
-    merged: list[tuple[int, int]] = []
-    for lo, hi in ranges:
-        if merged and lo <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
-        else:
-            merged.append((lo, hi))
-    leaf.damaged = merged
+    if length > 0:
+        damage_ranges(leaf, [(start, start + length)])
+
+
+def damage_ranges(leaf: Leaf, ranges: Iterable[tuple[int, int]]) -> None:
+    """Record many overwritten byte ranges [lo, hi) of the leaf at once."""
+    leaf.damaged = _merge([*leaf.damaged, *((lo, hi) for lo, hi in ranges if hi > lo)])
 
 
 def vdev_extents(pool: Pool, vdev: TopVdev) -> Iterator[Extent]:
@@ -90,7 +90,13 @@ def _damaged_blocks(vdev: TopVdev, leaf_index: int, extent: Extent) -> list[tupl
         return []
     size = extent.block_size
     out: list[tuple[int, int]] = []
-    for start, end in leaf.damaged:
+    ranges = leaf.damaged
+    if vdev.kind != RAIDZ:  # only the ranges that can overlap the extent (they are sorted)
+        first = extent.offset + VDEV_LABEL_START_SIZE
+        lo_index = max(0, bisect.bisect_right(ranges, (first, first)) - 1)
+        hi_index = bisect.bisect_left(ranges, (first + extent.length, 0))
+        ranges = ranges[lo_index:hi_index]
+    for start, end in ranges:
         start -= VDEV_LABEL_START_SIZE
         end -= VDEV_LABEL_START_SIZE
         if vdev.kind == RAIDZ:
@@ -160,42 +166,150 @@ def _column_bytes(vdev: TopVdev, extent: Extent, lo: int, hi: int, child: int) -
     return child_sectors(a, b, child, vdev.layout.width) << shift
 
 
+# Who an extent belongs to: a dataset's file, or None for the pool's own metadata.
+Owner = tuple[Dataset, File] | None
+
+
+def scanned_extents(pool: Pool, vdev: TopVdev) -> Iterator[tuple[Owner, Extent, bool]]:
+    """What vdev_extents() gives, with each extent's owner (the dataset and file it
+    belongs to, None for the pool's own metadata) and whether it is metadata; blocks of
+    copies=2 or 3 files are left out (ditto_fates() judges them a block at a time)."""
+    for extent in pool.metadata:
+        if extent.vdev == vdev.id:
+            yield None, extent, True
+    for dataset in pool.datasets.values():
+        for file in dataset.files.values():
+            dittos = ditto.ditto_extent_ids(file) if file.ditto else set()
+            for index, extent in enumerate(file.extents):
+                if extent.vdev == vdev.id and id(extent) not in dittos:
+                    yield (dataset, file), extent, ditto.is_indirect(file, index)
+
+
+
+@dataclass
+class _Tally:
+    """What a scrub adds up as it goes."""
+
+    repaired: int = 0
+    errors: int = 0
+    examined: int = 0
+    lost: list[tuple[Dataset, File]] = field(default_factory=list)
+    # top-level vdevs that keep damage nobody could repair
+    unrepaired: set[int] = field(default_factory=set)
+    lost_ids: set[int] = field(default_factory=set)
+
+    def lose(self, owner: Owner) -> None:
+        if owner is not None and id(owner[1]) not in self.lost_ids:
+            self.lost_ids.add(id(owner[1]))
+            self.lost.append(owner)
+
+
+def _scrub_copy(pool: Pool, extent: Extent, tally: _Tally) -> bool:
+    """Read one copy of a ditto block on its vdev; returns whether it is good, after
+    whatever repair its own vdev (a mirror or RAID-Z) could make."""
+    vdev = pool.vdevs[extent.vdev]
+    readable = [i for i, leaf in enumerate(vdev.leaves) if leaf.state == "ONLINE"]
+    bad = frozenset(i for i in readable if _damaged_blocks(vdev, i, extent))
+    if len(readable) == 0:
+        return False
+    for i in bad:
+        vdev.leaves[i].cksum_errors += 1
+    if bad and _recoverable(vdev, readable, bad):
+        tally.repaired += sum(_column_bytes(vdev, extent, 0, 1, i) if vdev.kind == RAIDZ
+                              else extent.length for i in bad)
+        return True
+    return not bad
+
+
+def ditto_fates(pool: Pool, tally: _Tally) -> None:
+    """Scrub the blocks of copies=2 and 3 files: every copy is read (a block of several
+    DVAs is read like a mirror of them, vdev_mirror_map_init()), each bad copy counts
+    on its leaf, and bad copies are rewritten from a good one. A block with no good copy
+    is a permanent error of its file."""
+    for dataset in pool.datasets.values():
+        for file in dataset.files.values():
+            for group in file.ditto:
+                good = [_scrub_copy(pool, copy, tally) for copy in group]
+                tally.examined += sum(copy.length for copy in group)
+                if any(good):
+                    for copy, ok in zip(group, good, strict=True):
+                        if not ok:
+                            tally.repaired += copy.length
+                            repair(pool.vdevs[copy.vdev], copy)
+                else:  # the pool row does not count it (recorded on 2.1.11, lab 8)
+                    tally.errors += 1
+                    tally.lose((dataset, file))
+                    tally.unrepaired.update(copy.vdev for copy in group)
+
+
+def repair(vdev: TopVdev, extent: Extent) -> None:
+    """The extent's bytes on every leaf of a single device or mirror are good again."""
+    if vdev.kind == RAIDZ:
+        return  # leaf ranges of a RAID-Z block are not contiguous; left as they are
+    lo = extent.offset + VDEV_LABEL_START_SIZE
+    hi = lo + extent.length
+    for leaf in vdev.leaves:
+        ranges = leaf.damaged
+        # only the sorted ranges that can overlap [lo, hi) change
+        first = max(0, bisect.bisect_right(ranges, (lo, lo)) - 1)
+        last = bisect.bisect_left(ranges, (hi, 0))
+        kept: list[tuple[int, int]] = []
+        for a, b in ranges[first:last]:
+            if a < lo:
+                kept.append((a, min(b, lo)))
+            if b > hi:
+                kept.append((max(a, hi), b))
+        ranges[first:last] = kept
+
+
 def scrub(pool: Pool, now: float) -> ScanRecord:
     """Read every block, repair what has a good copy, count the rest as errors.
 
     Each damaged copy read adds to its leaf's CKSUM; offline leaves are not read.
+    Metadata on a single-device vdev has a ditto copy elsewhere (two or three DVAs,
+    dmu_write_policy()); labsim does not track where, and takes that copy to be good.
     Returns the finished scan (also kept in ``pool.scan``).
     """
-    repaired = errors = examined = 0
+    tally = _Tally()
+    ditto_fates(pool, tally)  # before any vdev's damage is forgotten below
     for vdev in pool.vdevs:
         readable = [i for i, leaf in enumerate(vdev.leaves) if leaf.state == "ONLINE"]
         unrecoverable_here = 0
-        for extent in vdev_extents(pool, vdev):
-            examined += extent.length
+        for owner, extent, metadata in scanned_extents(pool, vdev):
+            tally.examined += extent.length
             per_leaf = [_damaged_blocks(vdev, i, extent) if i in readable else []
                         for i in range(len(vdev.leaves))]
             for lo, hi, bad in _depths(per_leaf):
                 blocks = hi - lo
                 for i in bad:
                     vdev.leaves[i].cksum_errors += blocks
-                if _recoverable(vdev, readable, bad):
+                if _recoverable(vdev, readable, bad) or (metadata and vdev.kind == SINGLE):
                     for i in bad:
-                        repaired += (_column_bytes(vdev, extent, lo, hi, i)
-                                     if vdev.kind == RAIDZ else blocks * extent.block_size)
+                        tally.repaired += (_column_bytes(vdev, extent, lo, hi, i)
+                                           if vdev.kind == RAIDZ
+                                           else blocks * extent.block_size)
+                    size = extent.block_size
+                    repair(vdev, Extent(vdev.id, extent.offset + lo * size, blocks * size))
                 else:
                     unrecoverable_here += blocks
+                    tally.lose(owner)
         if unrecoverable_here:
-            errors += unrecoverable_here
+            tally.errors += unrecoverable_here
             if vdev.kind in (MIRROR, RAIDZ):
                 pool.vdev_cksum_errors[vdev.id] = (pool.vdev_cksum_errors.get(vdev.id, 0)
                                                    + unrecoverable_here)
-            pool.cksum_errors += unrecoverable_here
-        else:
+                pool.cksum_errors += unrecoverable_here
+            # Blocks lost on a single-device vdev leave the pool row at 0 on 2.1.11 (lab 8's
+            # recordings); ZFS on Linux 0.6 counted them there.
+        elif vdev.id not in tally.unrepaired:
             for leaf in vdev.leaves:
                 leaf.damaged = []  # every damaged block was rewritten from a good copy
-    pool.data_errors += errors
-    seconds = int(examined / SCAN_BYTES_PER_SECOND)
-    pool.scan = ScanRecord("scrub", repaired, seconds, errors, now + seconds)
+    # A finished scrub replaces the error log with what it found (spa_errlog_sync():
+    # the scrub's log becomes the last log), so blocks found again count once.
+    pool.data_errors = tally.errors
+    pool.damaged_files = [(dataset.name, file.name) for dataset, file in tally.lost]
+    seconds = int(tally.examined / SCAN_BYTES_PER_SECOND)
+    pool.scan = ScanRecord("scrub", tally.repaired, seconds, tally.errors, now + seconds)
     return pool.scan
 
 
@@ -238,3 +352,27 @@ def clear_errors(pool: Pool, leaves: Iterable[Leaf] | None = None) -> None:
     if leaves is None:
         pool.vdev_cksum_errors.clear()
         pool.cksum_errors = 0
+
+
+def _copy_readable(pool: Pool, extent: Extent) -> bool:
+    """Whether one copy of a block reads back good (its vdev's own redundancy included)."""
+    vdev = pool.vdevs[extent.vdev]
+    readable = [i for i, leaf in enumerate(vdev.leaves) if leaf.state == "ONLINE"]
+    bad = frozenset(i for i in readable if _damaged_blocks(vdev, i, extent))
+    return bool(readable) and (not bad or _recoverable(vdev, readable, bad))
+
+
+def first_unreadable_block(pool: Pool, file: File) -> int | None:
+    """The first data block of ``file`` (in file order) that no copy of can be read, or
+    None: what makes read(2) fail with EIO (zio_checksum_verify() failing on every DVA,
+    dmu_buf_hold_array() returning the error). Reads do not change the counters here."""
+    if file.ditto:
+        for index, group in enumerate(file.ditto):
+            if not any(_copy_readable(pool, copy) for copy in group):
+                return index
+        return None
+    data = file.extents[:len(file.extents) - file.indirect_extents]
+    for index, block in enumerate(ditto.one_block_extents(data)):
+        if not _copy_readable(pool, block):
+            return index
+    return None

@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from labsim.zfs import zvols
 from labsim.zfs.pool import (
     Dataset,
     Extent,
@@ -214,11 +215,15 @@ def referenced(pool: Pool, objset: Objset) -> int:
     """REFER: the object set's metadata and every block of its files."""
     if isinstance(objset, Dataset):
         return dataset_referenced(pool, objset) + _mountpoint_bytes(pool, objset)
-    return dataset_referenced(pool, Dataset(objset.dataset, files=objset.files))
+    head = pool.datasets.get(objset.dataset)  # its type decides the objset's size
+    return dataset_referenced(pool, Dataset(objset.dataset, files=objset.files,
+                                            properties=head.properties if head else {}))
 
 
 def _mountpoint_bytes(pool: Pool, dataset: Dataset) -> int:
-    return SECOND_MOUNTPOINT_BYTES if len(children_of(pool, dataset)) >= 2 else 0
+    # Volumes have no mountpoint directory (lab 7: two zvols left the root at 96K).
+    mounted = [c for c in children_of(pool, dataset) if not zvols.is_volume(c)]
+    return SECOND_MOUNTPOINT_BYTES if len(mounted) >= 2 else 0
 
 
 def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int) -> tuple[int, int]:
@@ -300,11 +305,14 @@ def space(pool: Pool, dataset: Dataset) -> Space:
         # The root's dsl_dir also holds $MOS, $FREE and $ORIGIN, children of its own: its
         # USED is what the pool has allocated (pool.dsl_used) and what snapshots keep.
         used = pool.dsl_used + unallocated_metadata(pool)
+        # Unfilled refreservations (thick volumes) count as used (labsim.zfs.zvols).
+        used += sum(zvols.usedbyrefreservation(pool, d) for d in pool.datasets.values())
         own = referenced(pool, dataset)
         return Space(used, snaps, own, max(0, used - own - snaps))
     own = usedbydataset(pool, dataset)
     children = sum(space(pool, child).used for child in children_of(pool, dataset))
-    return Space(own + snaps + children, snaps, own, children)
+    reserved = zvols.usedbyrefreservation(pool, dataset)
+    return Space(own + snaps + children + reserved, snaps, own, children, reserved)
 
 
 def unallocated_metadata(pool: Pool) -> int:

@@ -10,6 +10,7 @@ from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs
 from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
+from labsim.zfs import zvols
 from labsim.zfs.pool import File, Pool, file_used_bytes
 
 
@@ -194,6 +195,9 @@ def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
     if hit is not None and hit.name == "":
         for name, f in hit.dataset.files.items():
             entries.append((name, f.size, zfs_allocated(hit.pool, f), f.mtime))
+    # /dev/zvol/POOL: udev's links to the volumes (lab 7); shown by name only.
+    for name in zvols.volume_links(session.pools, path) or []:
+        entries.append((name, 0, 0, session.clock))
     return entries
 
 
@@ -376,3 +380,37 @@ def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandR
                                         else replace(old, size=size, mtime=session.clock,
                                                      text=text))
     return CommandResult(stdout=data, stderr="".join(errors), status=1 if errors else 0)
+
+
+def mv(session: Session, argv: list[str]) -> CommandResult:
+    """mv SRC... DST for host files (GNU coreutils): into DST when it is a directory,
+    else renamed to DST. A pool's vdev file moved away is simply not where zpool import
+    -d looks any more (lesson 8); files inside datasets are not modelled."""
+    try:
+        _, names = getopt.gnu_getopt(argv[1:], "finv", ["force"])
+    except getopt.GetoptError as err:
+        raise _usage("mv", fmt.getopt_message(err)) from None
+    if not names:
+        raise _usage("mv", "missing file operand")
+    if len(names) == 1:
+        raise _usage("mv", f"missing destination file operand after '{names[0]}'")
+    *sources, target = names
+    target_path = session.absolute(target)
+    into = fs.is_dir(session, target_path)
+    if len(sources) > 1 and not into:
+        raise _usage("mv", f"target '{target}' is not a directory")
+    errors = []
+    for name in sources:
+        path = session.absolute(name)
+        if path not in session.host_files:
+            if fs.exists(session, path):
+                errors.append(f"labsim: mv moves host files only: '{name}'\n")
+            else:
+                errors.append(f"mv: cannot stat '{name}': No such file or directory\n")
+            continue
+        dest = target_path.rstrip("/") + "/" + path.rsplit("/", 1)[1] if into else target_path
+        if not fs.parent_exists(session, dest):
+            errors.append(f"mv: cannot move '{name}' to '{target}': No such file or directory\n")
+            continue
+        session.host_files[dest] = session.host_files.pop(path)
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)

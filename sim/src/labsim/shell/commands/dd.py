@@ -19,7 +19,7 @@ from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
 from labsim.zfs import scan
 from labsim.zfs.errors import NoSpace
-from labsim.zfs.pool import write_file
+from labsim.zfs.pool import property_value, write_file
 
 SOURCES = {"/dev/zero": "zero", "/dev/urandom": "random", "/dev/random": "random"}
 # Throughput of the simulated machine, bytes per second, for dd's timing line.
@@ -39,6 +39,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         return CommandResult.fail(
             "dd: labsim reads if=/dev/zero or if=/dev/urandom and writes of=FILE")
     content = SOURCES.get(source)
+    if content is None and fs.mounted_dataset(session, session.absolute(source)) is not None:
+        return _read_pool_file(session, source, target, bs, operands)
     if content is None:
         return CommandResult.fail(f"dd: failed to open '{source}': No such file or directory")
     path = session.absolute(target)
@@ -111,3 +113,32 @@ def _number(text: str) -> int:
     if value is None:
         raise UsageError(f"dd: invalid number: '{text}'", 1)
     return value
+
+
+def _read_pool_file(session: Session, source: str, target: str, bs: int,
+                    operands: dict[str, str]) -> CommandResult:
+    """dd if=FILE-IN-A-DATASET of=/dev/null (or a host file): the read fails with EIO at
+    the first block no copy of which is good (lesson 8), after the whole records before
+    it; GNU dd then reports "error reading" and its summary, and exits 1."""
+    hit = fs.mounted_dataset(session, session.absolute(source))
+    assert hit is not None
+    file = hit.dataset.files.get(hit.name)
+    if file is None:
+        return CommandResult.fail(f"dd: failed to open '{source}': No such file or directory")
+    lost = scan.first_unreadable_block(hit.pool, file)
+    record = int(property_value(hit.pool, hit.dataset, "recordsize")[0])
+    readable = file.size if lost is None else min(file.size, lost * record)
+    records = readable // bs  # a read() that takes in a bad block fails whole
+    nbytes = file.size if lost is None else records * bs
+    full, tail = divmod(nbytes, bs)
+    partial = int(tail > 0)
+    path = session.absolute(target)
+    if path != "/dev/null":
+        session.host_files[path] = HostFile(nbytes, session.clock)
+    seconds = max(nbytes / WRITE_RATE["random"], 2e-5)
+    session.clock += seconds
+    error = f"dd: error reading '{source}': Input/output error\n" if lost is not None else ""
+    summary = fmt.dd_summary(full, partial, full, partial, nbytes, seconds)
+    if operands.get("status") == "none":
+        summary = ""
+    return CommandResult(stderr=error + summary, status=1 if error else 0)

@@ -25,13 +25,14 @@ import re
 from labsim.shell import fs, zil_writes
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.shell.zil_writes import log_writes
+from labsim.zfs import zvols
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import write_file
 
 VALUED = {"name", "filename", "rw", "readwrite", "bs", "blocksize", "size",
           "buffer_compress_percentage", "buffer_compress_chunk", "end_fsync", "output",
-          "ioengine", "direct", "sync", "fsync", "fdatasync"}
+          "ioengine", "direct", "sync", "fsync", "fdatasync", "io_size"}
 FLAGS = {"refill_buffers", "zero_buffers"}
 # I/O engines that just issue write(2)s; how they do it does not change the blocks.
 ENGINES = {"psync", "sync", "pvsync", "libaio", "io_uring", "posixaio"}
@@ -74,8 +75,10 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         else:
             return not_modelled(arg)
     rw = options.get("rw", options.get("readwrite", "read"))
-    if rw != "write":
+    if rw not in ("write", "randwrite"):
         return not_modelled(f"--rw={rw}")
+    if rw == "randwrite" or "io_size" in options:
+        return _random_write(session, options)
     if options.get("ioengine", "psync") not in ENGINES:
         return not_modelled(f"--ioengine={options['ioengine']}")
     name = options.get("name")
@@ -209,3 +212,30 @@ def _layout_size(n: int) -> str:
     if n % (1 << 20) == 0:
         return f"{n >> 20}MiB"
     return f"{n >> 10}KiB" if n % 1024 == 0 else f"{n}B"
+
+
+def _random_write(session: Session, options: dict[str, str]) -> CommandResult:
+    """--rw=randwrite --bs=N --size=REGION [--io_size=BYTES] on an existing file or a
+    volume (/dev/zvol/POOL/NAME), as lab 7 runs it: what the pool writes is worked out by
+    labsim.zfs.zvols.random_write; only --output=/dev/null is modelled (no report)."""
+    if options.get("rw") != "randwrite":
+        return not_modelled("--io_size with --rw other than randwrite")
+    if options.get("output") != "/dev/null":
+        return not_modelled("--rw=randwrite without --output=/dev/null")
+    for key in ("sync", "fsync", "fdatasync", "end_fsync", "buffer_compress_percentage"):
+        if key in options:
+            return not_modelled(f"--{key} with --rw=randwrite")
+    bs = parse_fio_size(options.get("bs", "4k"))
+    region = parse_fio_size(options.get("size", ""))
+    io_bytes = parse_fio_size(options.get("io_size", options.get("size", "")))
+    if not bs or not region or not io_bytes:
+        return CommandResult.fail("labsim: fio needs --size=N and a valid --bs=N")
+    target = options.get("filename", "")
+    path = session.absolute(target)
+    hit = fs.mounted_dataset(session, path)
+    if hit is None or not hit.name or hit.name not in hit.dataset.files:
+        return not_modelled(f"--rw=randwrite on {target} (a file that is not there yet "
+                            "or not in a dataset; make it first, e.g. with truncate)")
+    zvols.random_write(hit.pool, hit.dataset, hit.name, region, bs, io_bytes)
+    session.clock += io_bytes / bs * WRITE_CALL_SECONDS
+    return CommandResult()

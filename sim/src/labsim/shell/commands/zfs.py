@@ -10,7 +10,7 @@ from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import snapshots as snap
-from labsim.zfs import zil
+from labsim.zfs import zil, zvols
 from labsim.zfs.pool import (
     Dataset,
     Pool,
@@ -29,17 +29,19 @@ COMPRESSION = re.compile(
     r"^(on|off|lzjb|gzip|gzip-[1-9]|zle|lz4|zstd|zstd-([1-9]|1[0-9])|zstd-fast"
     r"|zstd-fast-([1-9]|10|20|30|40|50|60|70|80|90|100|500|1000))$"
 )
-SETTABLE = ("compression", "recordsize", "sync", "logbias")
+SETTABLE = ("compression", "recordsize", "sync", "logbias", "copies", "refreservation")
 READABLE = ("type", "used", "available", "referenced", "compressratio", "mountpoint",
             "recordsize", "compression", "logicalused", "logicalreferenced", "sync",
             "logbias", "usedbysnapshots", "usedbydataset", "usedbychildren",
-            "usedbyrefreservation", "origin")
+            "usedbyrefreservation", "origin", "copies", "volsize", "volblocksize",
+            "refreservation")
 # The used* properties (and avail, mountpoint, origin) do not apply to a snapshot: zfs list
 # prints "-" (zfs_prop_valid_for_type()).
 NOT_FOR_SNAPSHOTS = ("available", "mountpoint", "usedbysnapshots", "usedbydataset",
                      "usedbychildren", "usedbyrefreservation", "origin")
 # Index properties other than compression: their values (module/zcommon/zfs_prop.c).
-INDEX_VALUES = {"sync": zil.SYNC_VALUES, "logbias": zil.LOGBIAS_VALUES}
+INDEX_VALUES = {"sync": zil.SYNC_VALUES, "logbias": zil.LOGBIAS_VALUES,
+                "copies": ("1", "2", "3")}  # copies: labsim.zfs.ditto
 LIST_DEFAULT = ["name", "used", "avail", "refer", "mountpoint"]
 ALIASES = {"avail": "available", "refer": "referenced", "compress": "compression",
            "recsize": "recordsize", "ratio": "compressratio", "usedsnap": "usedbysnapshots",
@@ -99,10 +101,15 @@ def value_of(pool: Pool, ds: Dataset | snap.Snapshot, prop: str) -> tuple[object
                 "usedbyrefreservation": space.refreservation}[prop], "-"
     if prop == "origin":
         return ds.origin, "-"
+    if prop in ("volsize", "volblocksize", "refreservation"):  # lab 7, labsim.zfs.zvols
+        if prop == "refreservation":
+            return int(str(ds.properties.get(prop, 0))), "local" if prop in ds.properties \
+                else "default"
+        return ds.properties.get(prop), "local" if zvols.is_volume(ds) else "-"
     if prop in SETTABLE:
         return property_value(pool, ds, prop)
     if prop == "type":
-        return "filesystem", "-"
+        return ("volume" if zvols.is_volume(ds) else "filesystem"), "-"
     if prop == "used":
         return dataset_used(pool, ds), "-"
     if prop == "available":
@@ -116,7 +123,7 @@ def value_of(pool: Pool, ds: Dataset | snap.Snapshot, prop: str) -> tuple[object
     if prop == "compressratio":
         return dataset_compressratio(pool, ds), "-"
     if prop == "mountpoint":
-        return "/" + ds.name, "default"
+        return (None, "-") if zvols.is_volume(ds) else ("/" + ds.name, "default")
     raise KeyError(prop)
 
 
@@ -281,6 +288,8 @@ def validate(name: str, prop: str, value: str, action: str = "set") -> object:
         if not COMPRESSION.match(value):
             raise UsageError(msg.zfs_bad_compression(name, action), 1)
         return value
+    if prop == "refreservation" and value == "none":
+        return 0
     if prop in INDEX_VALUES:
         if value not in INDEX_VALUES[prop]:
             raise UsageError(msg.zfs_bad_index_value(name, prop, action), 1)
@@ -288,6 +297,8 @@ def validate(name: str, prop: str, value: str, action: str = "set") -> object:
     size = parse_zfs_number(value)
     if size is None:
         raise UsageError(msg.zfs_bad_numeric_value(name, prop, value, action), 1)
+    if prop == "refreservation":
+        return size
     if size < 512 or size > MAX_RECORDSIZE or size & (size - 1):
         raise UsageError(msg.zfs_bad_recordsize(name, action), 1)
     return size
@@ -312,7 +323,26 @@ def create(session: Session, args: list[str]) -> CommandResult:
             prop, _, value = v.partition("=")
             properties[ALIASES.get(prop, prop)] = validate(name, ALIASES.get(prop, prop),
                                                            value, "create")
+    volsize = next((v for k, v in opts if k == "-V"), None)
+    if volsize is not None:
+        return _create_volume(pool, name, volsize, opts, properties)
     create_dataset(pool, name, properties)
+    return CommandResult()
+
+
+def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, str]],
+                   properties: dict[str, object]) -> CommandResult:
+    """zfs create [-s] [-b BLOCKSIZE] -V SIZE: a thick or sparse volume (labsim.zfs.zvols)."""
+    size = parse_zfs_number(volsize)
+    if size is None:
+        raise UsageError(msg.zfs_bad_numeric_value(name, "volsize", volsize, "create"), 1)
+    block_text = next((v for k, v in opts if k == "-b"), None)
+    block = parse_zfs_number(block_text) if block_text is not None else None
+    try:
+        zvols.create_volume(pool, name, size, sparse=("-s", "") in opts, volblocksize=block,
+                            properties=properties)
+    except ValueError as err:
+        raise UsageError(f"cannot create '{name}': {err}", 1) from None
     return CommandResult()
 
 
@@ -349,6 +379,10 @@ def snapshot(session: Session, args: list[str]) -> CommandResult:
                              + _usage_with_properties("snapshot"), 2)
         top = pool.datasets[name]
         targets = [top, *(snap.descendants_of(pool, top) if recursive else [])]
+        for ds in targets:  # a refreservation must still be honoured afterwards
+            refusal = zvols.snapshot_refusal(pool, ds, f"{ds.name}@{short}")
+            if refusal:
+                raise UsageError(refusal, 1)
         try:
             for ds in targets:  # zfs snapshot -r: one txg for all (dsl_dataset_snapshot())
                 snap.take_snapshot(pool, ds, short, session.clock)

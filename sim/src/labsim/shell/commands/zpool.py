@@ -22,7 +22,7 @@ from labsim.shell import messages as msg
 from labsim.shell.commands import zpool_import
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
-from labsim.zfs import health, scan
+from labsim.zfs import ditto, health, scan
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
@@ -427,15 +427,17 @@ def status(session: Session, args: list[str]) -> CommandResult:
     pools = _selected(session, names)
     if not pools:
         return CommandResult(stderr=msg.status_no_pools() + "\n")
+    verbose = "-v" in flags
     if "-x" not in flags:
-        text = "\n".join(status_fmt.format_zpool_status(status_row(p)) for p in pools)
+        text = "\n".join(status_fmt.format_zpool_status(status_row(p, verbose))
+                         for p in pools)
         return CommandResult(stdout=text)
     # status_callback() with -x: a healthy pool is one line when it was named, nothing
     # when every pool is listed; zpool_do_status() then says "all pools are healthy".
     chunks = []
     for pool in pools:
         if health.status_reason(pool) is not None:
-            chunks.append(status_fmt.format_zpool_status(status_row(pool)))
+            chunks.append(status_fmt.format_zpool_status(status_row(pool, verbose)))
         elif names:
             chunks.append(msg.pool_is_healthy(pool.name) + "\n")
     if not chunks:
@@ -466,7 +468,9 @@ def _top_status(pool: Pool, v: TopVdev) -> status_fmt.VdevStatus:
         children=[_leaf_status(leaf) for leaf in v.leaves])
 
 
-def status_row(pool: Pool) -> status_fmt.PoolStatus:
+def status_row(pool: Pool, verbose: bool = False) -> status_fmt.PoolStatus:
+    """What status_callback() prints for the pool; ``verbose`` (-v) lists the damaged
+    files by path (zpool_obj_to_path(): the dataset's mountpoint and the file's name)."""
     vdevs = [_top_status(pool, v) for v in pool.vdevs]
     reason = health.status_reason(pool)
     text, action, see = status_fmt.REASONS[reason] if reason else (None, None, None)
@@ -474,6 +478,7 @@ def status_row(pool: Pool) -> status_fmt.PoolStatus:
         name=pool.name, state=health.pool_state(pool), vdevs=vdevs, status=text,
         action=action, see=see, scan=_scan_text(pool.scan), cksum=pool.cksum_errors,
         errors=pool.data_errors, logs=[_top_status(pool, v) for v in pool.logs],
+        error_files=ditto.error_paths(pool) if verbose else None,
     )
 
 

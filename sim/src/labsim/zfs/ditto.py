@@ -1,0 +1,124 @@
+"""copies=2 and copies=3: ditto blocks, where they go, and what survives damage.
+
+A block pointer holds up to three DVAs (SPA_DVAS_PER_BP), each a copy of the same block.
+A dataset's ``copies`` property says how many its data blocks get; metadata always gets
+one more (dmu_write_policy() in module/zfs/dmu.c). Where the copies go is decided by
+metaslab_alloc() (module/zfs/metaslab.c, OpenZFS 2.1.11):
+
+* The first copy goes where the rotor points (``mca_rotor``), as any block does.
+* Copy ``d`` starts at the metaslab group after the one holding copy ``d - 1``
+  (``mg = vd->vdev_mg->mg_next`` in metaslab_alloc_dva()), so with two or more top-level
+  vdevs the copies land on different vdevs, "where possible": a vdev that cannot take the
+  block passes it to the next one round the ring.
+* With one top-level vdev every copy is on it, but in another metaslab:
+  metaslab_group_alloc_normal() skips metaslabs that already hold a DVA of the block
+  (metaslab_is_unique()). labsim puts such copies through the allocator's secondary
+  metaslab.
+
+What copies buy (zio_checksum_verify(), vdev_mirror_io_done(), which reads a block of
+several DVAs like a mirror of them): a read or scrub that finds a bad copy takes a good
+one and rewrites the bad ones; only a block with no good copy left is lost. Damage within
+one disk is survived when another copy sits somewhere undamaged. Losing a whole
+top-level vdev is not: the pool needs every top-level vdev to open (spa_load() checks the
+vdev tree, and the MOS config lists them all), whatever ``copies`` says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from labsim.zfs.metaslab import SPA_ALLOCATORS
+from labsim.zfs.pool import Extent, File, Pool, TopVdev
+
+MAX_COPIES = 3  # SPA_DVAS_PER_BP (include/sys/spa.h)
+
+
+def one_block_extents(extents: list[Extent]) -> list[Extent]:
+    """The extents split into one extent per block, in order."""
+    out = []
+    for extent in extents:
+        size = extent.block_size
+        out.extend(Extent(extent.vdev, extent.offset + i * size, size)
+                   for i in range(extent.blocks))
+    return out
+
+
+def _next_vdevs(pool: Pool, after: int) -> Iterator[TopVdev]:
+    """The ring of metaslab groups from the one after ``after`` (mg_next), ending with
+    ``after`` itself: the order metaslab_alloc_dva() tries them for a ditto copy."""
+    count = len(pool.vdevs)
+    for step in range(1, count + 1):
+        yield pool.vdevs[(after + step) % count]
+
+
+def add_copies(pool: Pool, file: File, copies: int) -> None:
+    """Give each data block of a just-written ``file`` ``copies - 1`` more copies.
+
+    ``file.extents`` holds the first copies when this is called; afterwards it holds
+    every copy of every block as one-block extents, and ``file.ditto`` groups them per
+    block. A copy that fits nowhere is left out (the real write would fail with ENOSPC),
+    and the space check before the write counted the first copies only. Every copy takes
+    the first copy's allocated size, as on vdevs of one ashift and layout.
+    """
+    copies = min(copies, MAX_COPIES)
+    groups = []
+    for first in one_block_extents(file.extents):
+        group = [first]
+        for _ in range(copies - 1):
+            previous = group[-1]
+            for vdev in _next_vdevs(pool, previous.vdev):
+                asize = first.length
+                if vdev.free < asize:
+                    continue
+                group.append(_take_unique(vdev, asize, group))
+                vdev.write_ops += 1
+                vdev.write_bytes += asize
+                break
+        groups.append(tuple(group))
+    file.ditto = groups
+    file.extents = [copy for group in groups for copy in group]
+
+
+def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent:
+    """One block on ``vdev``, in a metaslab no other copy in ``group`` is in when that
+    can be had (metaslab_is_unique()): labsim tries each allocator's secondary, then
+    primary, metaslab, and gives back blocks that land beside another copy."""
+    taken = {copy.offset >> vdev.ms_shift for copy in group if copy.vdev == vdev.id}
+    choices = [(a, True) for a in range(SPA_ALLOCATORS)] + [
+        (a, False) for a in range(SPA_ALLOCATORS)]
+    extent = None
+    for allocator, secondary in choices:
+        if extent is not None:
+            vdev.release(extent.offset, extent.length)
+        [(offset, length)] = vdev.take(asize, allocator=allocator, secondary=secondary)
+        extent = Extent(vdev.id, offset, length)
+        if offset >> vdev.ms_shift not in taken:
+            break
+    assert extent is not None
+    return extent
+
+
+def ditto_extent_ids(file: File) -> set[int]:
+    """Identities of the extents that belong to ditto groups (scanned per block)."""
+    return {id(copy) for group in file.ditto for copy in group}
+
+
+def is_indirect(file: File, index: int) -> bool:
+    """Whether ``file.extents[index]`` is one of its indirect blocks (metadata)."""
+    return file.indirect_extents > 0 and index >= len(file.extents) - file.indirect_extents
+
+
+def error_paths(pool: Pool) -> tuple[str, ...]:
+    """The pool's error log as ``zpool status -v`` names it: each damaged file once, as
+    its mountpoint and name (datasets mount at /<name>), in the order zpool_get_errlog()
+    sorts the log (by objset, then object number)."""
+    from labsim.zfs.pool import objset_id
+
+    entries = []
+    for dataset_name, file_name in pool.damaged_files:
+        dataset = pool.datasets.get(dataset_name)
+        file = dataset.files.get(file_name) if dataset is not None else None
+        if dataset is None or file is None:
+            continue  # removed since: labsim drops it (a real log keeps "<0x...>" for a while)
+        entries.append((objset_id(pool, dataset), file.object, f"/{dataset_name}/{file_name}"))
+    return tuple(path for _, _, path in sorted(entries))

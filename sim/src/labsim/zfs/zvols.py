@@ -1,0 +1,357 @@
+"""Volumes (zvols): thick and sparse, their reservation, and why a full thick volume cannot
+be snapshotted on a pool without room for a second copy of it.
+
+``zfs create -V SIZE`` makes a *thick* volume: libzfs sets its refreservation to what the
+volume could ever take, its size plus room for its indirect blocks
+(zvol_volsize_to_reservation() in lib/libzfs/libzfs_dataset.c, OpenZFS 2.1.11), so writes
+to it never run out of space. ``zfs create -s -V SIZE`` makes a *sparse* one: no
+reservation, space taken as it is written, like a file.
+
+A snapshot freezes the volume's blocks; the next write to each of them then needs new space.
+A dataset with a refreservation must keep its guarantee after the snapshot, so taking one
+needs the blocks it would pin, ``MIN(unique bytes, refreservation)``, free outside the
+reservation (dsl_dataset_snapshot_reserve_space() in module/zfs/dsl_dataset.c); otherwise
+the snapshot fails with ENOSPC, which zfs prints as "out of space". A file system without
+refreservation has nothing to guarantee, so the same data snapshots at once. Setting
+``refreservation=none`` (or a smaller value) drops the guarantee: the snapshot goes
+through, and writes to the volume can then fail when the pool fills.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labsim.zfs import records as records_mod
+from labsim.zfs.pool import (
+    Dataset,
+    Extent,
+    File,
+    Pool,
+    _write_blocks,
+    advance_txg,
+    create_dataset,
+    dataset_available,
+    dataset_referenced,
+    file_used_bytes,
+    objset_id,
+    property_value,
+)
+
+KiB = 1 << 10
+
+# ZVOL_DEFAULT_BLOCKSIZE in include/sys/fs/zfs.h: 8192 up to OpenZFS 2.1, 16384 from 2.2
+# (the seed posts and much older documentation still say 8K, which is right only for 2.1
+# and earlier).
+DEFAULT_VOLBLOCKSIZE = {"0.6.5": 8 * KiB, "2.1": 8 * KiB, "2.2": 16 * KiB}
+# DN_MAX_INDBLKSHIFT (include/sys/dnode.h): indirect blocks of 128 KiB, 1024 pointers each
+# (DNODES_PER_LEVEL = 1 << (DN_MAX_INDBLKSHIFT - SPA_BLKPTRSHIFT)).
+DN_MAX_INDBLKSHIFT = 17
+DNODES_PER_LEVEL = 1 << (DN_MAX_INDBLKSHIFT - 7)
+SPA_DVAS_PER_BP = 3
+# The meta-dnode's levels L0..L6 that zvol_volsize_to_reservation() counts first.
+METADNODE_LEVELS = 7
+# volblocksize limits labsim models: a power of two from 512 bytes to 128 KiB (larger
+# needs large_blocks, not modelled).
+MIN_VOLBLOCKSIZE = 512
+MAX_VOLBLOCKSIZE = 128 * KiB
+
+
+def default_volblocksize(version: str) -> int:
+    """volblocksize a new volume gets when none is given, for a release name such as
+    "2.1" (DEFAULT_VOLBLOCKSIZE)."""
+    try:
+        return DEFAULT_VOLBLOCKSIZE[version]
+    except KeyError:
+        raise ValueError(f"no volblocksize default known for OpenZFS {version!r}") from None
+
+
+def reservation_metadata_blocks(volsize: int, volblocksize: int, copies: int = 1) -> int:
+    """How many 128 KiB metadata blocks zvol_volsize_to_reservation() budgets: the
+    meta-dnode's seven levels plus one indirect block per 1024 pointers at every level
+    above the data, times the copies metadata gets (one more than the data's, at most
+    SPA_DVAS_PER_BP)."""
+    blocks = volsize // volblocksize
+    count = METADNODE_LEVELS
+    while blocks > 1:
+        blocks = (blocks + DNODES_PER_LEVEL - 1) // DNODES_PER_LEVEL
+        count += blocks
+    return count * min(SPA_DVAS_PER_BP, copies + 1)
+
+
+def volsize_to_reservation(volsize: int, volblocksize: int, copies: int = 1) -> int:
+    """The refreservation ``zfs create -V`` gives a thick volume on a pool of single
+    devices or mirrors: the data blocks (volsize rounded down to whole blocks, times
+    ``copies``) plus the budgeted metadata counted as uncompressed 128 KiB blocks. On
+    RAID-Z, volsize_from_vdevs() also scales the data for parity and padding: not
+    modelled here."""
+    data = volsize // volblocksize * volblocksize * copies
+    return data + reservation_metadata_blocks(volsize, volblocksize, copies) * (
+        1 << DN_MAX_INDBLKSHIFT)
+
+
+def check_volblocksize(volblocksize: int) -> str | None:
+    """None if ``volblocksize`` is acceptable, else libzfs's complaint (zfs_valid_proplist(),
+    whose limit is the pool's maxblocksize: 1M in 2.1). Sizes above MAX_VOLBLOCKSIZE up to
+    1M are refused as not modelled (they need large_blocks)."""
+    if volblocksize < MIN_VOLBLOCKSIZE or volblocksize > 1 << 20 or \
+            volblocksize & (volblocksize - 1):
+        return "'volblocksize' must be power of 2 from 512B to 1M"
+    if volblocksize > MAX_VOLBLOCKSIZE:
+        return "labsim: a volblocksize above 128K is not modelled"
+    return None
+
+
+def check_volsize(volsize: int, volblocksize: int) -> str | None:
+    """None if ``volsize`` suits the block size, else the reason zfs gives
+    (zfs_valid_proplist() / zvol_check_volsize())."""
+    if volsize == 0:
+        return "volume size cannot be zero"
+    if volsize % volblocksize:
+        return "volume size must be a multiple of volume block size"
+    return None
+
+
+@dataclass(frozen=True)
+class VolumeSpace:
+    """A volume's space in the terms `zfs list` uses. ``referenced`` is what its blocks
+    take now; ``unique`` the part no snapshot shares (equal to ``referenced`` without
+    snapshots); ``refreservation`` 0 for a sparse volume."""
+
+    refreservation: int
+    referenced: int
+    unique: int
+    snapshots_used: int = 0
+
+    @property
+    def usedbyrefreservation(self) -> int:
+        """USEDREFRESERV: the part of the reservation not yet filled by unique blocks
+        (dsl_dataset.c: ds_reserved - ds_unique_bytes when positive)."""
+        return max(0, self.refreservation - self.unique)
+
+    @property
+    def used(self) -> int:
+        return self.referenced + self.usedbyrefreservation + self.snapshots_used
+
+
+def snapshot_needs(space: VolumeSpace) -> int:
+    """Bytes that must be free outside the reservation to snapshot the volume
+    (dsl_dataset_snapshot_reserve_space(): MIN(unique bytes, refreservation))."""
+    return min(space.unique, space.refreservation)
+
+
+def snapshot_fits(space: VolumeSpace, available: int) -> bool:
+    """Whether a snapshot can be taken when ``available`` bytes are free in the pool for
+    the volume's parent (dsl_dir_space_available(), which does not count the volume's own
+    refreservation)."""
+    return snapshot_needs(space) <= available
+
+
+def after_snapshot(space: VolumeSpace) -> VolumeSpace:
+    """The volume's space right after a snapshot: its blocks all belong to the snapshot
+    too, so nothing is unique and the whole reservation is again unfilled; the snapshot
+    itself uses nothing until the volume is overwritten."""
+    return VolumeSpace(space.refreservation, space.referenced, 0, space.snapshots_used)
+
+
+def pool_available_after(avail_before: int, space: VolumeSpace) -> int:
+    """What the pool has free after a snapshot of the volume: USEDREFRESERV grows from its
+    old value to the whole unfilled reservation, and comes out of the pool's free space."""
+    grown = after_snapshot(space).usedbyrefreservation - space.usedbyrefreservation
+    return avail_before - grown
+
+
+# ---------------------------------------------------------------- volumes in a labsim pool
+# A volume is a Dataset whose properties hold type "volume", volsize, volblocksize and
+# refreservation, and whose one object (the volume's data, ZVOL_OBJ) is a File named
+# VOLUME_OBJECT: dd and fio write it through /dev/zvol/POOL/NAME. Its records are
+# volblocksize bytes (kept as the dataset's recordsize for the write path).
+
+VOLUME_OBJECT = "\0volume"
+# An empty volume's objset: 56K at ashift 12 (REFER of a new zvol in the lab 7 recordings,
+# 2.1.11), where a new file system's is 96K (24 sectors).
+VOLUME_OBJSET_SECTORS = 14
+VOLUME_MOS_BYTES = 32 * KiB
+ZVOL_DIR = "/dev/zvol"
+
+
+def is_volume(dataset: Dataset) -> bool:
+    return dataset.properties.get("type") == "volume"
+
+
+def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
+                  volblocksize: int | None = None,
+                  properties: dict[str, object] | None = None) -> Dataset:
+    """zfs create [-s] -V: a volume, thick (refreservation from volsize_to_reservation)
+    unless ``sparse``. Checks as zfs does; raises ValueError with zfs's reason."""
+    block = volblocksize or default_volblocksize(pool.version.name)
+    reason = check_volblocksize(block) or check_volsize(volsize, block)
+    if reason:
+        raise ValueError(reason)
+    props = dict(properties or {})
+    copies = int(str(props.get("copies", 1)))
+    props.update({"type": "volume", "volsize": volsize, "volblocksize": block,
+                  "recordsize": block,
+                  "refreservation": 0 if sparse else volsize_to_reservation(volsize, block,
+                                                                            copies)})
+    dataset = create_dataset(pool, name, props)
+    # A volume's objset is smaller than a file system's (no ZPL master node, root
+    # directory, delete queue or SA tables): VOLUME_OBJSET_SECTORS of create_dataset's.
+    sector = 1 << max(v.ashift for v in pool.vdevs)
+    while sum(e.length for e in dataset.objset_extents) > VOLUME_OBJSET_SECTORS * sector:
+        extent = dataset.objset_extents.pop()
+        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    # The MOS grows more than for a file system: the lab 7 recordings (2.1.11) show 32K
+    # more per volume created.
+    from labsim.zfs.snapshots import _grow_mos  # snapshots builds on this module
+
+    _grow_mos(pool, VOLUME_MOS_BYTES)
+    dataset.files[VOLUME_OBJECT] = File(VOLUME_OBJECT, size=volsize,
+                                        object=dataset.next_object, birth=pool.txg)
+    dataset.next_object += 1
+    return dataset
+
+
+def device_volume(pools: dict[str, Pool], path: str) -> tuple[Pool, Dataset] | None:
+    """The volume behind /dev/zvol/POOL/NAME (the udev link zvol_id makes)."""
+    if not path.startswith(ZVOL_DIR + "/"):
+        return None
+    name = path[len(ZVOL_DIR) + 1:]
+    pool = pools.get(name.split("/")[0])
+    if pool is None or name not in pool.datasets or not is_volume(pool.datasets[name]):
+        return None
+    return pool, pool.datasets[name]
+
+
+def volume_links(pools: dict[str, Pool], directory: str) -> list[str] | None:
+    """Entries of a directory under /dev/zvol: a pool's directory lists its volumes (and
+    the directories of datasets holding volumes); None if there is no such directory."""
+    if not directory.startswith(ZVOL_DIR + "/"):
+        return None
+    prefix = directory[len(ZVOL_DIR) + 1:] + "/"
+    pool = pools.get(prefix.split("/")[0])
+    if pool is None:
+        return None
+    entries = {n[len(prefix):].split("/")[0] for n, d in pool.datasets.items()
+               if n.startswith(prefix) and is_volume(d)}
+    return sorted(entries) or None
+
+
+def unique_bytes(pool: Pool, dataset: Dataset) -> int:
+    """ds_unique_bytes: what only the head holds. Without snapshots all it refers to;
+    with them, labsim counts the objects born after the newest snapshot (a volume
+    rewritten in place after a snapshot is not tracked block by block)."""
+    if not dataset.snapshots:
+        return dataset_referenced(pool, dataset)
+    newest = dataset.snapshots[-1].txg
+    return sum(file_used_bytes(pool, f) for f in dataset.files.values() if f.birth > newest)
+
+
+def usedbyrefreservation(pool: Pool, dataset: Dataset) -> int:
+    reservation = int(str(dataset.properties.get("refreservation", 0) or 0))
+    if not reservation:
+        return 0
+    return VolumeSpace(reservation, 0, unique_bytes(pool, dataset)).usedbyrefreservation
+
+
+def snapshot_refusal(pool: Pool, dataset: Dataset, name: str) -> str | None:
+    """zfs snapshot's "out of space" (ENOSPC from dsl_dataset_snapshot_reserve_space(),
+    zfs_standard_error()) when the blocks the snapshot would pin do not fit outside the
+    dataset's refreservation; None if the snapshot can be taken."""
+    reservation = int(str(dataset.properties.get("refreservation", 0) or 0))
+    if not reservation:
+        return None
+    space = VolumeSpace(reservation, 0, unique_bytes(pool, dataset))
+    outside = dataset_available(pool, dataset) - space.usedbyrefreservation
+    if snapshot_fits(space, outside):
+        return None
+    return f"cannot create snapshot '{name}': out of space"
+
+
+# ---------------------------------------------------------------- random small writes
+
+def expected_records_touched(records: int, blocks_per_record: int, blocks: int,
+                             writes: int) -> float:
+    """How many of ``records`` records a run of ``writes`` distinct random blocks (fio's
+    random map never repeats a block) out of ``blocks`` touches, on average: each record
+    is missed with probability C(blocks - per, writes) / C(blocks, writes)."""
+    writes = min(writes, blocks)
+    miss = 1.0
+    for i in range(writes):
+        if blocks - i <= 0:
+            break
+        miss *= max(0.0, (blocks - blocks_per_record - i) / (blocks - i))
+        if miss == 0.0:
+            break
+    return records * (1.0 - miss)
+
+
+@dataclass(frozen=True)
+class RandomWrite:
+    """What a run of small random writes cost: records touched, of which newly allocated
+    (holes), and the bytes the pool wrote (data records, indirect blocks, txg overhead)."""
+
+    records: int
+    new_records: int
+    pool_bytes: int
+
+
+def random_write(pool: Pool, dataset: Dataset, name: str, region: int, bs: int,
+                 io_bytes: int) -> RandomWrite:
+    """fio --rw=randwrite --bs=BS --size=REGION --io_size=IO_BYTES on an existing file or
+    volume of the dataset. Each touched record is written whole (copy-on-write; compression
+    off as in the lab): a record that was a hole is allocated anew, an allocated one is
+    rewritten elsewhere and its old copy freed (no net space). The indirect blocks above
+    the touched records are written too, two copies each (ditto), at their compressed size
+    for the pointers they hold; plus one more sector pair for the object's dnode block.
+    Lab 7's recordings (2.1.11, ashift 12) put the indirect blocks of 253 scattered 8K
+    blocks at 72K and of 179 scattered 128K records at 24K; this gives 64K and 24K.
+    Which records fio touches is estimated (expected_records_touched), not fio's own
+    random sequence: the recordings show 179 of 384 records where the estimate is 188."""
+    file = dataset.files[name]
+    record = int(str(property_value(pool, dataset, "recordsize")[0]))
+    records = -(-region // record)
+    per = max(1, record // bs)
+    touched = round(expected_records_touched(records, per, region // bs, io_bytes // bs))
+    vdev = max(pool.vdevs, key=lambda v: v.free)
+    asize = vdev.psize_to_asize(record)
+    data_extents = [e for e in file.extents if e.block_size == asize]
+    allocated = sum(e.length for e in data_extents) // asize
+    holes = max(0.0, 1.0 - allocated / records) if records else 0.0
+    new = round(touched * holes)
+    if new:
+        new, _ = _write_blocks(pool, dataset, file, record, new, record, allocated,
+                               objset_id(pool, dataset), 0.0)
+        file.logical += new * record
+        file.compressed += new * record
+        _grow_indirects(pool, file, records, allocated + new)
+    rewritten = touched - new
+    vdev.write_bytes += rewritten * asize
+    vdev.write_ops += rewritten
+    advance_txg(pool)
+    return RandomWrite(touched, new, touched * asize)
+
+
+def _grow_indirects(pool: Pool, file: File, records: int, filled: int) -> None:
+    """Replace the file's indirect blocks by those of ``filled`` records scattered over
+    ``records``: per level, ceil(blocks / 1024) blocks sharing the pointers evenly."""
+    vdev = max(pool.vdevs, key=lambda v: v.free)
+    for extent in [e for e in file.extents if not e.block]:  # the single-block ones
+        vdev_of = pool.vdevs[extent.vdev]
+        vdev_of.release(extent.offset, extent.length)
+        file.extents.remove(extent)
+    sizes = []
+    span, pointers = records, filled
+    while span > 1:
+        blocks = -(-span // records_mod.POINTERS_PER_INDIRECT)
+        each = max(1, -(-pointers // blocks))
+        sizes += [records_mod.indirect_psize(min(each, records_mod.POINTERS_PER_INDIRECT),
+                                             pool.min_ashift)] * blocks
+        span, pointers = blocks, blocks
+    sizes.append(1 << pool.min_ashift)  # the object's dnode block, rewritten
+    for psize in sizes:
+        for _ in range(records_mod.METADATA_COPIES):
+            asize = vdev.psize_to_asize(psize)
+            if vdev.free < asize:
+                return
+            for offset, length in vdev.take(asize):
+                file.extents.append(Extent(vdev.id, offset, length))

@@ -1,0 +1,237 @@
+"""The gateway, client-routing and runtime-peers labs (labs/net/02-04), run for real and in
+labsim.
+
+Each lab and each of its broken variants runs once for real through `netkit run` (real
+wg-quick over wireguard-go, iptables NAT, a real HTTP server and curl in namespaces): it must
+exit 0 as written and 1 in a variant, with exactly the listed checks failing, and leave
+nothing behind. The same run is then compared with labsim: the same outcome of every check,
+the same output of every script line (keys named by their hosts, the ports and times that
+change from run to run as placeholders, wg-quick's fall-back to wireguard-go left out) and
+the same `wg show IF dump`. Where labsim cannot run a lab yet the comparison is an expected
+failure that says what it lacks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from netlab_support import (
+    LABS_DIR,
+    PACKAGES,
+    assert_nothing_left,
+    comparable,
+    netkit,
+    netkit_cli,
+    real,
+    simulate,
+    wireguard_state,
+)
+
+# (lab, variant) -> the names of the checks that must fail; None is the lab as written.
+EXPECTED_FAILURES: dict[tuple[str, str | None], set[str]] = {
+    ("02-wg-gateway", None): set(),
+    ("02-wg-gateway", "no-forwarding"): {
+        "the web server sees the request coming from the gateway",
+        "the client reaches the internet through the tunnel",
+        "the gateway forwards",
+    },
+    ("02-wg-gateway", "no-masquerade"): {
+        "the web server sees the request coming from the gateway",
+        "the client reaches the internet through the tunnel",
+    },
+    ("03-wg-client-routing", None): set(),
+    ("03-wg-client-routing", "no-keepalive"): {
+        "client2 reaches client1, which has not sent anything itself",
+    },
+    ("03-wg-client-routing", "keepalive-only"): {
+        "client2 reaches client1, which has not sent anything itself",
+    },
+    ("03-wg-client-routing", "server-only"): {
+        "client2 reaches client1, which has not sent anything itself",
+        "client1 reaches client2 through the server",
+        "client2 reaches client1 once client1 has sent a packet",
+        "client3, on the server's wg1, reaches client2 on wg0",
+    },
+    ("03-wg-client-routing", "overlapping-allowed-ips"): {
+        "client2 reaches client1, which has not sent anything itself",
+        "client1 reaches client2 through the server",
+        "client2 reaches client1 once client1 has sent a packet",
+        "client1 reaches the server",
+    },
+    ("04-wg-runtime-peers", None): set(),
+    ("04-wg-runtime-peers", "restart"): {
+        "the server still reaches alice, whose endpoint it learned before bob joined",
+        "alice still reaches the server",
+        "the server has a handshake with alice and bob",
+    },
+}
+RUNS = list(EXPECTED_FAILURES)
+# Seconds one real run may take: a good run takes about 1 s (WireGuard's handshake is made on
+# the first packet); every check that must fail waits its 1-2 s.
+MAX_SECONDS = 30
+
+# What labsim lacked when these tests were written, for the runs it cannot reproduce yet
+# (lab, variant) -> reason; the comparison of such a run is an expected failure.
+COUNTERS = "scripts and checks agree; the byte counters of `wg show wg0 dump` do not: "
+LABSIM_GAPS: dict[tuple[str, str | None], str] = {
+    ("03-wg-client-routing", None): COUNTERS + "client1 sent 968 bytes for real, 820 in "
+    "labsim (148 more: one more handshake initiation), and the server sent each client of "
+    "wg0 876 bytes for real, 732 in labsim",
+    ("03-wg-client-routing", "no-keepalive"): COUNTERS + "the server sent client2 1020 bytes "
+    "for real, 604 in labsim, and client1 748, 476 in labsim; client1 sent 660, 532 in labsim",
+    ("03-wg-client-routing", "server-only"): COUNTERS + "client1 received 492 bytes and sent "
+    "712 for real, 348 and 564 in labsim",
+    ("03-wg-client-routing", "overlapping-allowed-ips"): COUNTERS + "client2 received 892 "
+    "bytes for real, 604 in labsim (the server sends what it routes to 10.0.0.2 to client2, "
+    "which holds 10.0.0.0/24)",
+    ("03-wg-client-routing", "keepalive-only"): "server$ wg show wg0 endpoints: labsim shows "
+    "client1's endpoint 192.168.50.2:PORT, the real server (none): labsim sends the keepalive "
+    "of `ip link set up` although PostUp sets the private key only later (wireguard-go cannot "
+    "make a handshake without one, and its 25 s timer starts only with the first packet that "
+    "gets through); then the check 'client2 reaches client1, which has not sent anything "
+    "itself' passes in labsim only",
+    ("04-wg-runtime-peers", "restart"): "check 'alice still reaches the server' passes in "
+    "labsim (and the server has a handshake with alice): after the server's `wg-quick down` "
+    "and `up`, alice's data under the old session must be dropped (the new interface knows no "
+    "session) until alice's new handshake, REKEY_TIMEOUT + KEEPALIVE_TIMEOUT = 15 s after she "
+    "sent it",
+}
+
+
+def run_id(run: tuple[str, str | None]) -> str:
+    return f"{run[0]}:{run[1] or 'as-written'}"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def real_tools():
+    missing = real.missing_tools()
+    assert not missing, f"the real labs need {', '.join(missing)}: apt-get install {PACKAGES}"
+    if os.geteuid() != 0:
+        probe = subprocess.run(["unshare", "-Urnm", "true"], capture_output=True, text=True)
+        assert probe.returncode == 0, f"not root and no user namespaces: {probe.stderr}"
+
+
+@pytest.fixture(scope="module")
+def real_runs(tmp_path_factory):
+    """Each (lab, variant) run for real once: (completed process, report, seconds)."""
+    done: dict[tuple[str, str | None], tuple] = {}
+
+    def get(run: tuple[str, str | None]):
+        if run not in done:
+            lab, variant = run
+            report = tmp_path_factory.mktemp("report") / "report.json"
+            args = ["run", lab, "--quiet", "--report", str(report)]
+            if variant:
+                args += ["--variant", variant]
+            started = time.monotonic()
+            result = netkit_cli(*args)
+            seconds = time.monotonic() - started
+            data = json.loads(report.read_text()) if report.exists() else None
+            done[run] = (result, data, seconds)
+        return done[run]
+
+    return get
+
+
+@pytest.mark.parametrize("run", RUNS, ids=run_id)
+def test_real_run(run, real_runs, capsys):
+    lab, variant = run
+    result, data, seconds = real_runs(run)
+    output = result.stdout + result.stderr
+    with capsys.disabled():
+        print(f"\n{run_id(run)}: real run {seconds:.1f} s, exit {result.returncode}")
+    expected = EXPECTED_FAILURES[run]
+    assert result.returncode == (netkit.FAILED if expected else netkit.PASSED), output
+    assert seconds < MAX_SECONDS, output
+    assert data is not None, output
+    failed = {c["name"] for c in data["checks"] if not c["passed"]}
+    assert failed == expected, output
+    assert_nothing_left(data["processes"], netkit.load(lab))
+    # wg-quick started the WireGuard interfaces: their wireguard-go were recorded and stopped.
+    assert any(label.startswith("wireguard-go") for label in data["processes"]), data
+
+
+@pytest.mark.parametrize("run", RUNS, ids=run_id)
+def test_labsim_agrees_with_the_real_run(run, real_runs, request):
+    if run in LABSIM_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=False, reason=LABSIM_GAPS[run]))
+    lab, variant = run
+    topology = netkit.load(lab)
+    result, data, _seconds = real_runs(run)
+    assert data is not None, result.stdout + result.stderr
+    status, outcomes, transcript, shell = simulate(topology, variant)
+    sim_transcript = [[h, line, r.stdout, r.stderr, r.status] for h, line, r in transcript]
+    assert comparable(sim_transcript) == comparable(data["transcript"])
+    assert ({o.check.name: o.observed for o in outcomes}
+            == {c["name"]: c["observed"] for c in data["checks"]})
+    assert status == result.returncode
+    sim_dumps = netkit.snapshot(topology, shell)
+    assert_same_wireguard(wireguard_state(sim_dumps, sim_transcript),
+                          wireguard_state(data["wireguard"], data["transcript"]),
+                          any(c.kind == "http" for c in topology.checks))
+
+
+# A bare TCP ACK (52 bytes with the timestamps option) in a WireGuard data message: 16 bytes
+# of header, the packet padded to 64, a 16-byte tag.
+TCP_ACK_ON_THE_WIRE = 96
+# Whether Linux acknowledges the HTTP server's two writes (headers, body) and its FIN one by
+# one or together depends on when they arrive (delayed ACKs): measured on this lab, the
+# client sent 964 bytes in most runs and 1156 (two more ACKs) in one of five.
+MAX_EXTRA_ACKS = 2
+
+
+def assert_same_wireguard(simulated: dict, measured: dict, tcp: bool) -> None:
+    """The same `wg show dump` rows; with TCP traffic, each transfer counter may differ by
+    up to MAX_EXTRA_ACKS bare ACKs, which real TCP sends or not depending on timing."""
+    if not tcp:
+        assert simulated == measured
+        return
+    assert simulated.keys() == measured.keys()
+    for name, rows in simulated.items():
+        assert len(rows) == len(measured[name]), name
+        for sim_row, real_row in zip(rows[1:], measured[name][1:], strict=True):
+            assert sim_row[:5] + sim_row[7:] == real_row[:5] + real_row[7:], name
+            for sim_bytes, real_bytes in zip(sim_row[5:7], real_row[5:7], strict=True):
+                extra = abs(int(real_bytes) - int(sim_bytes))
+                assert extra % TCP_ACK_ON_THE_WIRE == 0, (name, sim_row, real_row)
+                assert extra <= MAX_EXTRA_ACKS * TCP_ACK_ON_THE_WIRE, (name, sim_row, real_row)
+        assert rows[:1] == measured[name][:1], name
+
+
+def test_every_variant_is_run():
+    """Each lab's variants are all in EXPECTED_FAILURES, and each breaks something."""
+    for lab in {lab for lab, _variant in RUNS}:
+        topology = netkit.load(lab)
+        assert {v for name, v in RUNS if name == lab} == {None, *topology.variants}
+        names = {c.name for c in topology.checks}
+        for variant in topology.variants:
+            assert EXPECTED_FAILURES[(lab, variant)], variant
+            assert EXPECTED_FAILURES[(lab, variant)] <= names
+
+
+def test_a_lab_with_nat_and_wg_quick_runs_without_root():
+    """`netkit run` as a user without privileges (user nobody when the tests run as root):
+    wg-quick, iptables, sysctl and the tmpfs mounts all work in its user namespace."""
+    if os.geteuid() == 0:
+        # A Python that user nobody may run (the venv's may live under /root); netkit needs
+        # only its standard library.
+        python = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3")
+                       if os.access(p, os.X_OK) and subprocess.run(
+                           [p, "-c", "import tomllib"], capture_output=True).returncode == 0),
+                      None) if shutil.which("setpriv") else None
+        assert python, "setpriv and a system python3 (3.11 or newer) to drop root"
+        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python]
+    else:
+        argv = [sys.executable]
+    done = subprocess.run([*argv, "-m", "netkit", "run", "02-wg-gateway", "-q"], cwd=LABS_DIR,
+                          env={**os.environ, "PYTHONPATH": str(LABS_DIR), "HOME": "/tmp"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == netkit.PASSED, done.stdout + done.stderr
+    assert "7 of 7 checks passed" in done.stdout
+    assert "web: request from 198.51.100.1" in done.stdout
