@@ -231,6 +231,7 @@ PKGS=(systemd systemd-sysv udev dbus kmod iproute2
       "$KPKG" "linux-headers-$KABI" linux-image-amd64 linux-headers-amd64 initramfs-tools zstd
       dkms build-essential zfs-dkms zfsutils-linux
       wireguard-tools iptables curl fio qemu-utils openssh-server sudo rsync ca-certificates
+      libnss-mdns
       python3 python3-venv procps less util-linux e2fsprogs iputils-ping)
 log "mmdebstrap: Debian $SUITE minbase + ${#PKGS[@]} packages (compiles zfs.ko with dkms, ~6-9 min)"
 # shellcheck disable=SC2016  # $1 is expanded by mmdebstrap's hook shell

@@ -29,8 +29,9 @@ enable_contrib() {
 }
 
 # headers for the running kernel: zfs-dkms compiles against them
+# openssh-server and libnss-mdns: the slow-SSH network lab (labs/net/05-slow-ssh).
 mapfile -t missing < <(missing_packages dkms zfs-dkms zfsutils-linux wireguard-tools iptables curl fio \
-  qemu-utils python3-venv rsync "linux-headers-$KREL")
+  qemu-utils python3-venv rsync iputils-ping openssh-server libnss-mdns "linux-headers-$KREL")
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$OFFLINE" != 1 ] && enable_contrib; then say "enabled the contrib component"; fi
   say "installing: ${missing[*]} (zfs-dkms compiles the module: several minutes)"

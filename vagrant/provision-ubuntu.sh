@@ -13,8 +13,9 @@ DISTRO=ubuntu
 [ "$ID" = ubuntu ] || die "this is $PRETTY_NAME, not Ubuntu (use provision-debian.sh)"
 
 # 1. Packages: Ubuntu's kernel ships zfs.ko, so zfsutils-linux is enough.
+# openssh-server and libnss-mdns: the slow-SSH network lab (labs/net/05-slow-ssh).
 mapfile -t missing < <(missing_packages zfsutils-linux wireguard-tools iptables curl fio qemu-utils \
-  python3-venv rsync)
+  python3-venv rsync iputils-ping openssh-server libnss-mdns)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing: ${missing[*]}"
   apt_install "${missing[@]}"

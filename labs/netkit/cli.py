@@ -41,13 +41,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", help="run the scripts of this variant of the lab")
     parser.add_argument("--report", help="write the checks' outcomes to this JSON file")
     parser.add_argument("-q", "--quiet", action="store_true", help="do not echo the scripts")
+    parser.add_argument("--wireguard", choices=real.WIREGUARD_MODES, default="auto",
+                        help="up, run: make the runner's WireGuard interfaces with the kernel "
+                        "module or wireguard-go (default auto: the kernel's when it can)")
     args = parser.parse_args(argv)
     try:
         topology = netkit.load(args.lab)
         topology.scripts(args.variant)
         if args.command == "sim":
             return _sim(topology, args)
-        refusal = _privileges(args.command)
+        # Only up and run make interfaces; the others need no wireguard-go.
+        wireguard = (real.wireguard_implementation(args.wireguard)
+                     if args.command in ("up", "run") else "kernel")
+        refusal = _privileges(args.command, wireguard)
         if refusal is not None:
             print(f"netkit: {refusal}", file=sys.stderr)
             return 1
@@ -57,14 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         if private:
             # Our own /run, so that /run/netns and /run/netkit die with us.
             subprocess.run(["mount", "-t", "tmpfs", "netkit", "/run"], check=True)
-        return _real(topology, args)
+        return _real(topology, args, wireguard)
     except NetkitError as err:
         print(f"netkit: {err}", file=sys.stderr)
         return 1
 
 
-def _privileges(command: str) -> str | None:
-    missing = real.missing_tools()
+def _privileges(command: str, wireguard: str = "go") -> str | None:
+    missing = real.missing_tools(wireguard)
     if missing:
         return f"missing {', '.join(missing)} (Debian: {real.PACKAGES})"
     if os.geteuid() == 0:
@@ -99,19 +105,22 @@ def _report(args, topology: netkit.Topology, shell: netkit.Shell,
             outcomes: list[netkit.Outcome], backend: str, transcript=()) -> None:
     """The outcomes, the scripts' transcript and the WireGuard state after the checks
     (`wg show IF dump`) as JSON; for the real backend also the processes of the lab (pid
-    and start time, field 22 of /proc/PID/stat), so that a test can prove they are gone."""
+    and start time, field 22 of /proc/PID/stat), so that a test can prove they are gone, and
+    which WireGuard made the runner's interfaces ("kernel" or "go"; labsim: "labsim")."""
     if args.report:
-        processes = real.State(topology).data["processes"] if backend == "real" else {}
+        state = real.State(topology).data if backend == "real" else {}
+        processes = state.get("processes", {})
         wireguard = netkit.snapshot(topology, shell)
         with open(args.report, "w") as out:
             json.dump({"backend": backend, "variant": args.variant,
+                       "wireguard_implementation": state.get("wireguard") or backend,
                        "checks": [o.as_dict() for o in outcomes], "wireguard": wireguard,
                        "transcript": [[host, line, r.stdout, r.stderr, r.status]
                                       for host, line, r in transcript],
                        "processes": processes}, out, indent=1)
 
 
-def _real(topology: netkit.Topology, args) -> int:
+def _real(topology: netkit.Topology, args, wireguard: str = "go") -> int:
     if args.command == "down":
         for what in real.down(topology):
             print(f"removed {what}")
@@ -132,7 +141,7 @@ def _real(topology: netkit.Topology, args) -> int:
         return status
     started = time.monotonic()
     try:
-        real.up(topology)
+        real.up(topology, wireguard)
         shell = real.shell(topology)
         transcript = netkit.configure(topology, shell, args.variant, _log(args),
                                       real.installer(topology))

@@ -68,8 +68,44 @@ def tool_path() -> str:
     return os.pathsep.join([*path, *(d for d in SBIN if d not in path)])
 
 
-def missing_tools() -> list[str]:
-    return [tool for tool in TOOLS if shutil.which(tool, path=tool_path()) is None]
+def missing_tools(wireguard: str = "go") -> list[str]:
+    """The TOOLS not found; with kernel WireGuard, wireguard-go is not needed."""
+    return [tool for tool in TOOLS if shutil.which(tool, path=tool_path()) is None
+            and not (tool == "wireguard-go" and wireguard == "kernel")]
+
+
+# How the runner makes the WireGuard interfaces of a host's ``wireguard`` list: "kernel"
+# (`ip link add IF type wireguard`, the lab VM's Debian kernel has the module), "go"
+# (wireguard-go), or "auto": the kernel's when it can. wg-quick decides for itself, the same
+# way (add_if() in wireguard-tools' src/wg-quick/linux.bash tries `ip link add` first).
+WIREGUARD_MODES = ("auto", "kernel", "go")
+
+
+def kernel_wireguard() -> bool:
+    """Whether this kernel makes WireGuard links: one `ip link add` in a throwaway network
+    namespace, which takes the link with it when it ends."""
+    unshare = ["unshare", "-n"] if os.geteuid() == 0 else ["unshare", "-Urn"]
+    try:
+        done = subprocess.run([*unshare, "ip", "link", "add", "nkprobe0", "type", "wireguard"],
+                              capture_output=True, text=True, timeout=COMMAND_TIMEOUT,
+                              env={**os.environ, "PATH": tool_path()})
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def wireguard_implementation(mode: str) -> str:
+    """"kernel" or "go" for ``mode`` (one of WIREGUARD_MODES)."""
+    if mode not in WIREGUARD_MODES:
+        raise NetkitError(f"--wireguard {mode}: give one of {', '.join(WIREGUARD_MODES)}")
+    if mode == "go":
+        return "go"
+    if kernel_wireguard():
+        return "kernel"
+    if mode == "kernel":
+        raise NetkitError("--wireguard kernel: `ip link add IF type wireguard` fails here (no "
+                          "WireGuard kernel module); use --wireguard go (wireguard-go)")
+    return "go"
 
 
 def _run(*argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -95,7 +131,8 @@ class State:
 
     def __init__(self, topology: Topology):
         self.path = state_dir(topology) / "state.json"
-        self.data: dict = {"namespaces": [], "processes": {}, "holders": {}}
+        self.data: dict = {"namespaces": [], "processes": {}, "holders": {},
+                           "wireguard": None}
         if self.path.is_file():
             self.data = json.loads(self.path.read_text())
 
@@ -163,11 +200,12 @@ def lab_processes(names: list[str]) -> list[int]:
     return pids
 
 
-def up(topology: Topology) -> None:
-    """Make the lab's namespaces, segments, hosts, WireGuard interfaces and services (after
-    a ``down``)."""
+def up(topology: Topology, wireguard: str = "go") -> None:
+    """Make the lab's namespaces, segments, hosts, WireGuard interfaces (``wireguard``:
+    "kernel" or "go", see wireguard_implementation()) and services (after a ``down``)."""
     down(topology)
     state = State(topology)
+    state.data["wireguard"] = wireguard
     state.save()
     lan = prefix(topology) + "lan"
     _run("ip", "netns", "add", lan)
@@ -179,10 +217,11 @@ def up(topology: Topology) -> None:
         _run("ip", "-n", lan, "link", "add", f"br-{segment}", "type", "bridge")
         _run("ip", "-n", lan, "link", "set", f"br-{segment}", "up")
     for host in topology.hosts.values():
-        _host_up(topology, state, host, lan)
+        _host_up(topology, state, host, lan, wireguard)
 
 
-def _host_up(topology: Topology, state: State, host: Host, lan: str) -> None:
+def _host_up(topology: Topology, state: State, host: Host, lan: str,
+             wireguard: str = "go") -> None:
     ns = prefix(topology) + host.name
     _run("ip", "netns", "add", ns)
     state.add_namespace(ns)
@@ -191,7 +230,9 @@ def _host_up(topology: Topology, state: State, host: Host, lan: str) -> None:
     _run("ip", "-n", ns, "link", "set", "lo", "up")
     for index, (segment, address) in enumerate(host.addresses):
         eth, port = f"eth{index}", f"{host.name}-eth{index}"
-        _run("ip", "link", "add", eth, "netns", ns, "type", "veth", "peer", "name", port,
+        # Made inside the host's namespace: `ip link add` checks the new name in the
+        # namespace it runs in, and the machine's own may have an eth0 already.
+        _run("ip", "-n", ns, "link", "add", eth, "type", "veth", "peer", "name", port,
              "netns", lan)
         _run("ip", "-n", lan, "link", "set", "dev", port, "master", f"br-{segment}", "up")
         _run("ip", "-n", ns, "addr", "add", address, "dev", eth)
@@ -217,6 +258,10 @@ def _host_up(topology: Topology, state: State, host: Host, lan: str) -> None:
     _wait(lambda: _comm(holder) == "sleep", f"{host.name}'s mount namespace "
           f"({state_dir(topology) / f'{host.name}-holder.log'})")
     for iface in host.wireguard:
+        if wireguard == "kernel":
+            # The link lives in the host's network namespace, and dies with it.
+            _run("ip", "-n", ns, "link", "add", iface, "type", "wireguard")
+            continue
         log = state_dir(topology) / f"{host.name}-{iface}.log"
         _spawn(state, f"wireguard-go {host.name} {iface}", [
             "nsenter", "-t", str(holder), "-n", "-m", "wireguard-go", "-f", iface], log=log)
