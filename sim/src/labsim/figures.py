@@ -265,20 +265,8 @@ def timeline_chart(
         annotations.append({"x": x, "yref": "paper", "y": 0.5, "text": label,
                             "showarrow": False, "textangle": -90, "xanchor": "right",
                             "yanchor": "middle", "font": {"size": 11, "color": colour}})
-    layout = {
-        "title": {"text": title, "font": {"size": 15}},
-        "xaxis": {"title": {"text": x_title}, "range": [0, x_max], "zeroline": False},
-        "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": rows[::-1],
-                  "automargin": True},
-        "legend": {"orientation": "h", "y": -0.25},
-        "margin": {"l": 20, "r": 20, "t": 60, "b": 90},
-        "shapes": shapes,
-        "annotations": annotations,
-        "hovermode": "closest",
-        "height": height,
-        "template": None,
-    }
-    return {"data": data, "layout": layout}
+    xaxis = {"title": {"text": x_title}, "range": [0, x_max], "zeroline": False}
+    return _rows_figure(data, title, xaxis, rows, shapes, annotations, height)
 
 
 @dataclass(frozen=True)
@@ -344,6 +332,26 @@ NODE_STYLES = {"host": ("square", 26, "#0072B2"), "switch": ("diamond", 16, "#7F
                "nat": ("triangle-up", 18, "#E69F00")}
 _DIAGRAM_WIDTH_PX = 700  # the width the page usually gives a chart: arrows are offset for it
 _ARROW_GAP_PX = 8
+
+
+def _rows_figure(data: list[dict], title: str, xaxis: dict, rows: list[str],
+                 shapes: list[dict], annotations: list[dict], height: int) -> dict:
+    """The layout timeline_chart and span_chart share: one category row per entry of
+    ``rows`` (first on top), a horizontal legend below, no plotly template."""
+    layout = {
+        "title": {"text": title, "font": {"size": 15}},
+        "xaxis": xaxis,
+        "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": rows[::-1],
+                  "automargin": True},
+        "legend": {"orientation": "h", "y": -0.25},
+        "margin": {"l": 20, "r": 20, "t": 60, "b": 90},
+        "shapes": shapes,
+        "annotations": annotations,
+        "hovermode": "closest",
+        "height": height,
+        "template": None,
+    }
+    return {"data": data, "layout": layout}
 
 
 def network_diagram(
@@ -525,21 +533,10 @@ def span_chart(
         annotations.append({"x": x, "yref": "paper", "y": 1.0, "text": label,
                             "showarrow": False, "yanchor": "bottom", "xanchor": "left",
                             "font": {"size": 11, "color": colour}})
-    layout = {
-        "title": {"text": title, "font": {"size": 15}},
-        "barmode": "overlay",
-        "xaxis": {"title": {"text": x_title}, "rangemode": "tozero", "zeroline": False},
-        "yaxis": {"type": "category", "categoryorder": "array", "categoryarray": rows[::-1],
-                  "automargin": True},
-        "legend": {"orientation": "h", "y": -0.25},
-        "margin": {"l": 20, "r": 20, "t": 60, "b": 90},
-        "shapes": shapes,
-        "annotations": annotations,
-        "hovermode": "closest",
-        "height": height,
-        "template": None,
-    }
-    return {"data": data, "layout": layout}
+    xaxis = {"title": {"text": x_title}, "rangemode": "tozero", "zeroline": False}
+    figure = _rows_figure(data, title, xaxis, rows, shapes, annotations, height)
+    figure["layout"]["barmode"] = "overlay"
+    return figure
 
 
 def snapshot_timeline(
