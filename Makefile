@@ -41,25 +41,11 @@ $(NODE): package.json
 	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Debian's chromium (browser tests), and wireguard-tools, wireguard-go, iproute2,
-# iputils-ping, iptables, curl and procps (the real WireGuard, NAT and HTTP the network model
-# and the namespace labs are checked against), installed once; they need root or sudo.
+# Debian's chromium, WireGuard, iptables, curl, sshd and friends: the real tools the browser
+# tests and the namespace labs run. Installed once (needs root or sudo), services held back.
 .PHONY: host-tools
 host-tools:
-	@missing=""; command -v chromium >/dev/null || missing="chromium"; \
-	command -v wg >/dev/null || missing="$$missing wireguard-tools"; \
-	command -v wireguard-go >/dev/null || missing="$$missing wireguard-go"; \
-	command -v ip >/dev/null || missing="$$missing iproute2"; \
-	command -v ping >/dev/null || missing="$$missing iputils-ping"; \
-	{ command -v iptables || [ -x /usr/sbin/iptables ]; } >/dev/null || missing="$$missing iptables"; \
-	command -v curl >/dev/null || missing="$$missing curl"; \
-	{ command -v sysctl || [ -x /usr/sbin/sysctl ]; } >/dev/null || missing="$$missing procps"; \
-	[ -x /usr/sbin/sshd ] || missing="$$missing openssh-server"; \
-	ls /usr/lib/*/libnss_mdns4_minimal.so.2 >/dev/null 2>&1 || missing="$$missing libnss-mdns"; \
-	[ -z "$$missing" ] || { \
-	  echo "installing Debian packages:$$missing (needs root or sudo)"; \
-	  $$(command -v sudo) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$(command -v sudo) apt-get install -y -qq $$missing; }
+	@bash tools/host-tools.sh
 
 clean:
 	rm -rf site build .pytest_cache
