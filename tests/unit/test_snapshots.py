@@ -180,6 +180,23 @@ def test_destroy_dry_run_lists_and_prices_each_range(session):
     assert (result.stdout + result.stderr).endswith("p/k\nwould destroy p/d@b\n")
 
 
+def test_destroying_a_snapshot_leaves_its_predecessors_metadata_unique(session):
+    """Found by the invariant below: @a's unique metadata (the root group and directory the
+    head rewrote when f was created after @a) is on the next deadlist whether that is @b's
+    or, once @b is gone, the head's. Destroying @b must not make it vanish, although @a and
+    the head now hold the same files."""
+    run_all(session, "zfs snapshot p/d@a\n"
+                     "dd if=/dev/urandom of=/p/d/f bs=128k count=3\n"
+                     "zfs snapshot p/d@b\nrm /p/d/f")
+    used = "zfs list -Hp -o used p/d@a"
+    assert session.run(used).stdout == "65536\n"
+    reclaim = session.run("zfs destroy -nvp p/d@b").stdout.split()[-1]
+    before = int(session.run("zfs list -Hp -o used p").stdout)
+    assert session.run("zfs destroy p/d@b").status == 0
+    assert session.run(used).stdout == "65536\n"
+    assert before - int(session.run("zfs list -Hp -o used p").stdout) == int(reclaim)
+
+
 def test_rollback_refusals(session):
     run_all(session, "zfs snapshot p/d@a\nzfs snapshot p/d@b\nzfs clone p/d@b p/k")
     result = session.run("zfs rollback p/d@a")

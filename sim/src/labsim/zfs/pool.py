@@ -290,6 +290,10 @@ class Dataset:
     # ("pool/fs@snap"): labsim.zfs.snapshots keeps both.
     snapshots: list[Snapshot] = field(default_factory=list)
     origin: str | None = None
+    # Snapshots destroyed since the head was last made afresh: they hold nothing, but the
+    # metadata the head rewrote while they existed stays rewritten, so labsim.zfs.snapshots
+    # still walks through them when it versions the chain's metadata blocks.
+    destroyed_snapshots: list[Snapshot] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -190,16 +190,27 @@ def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
     return changed
 
 
-def _chain_tokens(members: list[Objset]) -> list[set[Token]]:
-    """Each member's metadata blocks, as versions that change along the chain."""
+def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
+    """Each member's metadata blocks, as versions that change along the chain. The
+    dataset's destroyed snapshots are walked through too: a block the head rewrote after
+    one of them is still a new version after that snapshot is gone (its predecessor's
+    unique metadata stays unique, as the real deadlists keep it), even where the files
+    before and after it look alike."""
+    live = {id(m) for m in members}
+    first_txg = members[0].txg if isinstance(members[0], Snapshot) else -1
+    ghosts = [s for s in dataset.destroyed_snapshots if s.txg > first_txg]
+    walk = sorted([*members[:-1], *ghosts],
+                  key=lambda m: (m.txg, id(m) in live)) + [members[-1]]
     versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0}
     out: list[set[Token]] = []
-    for i, member in enumerate(members):
+    for i, member in enumerate(walk):
         if i:
-            for group in _changed_groups(members[i - 1], member):
+            for group in _changed_groups(walk[i - 1], member):
                 versions[group] = versions.get(group, -1) + 1
         for name in member.files:
             versions.setdefault(("dnode", name), 0)
+        if id(member) not in live:
+            continue
         tokens = {(g, w, v) for (g, w), v in versions.items()}
         if isinstance(member, Snapshot) and member.fresh_head:
             tokens.add(("fresh", member.name, 0))
@@ -231,7 +242,7 @@ def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int) -> tuple[i
     chain hold and neither the member before them nor the one after them holds: the
     blocks born after the one and killed before the other."""
     members = chain(pool, dataset)
-    tokens = _chain_tokens(members)
+    tokens = _chain_tokens(dataset, members)
     before = members[start - 1] if start else None
     after = members[end + 1] if end + 1 < len(members) else None
     outside = _ids(before) | _ids(after)
@@ -276,7 +287,7 @@ def _clone_own(pool: Pool, dataset: Dataset) -> tuple[int, int]:
     """A clone's DD_USED_HEAD: data and metadata its head holds that its origin does not
     (born after dd_origin_txg)."""
     members = chain(pool, dataset)
-    tokens = _chain_tokens(members)
+    tokens = _chain_tokens(dataset, members)
     inherited = _ids(members[0])
     own = [f for f in dataset.files.values() if id(f) not in inherited]
     return _bytes(pool, own), _token_bytes(tokens[-1] - tokens[0])
@@ -384,6 +395,7 @@ def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:
     freed: list[File] = []
     for snap in snaps:
         owner(pool, snap).snapshots.remove(snap)
+        owner(pool, snap).destroyed_snapshots.append(snap)
         freed.extend(snap.files.values())
     _free_unheld(pool, freed)
     advance_txg(pool)
@@ -420,6 +432,9 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
         rename_snapshot(pool, snap, clone_ds)
     origin.fresh_head = True
     clone_ds.snapshots = [*moving, *clone_ds.snapshots]
+    older = [g for g in parent.destroyed_snapshots if g.txg <= origin.txg]
+    parent.destroyed_snapshots = [g for g in parent.destroyed_snapshots if g not in older]
+    clone_ds.destroyed_snapshots = [*older, *clone_ds.destroyed_snapshots]
     parent.origin = origin.name
     # The blocks labsim allocated for the first objset's metadata are charged to whichever
     # dataset is not a clone (a clone's metadata is counted, not allocated).
@@ -440,6 +455,8 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     dropped = list(dataset.files.values())
     dataset.files = dict(snap.files)
     snap.fresh_head = True
+    # The new head is a copy of the snapshot: what the old one rewrote is history.
+    dataset.destroyed_snapshots = [s for s in dataset.destroyed_snapshots if s.txg <= snap.txg]
     _free_unheld(pool, dropped)
     advance_txg(pool)
 
