@@ -560,6 +560,10 @@ def snapshot_timeline(
         "tickmode": "array", "tickvals": [i + 0.5 for i in range(len(columns))],
         "ticktext": columns, "range": [0, len(columns)], "zeroline": False,
         "showgrid": True, "side": "top"}
+    # The column names sit on top here, where span_chart puts the marks' labels: put the
+    # labels under the rows instead, so that "destroy @wed" does not cover "@wed".
+    for annotation in figure["layout"]["annotations"]:
+        annotation.update(y=0, yanchor="top")
     return figure
 
 
