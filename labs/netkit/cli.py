@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-q", "--quiet", action="store_true", help="do not echo the scripts")
     parser.add_argument("--wireguard", choices=real.WIREGUARD_MODES, default="auto",
                         help="up, run: make the runner's WireGuard interfaces with the kernel "
-                        "module or wireguard-go (default auto: the kernel's when it can)")
+                        "module or wireguard-go (default auto: the kernel's when it can); "
+                        "sim: the one labsim models (auto: the kernel's)")
     args = parser.parse_args(argv)
     try:
         topology = netkit.load(args.lab)
@@ -163,7 +164,8 @@ def _real(topology: netkit.Topology, args, wireguard: str = "go") -> int:
 def _sim(topology: netkit.Topology, args) -> int:
     from netkit import sim
 
-    shell = sim.up(topology)
+    # auto is the kernel's: labsim stands for the lab VM (and a learner's Linux).
+    shell = sim.up(topology, "go" if args.wireguard == "go" else "kernel")
     transcript = netkit.configure(topology, shell, args.variant, _log(args),
                                   sim.installer(shell))
     status, outcomes = netkit.validate(topology, shell)

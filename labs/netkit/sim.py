@@ -24,18 +24,24 @@ def _labsim():
         sys.path.insert(0, str(LABS_ROOT.parent / "sim" / "src"))
 
 
-def up(topology: Topology):
+def up(topology: Topology, wireguard: str = "kernel"):
     """A ``netkit.Shell`` on a new simulated network with the lab's hosts (its ``sessions``
-    are the hosts' Sessions, its ``network`` the Network)."""
+    are the hosts' Sessions, its ``network`` the Network). ``wireguard`` is the WireGuard
+    the hosts run, as the real backend's --wireguard names it: "kernel" (the lab VM's, and
+    the default) or "go" (wireguard-go), which labsim.net.delivery models apart where they
+    differ."""
     _labsim()
     from labsim.net import model
     from labsim.shell.session import Session
 
-    network = model.Network()
+    if wireguard not in ("kernel", "go"):
+        raise NetkitError(f"labsim: --wireguard {wireguard}: give kernel or go")
+    network = model.Network(wireguard_implementation=wireguard)  # type: ignore[arg-type]
     sessions = {}
     for host in topology.hosts.values():
         (segment, address), *more = host.addresses
         added = model.add_host(network, host.name, underlay=address, segment=segment)
+        added.package_sshd = False  # a namespace runs no sshd until a script starts one
         for index, (segment, address) in enumerate(more, start=1):
             model.add_ether_link(added, f"eth{index}", segment, address)
         session = Session(network=network, hostname=host.name)
@@ -59,7 +65,11 @@ def up(topology: Topology):
         sessions[host.name] = session
 
     def run(host: str, line: str) -> Result:
-        result = sessions[host].run(line)
+        # The hosts share one clock, as namespaces on one machine do: a command starts when
+        # the one before it, on whichever host, ended (each Session keeps its own clock).
+        session = sessions[host]
+        session.clock = max(s.clock for s in sessions.values())
+        result = session.run(line)
         return Result(result.stdout, result.stderr, result.status)
 
     run.sessions = sessions  # type: ignore[attr-defined]

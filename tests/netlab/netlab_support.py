@@ -48,9 +48,11 @@ def netkit_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
                           capture_output=True, text=True, timeout=timeout)
 
 
-def simulate(topology: netkit.Topology, variant: str | None):
-    """The lab in labsim: (exit status, outcomes, transcript, shell)."""
-    shell = sim.up(topology)
+def simulate(topology: netkit.Topology, variant: str | None, wireguard: str = "go"):
+    """The lab in labsim: (exit status, outcomes, transcript, shell). ``wireguard``: the
+    implementation labsim models, that of the real runs compared with: wireguard-go for
+    the namespace runs here, "kernel" for the lab VM's recordings (tests/fidelity)."""
+    shell = sim.up(topology, wireguard)
     transcript = netkit.configure(topology, shell, variant, log=lambda text: None,
                                   install=sim.installer(shell))
     status, outcomes = netkit.validate(topology, shell, log=lambda text: None)

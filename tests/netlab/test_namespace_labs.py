@@ -76,32 +76,10 @@ RUNS = list(EXPECTED_FAILURES)
 # the first packet); every check that must fail waits its 1-2 s.
 MAX_SECONDS = 30
 
-# What labsim lacked when these tests were written, for the runs it cannot reproduce yet
-# (lab, variant) -> reason; the comparison of such a run is an expected failure.
-COUNTERS = "scripts and checks agree; the byte counters of `wg show wg0 dump` do not: "
-LABSIM_GAPS: dict[tuple[str, str | None], str] = {
-    ("03-wg-client-routing", None): COUNTERS + "client1 sent 968 bytes for real, 820 in "
-    "labsim (148 more: one more handshake initiation), and the server sent each client of "
-    "wg0 876 bytes for real, 732 in labsim",
-    ("03-wg-client-routing", "no-keepalive"): COUNTERS + "the server sent client2 1020 bytes "
-    "for real, 604 in labsim, and client1 748, 476 in labsim; client1 sent 660, 532 in labsim",
-    ("03-wg-client-routing", "server-only"): COUNTERS + "client1 received 492 bytes and sent "
-    "712 for real, 348 and 564 in labsim",
-    ("03-wg-client-routing", "overlapping-allowed-ips"): COUNTERS + "client2 received 892 "
-    "bytes for real, 604 in labsim (the server sends what it routes to 10.0.0.2 to client2, "
-    "which holds 10.0.0.0/24)",
-    ("03-wg-client-routing", "keepalive-only"): "server$ wg show wg0 endpoints: labsim shows "
-    "client1's endpoint 192.168.50.2:PORT, the real server (none): labsim sends the keepalive "
-    "of `ip link set up` although PostUp sets the private key only later (wireguard-go cannot "
-    "make a handshake without one, and its 25 s timer starts only with the first packet that "
-    "gets through); then the check 'client2 reaches client1, which has not sent anything "
-    "itself' passes in labsim only",
-    ("04-wg-runtime-peers", "restart"): "check 'alice still reaches the server' passes in "
-    "labsim (and the server has a handshake with alice): after the server's `wg-quick down` "
-    "and `up`, alice's data under the old session must be dropped (the new interface knows no "
-    "session) until alice's new handshake, REKEY_TIMEOUT + KEEPALIVE_TIMEOUT = 15 s after she "
-    "sent it",
-}
+# What labsim lacks, for the runs it cannot reproduce yet: (lab, variant) -> reason; the
+# comparison of such a run is an expected failure. None now: labsim models wireguard-go
+# where it differs from kernel WireGuard (netlab_support.simulate(), labsim.net.delivery).
+LABSIM_GAPS: dict[tuple[str, str | None], str] = {}
 
 
 def run_id(run: tuple[str, str | None]) -> str:

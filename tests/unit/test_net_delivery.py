@@ -116,11 +116,12 @@ def test_no_peer_for_the_destination_is_enokey():
     assert (drop.host, drop.link, drop.reason, drop.errno) == (
         "client", "wg0", "no-peer", "Required key not available")
     assert drop.unreachable_from == ipaddress.IPv4Address("10.9.0.2")
-    # A gateway's forwarded packet is dropped there without an errno for anyone.
+    # A gateway's forwarded packet gets no errno, but kernel WireGuard's ICMP host
+    # unreachable comes back through the tunnel from the gateway's address.
     network.hosts["server"].ip_forward = 1
     drop = drop_of(echo(network, "client", "10.9.0.50", NOW))
     assert (drop.host, drop.reason, drop.errno, drop.unreachable_from) == (
-        "server", "no-peer", None, None)
+        "server", "no-peer", None, ipaddress.IPv4Address("10.9.0.1"))
 
 
 def test_peer_without_endpoint_is_edestaddrreq():

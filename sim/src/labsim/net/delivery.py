@@ -25,14 +25,25 @@ The rules, with the Linux source they follow:
   picks the peer; no peer -> dropped with ENOKEY, "Required key not available"; a peer
   with no endpoint -> EDESTADDRREQ, "Destination address required". For the sender's own
   packet, ping reports either as `ping: sendmsg: ...`, after the ICMP host unreachable
-  wg_xmit() also sends ("From SRC icmp_seq=N Destination Host Unreachable"). This is
-  kernel WireGuard, as on the lab VM: wireguard-go drops both silently.
-* A handshake is made when the peers have no session (none yet, or older than
-  REKEY_AFTER_TIME, 120 s, messages.h; the model does not track which side initiated).
-  The responder learns the initiator's endpoint from the packet's source (roaming, in
-  wg_packet_receive() -> update_endpoint), and both sides record the handshake time.
+  wg_xmit() also sends ("From SRC icmp_seq=N Destination Host Unreachable"); a forwarded
+  ICMP echo's source gets that ICMP error across the network, and its ping prints it
+  ("+1 errors"). This is kernel WireGuard, as on the lab VM (the default).
+* wireguard-go (``Network.wireguard_implementation`` "go") differs: it drops a packet no
+  peer takes silently, keeps one for a peer without an endpoint staged and sends it once
+  that peer has a session; its tun device sends ICMP redirects for what the host forwards
+  back out of it (``_redirect``); it counts every decrypted packet as received; and the
+  keepalive of a link whose key is set after it came up waits for the first packet
+  (``settle``).
+* A handshake is made when the peers have no session (none yet, older than
+  REKEY_AFTER_TIME, 120 s, messages.h, or data unanswered for KEEPALIVE_TIMEOUT +
+  REKEY_TIMEOUT; the model does not track which side initiated). The responder learns
+  the initiator's endpoint from the packet's source (roaming, in wg_packet_receive() ->
+  update_endpoint), and both sides record the handshake time: a receiver whose last
+  handshake is older than the sender's (its interface was made anew) has lost the session
+  and drops the data, uncounted and without learning anything from it.
 * WireGuard, inbound (receive.c): a decrypted packet whose source address does not look up
-  to the peer that sent it is dropped (``allowed_ips.allowed_source``).
+  to the peer that sent it is dropped (``allowed_ips.allowed_source``); the kernel counts
+  it as received only when it passed.
 * TCP (an HTTP GET, for curl): the SYN travels like an echo request. A host with an HTTP
   server on the port answers SYN-ACK, and the rest of the connection takes the same paths;
   a host where nothing listens answers RST (curl: "Couldn't connect to server"). A SYN or
@@ -49,10 +60,12 @@ The rules, with the Linux source they follow:
   behaves the same way. Either way nobody can start a conversation with the host behind
   it: that is why a server cannot reach a client that has never sent anything, and why
   PersistentKeepalive helps (``settle``).
-* What the model does not carry: the ICMP errors a forwarding host sends back (no route,
-  ARP failure, kernel WireGuard's ENOKEY for a forwarded packet): such a packet is lost
-  silently, where the real sender would get "No route to host" or "Destination Host
-  Unreachable" (after ARP's 3 s, for a neighbour that does not answer).
+* What the model does not carry: the ICMP errors a forwarding host sends back for no
+  route or an ARP failure, and kernel WireGuard's for a forwarded TCP segment, and ICMP
+  rate limits other than the redirects': such a packet is lost silently, where the real
+  sender would get "No route to host" or "Destination Host Unreachable" (after ARP's 3 s,
+  for a neighbour that does not answer). Nor the packets kernel WireGuard stages for a
+  peer whose handshake fails and sends once one succeeds.
 
 Time: ``now`` is the session's clock (seconds since the epoch). Round trip times are the
 model's fixed costs below, so ping prints the same times on every run.
@@ -77,6 +90,7 @@ from labsim.wg.device import (
     apply_change,
     record_handshake,
     record_transfer,
+    record_unanswered,
 )
 
 # The model's fixed costs, in milliseconds, one way.
@@ -86,6 +100,8 @@ WIREGUARD_MS = 0.100  # encrypting and decrypting one packet
 HANDSHAKE_MS = 1.000  # a whole handshake: initiation and response across the LAN, and crypto
 
 REKEY_AFTER_TIME = 120  # seconds: a session older than this is renewed (messages.h)
+REKEY_TIMEOUT = 5  # seconds: a handshake unanswered this long is sent again (messages.h)
+KEEPALIVE_TIMEOUT = 10  # seconds: data unanswered this long asks for a keepalive (messages.h)
 REJECT_AFTER_TIME = 180  # seconds: a session older than this is no longer used (messages.h)
 NAT_TIMEOUT = 120  # seconds a NAT keeps a UDP mapping (Linux conntrack's udp stream timeout)
 DEFAULT_TTL = 64
@@ -95,6 +111,18 @@ INITIATION_BYTES = 148
 RESPONSE_BYTES = 92
 KEEPALIVE_BYTES = 32  # a data message with nothing in it
 ICMP_ECHO_BYTES = 84  # IP header + ICMP header + ping's 56 bytes
+# An ICMP error (host unreachable, redirect): IP and ICMP headers, then as much of the packet
+# it is about as fits in 576 bytes (__icmp_send() in net/ipv4/icmp.c): 112 for an echo.
+ICMP_ERROR_HEADER_BYTES = 28
+ICMP_ERROR_MAX_BYTES = 576
+# The kernel's rate limit on ICMP redirects to one source (ip_rt_send_redirect() in
+# net/ipv4/route.c, HZ/50 = 20 ms): the first at once, the next after 20 ms << the number
+# sent, none after 9, and a fresh start after 20 ms << 10 of silence.
+REDIRECT_LOAD = 0.020
+REDIRECT_NUMBER = 9
+REDIRECT_SILENCE = REDIRECT_LOAD * 2 ** 10
+# Packets wireguard-go stages for one peer (QueueStagedSize, device/queueconstants_default.go).
+STAGED_MAX = 128
 
 # TCP packets, IP header included; Linux puts MSS, SACK-permitted, timestamps and window
 # scale options on a SYN (20 bytes) and the timestamps option (12) on every later segment.
@@ -128,6 +156,11 @@ def syns_sent(max_time: float) -> int:
     return 1 + sum(1 for at in SYN_RETRANSMIT_AT if at < max_time)
 
 
+def icmp_error_bytes(about: int) -> int:
+    """An ICMP error about an ``about``-byte packet."""
+    return min(ICMP_ERROR_HEADER_BYTES + about, ICMP_ERROR_MAX_BYTES)
+
+
 def data_bytes(inner: int) -> int:
     """A data message for an ``inner`` packet: 16 bytes of header, the packet padded to 16,
     and a 16-byte tag (message_data_len() in messages.h)."""
@@ -147,6 +180,8 @@ NOT_LISTENING = "port-closed"
 ROUTING_LOOP = "routing-loop"  # ELOOP: a tunnel's datagram routed into a tunnel
 HANDSHAKE_FAILED = "handshake-failed"
 SOURCE_NOT_ALLOWED = "source-not-allowed"
+NO_SESSION = "no-session"  # the receiver knows no session for the data's receiver index
+STAGED = "staged"  # wireguard-go holds it until the peer can be reached
 
 ERRNO_TEXT = {
     NO_ROUTE: "Network is unreachable",
@@ -184,8 +219,9 @@ class Drop:
     errno: str | None = None
     reply: bool = False  # lost on the way back
     # Kernel WireGuard also answers a packet it cannot send with an ICMP host unreachable
-    # (icmp_ndo_send() in wg_xmit()); for the sender's own packet it comes from this, the
-    # packet's source address, and ping prints "From ... Destination Host Unreachable".
+    # (icmp_ndo_send() in wg_xmit()); it comes from this address (the packet's own source
+    # for the sender's own packet, the forwarding host's for a forwarded one, once it came
+    # back), and ping prints "From ... Destination Host Unreachable".
     unreachable_from: IPv4 | None = None
 
 
@@ -198,6 +234,18 @@ class PeerUpdate:
     endpoint: Endpoint | None = None
     rx: int = 0
     tx: int = 0
+    unanswered_since: float | None = None  # None: unchanged (Peer.unanswered_since)
+
+
+@dataclass(frozen=True)
+class StagedPacket:
+    """A packet wireguard-go holds in ``peer``'s staged queue on ``host``'s ``iface``:
+    ``packet`` is None for a keepalive (a data message with nothing in it)."""
+
+    host: str
+    iface: str
+    peer: bytes
+    packet: Packet | None
 
 
 @dataclass(frozen=True)
@@ -215,6 +263,11 @@ class Delivery:
     server: str | None = None
     seen_source: IPv4 | None = None
     refused: bool = False
+    # When the trip was made, the ICMP redirects it sent (``Network.redirects``) and the
+    # packets wireguard-go staged on the way.
+    at: float = 0.0
+    redirects: tuple[tuple[tuple[str, IPv4], tuple[int, float]], ...] = ()
+    staged: tuple[StagedPacket, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -251,9 +304,34 @@ class _Walk:
         default_factory=dict)
     conntrack: dict[tuple[str, IPv4], IPv4] = field(default_factory=dict)
     # Every tunnel crossing of the trip: whether it was the answer, the sending and the
-    # receiving (host, interface, peer key). More packets along the same paths count there.
-    crossings: list[tuple[bool, tuple[str, str, bytes], tuple[str, str, bytes]]] = field(
+    # receiving (host, interface, peer key), and whether the receiver counts what it gets
+    # (see _through_wireguard). More packets along the same paths count there.
+    crossings: list[tuple[bool, tuple[str, str, bytes], tuple[str, str, bytes], bool]] = field(
         default_factory=list)
+    unanswered: dict[tuple[str, str, bytes], float] = field(default_factory=dict)
+    redirects: dict[tuple[str, IPv4], tuple[int, float]] = field(default_factory=dict)
+    staged: list[StagedPacket] = field(default_factory=list)
+    # Packets the trip makes on the side, sent once it is over: (the host that sends it,
+    # the packet, whether it is the ICMP error that tells the trip's sender why its packet
+    # was lost).
+    side: list[tuple[str, Packet, bool]] = field(default_factory=list)
+
+    @property
+    def go(self) -> bool:
+        return self.network.wireguard_implementation == "go"
+
+    def side_walk(self) -> _Walk:
+        """A walk for a packet made on the side: the same changes, its own path (so that
+        ``carry`` does not count more packets along it) and its own hops (the trip's end
+        where it ended)."""
+        return _Walk(self.network, self.now, handshakes=self.handshakes,
+                     endpoints=self.endpoints, transfer=self.transfer, mappings=self.mappings,
+                     masquerades=self.masquerades, conntrack=self.conntrack,
+                     unanswered=self.unanswered,
+                     redirects=self.redirects, staged=self.staged)
+
+    def unanswered_since(self, host: str, iface: str, peer: Peer) -> float:
+        return self.unanswered.get((host, iface, peer.public_key), peer.unanswered_since)
 
     def hop(self, host: str, what: str) -> None:
         self.hops.append(Hop(host, what))
@@ -272,10 +350,12 @@ class _Walk:
     def carry(self, request: tuple[int, ...], answer: tuple[int, ...]) -> None:
         """More packets along the paths the trip took: ``request`` the way out and
         ``answer`` the way back, through every tunnel each crossed."""
-        for reply, (host, iface, peer), (to_host, to_iface, to_peer) in list(self.crossings):
+        for reply, (host, iface, peer), (to_host, to_iface, to_peer), counted in list(
+                self.crossings):
             size = sum(data_bytes(s) for s in (answer if reply else request))
             self.count(host, iface, peer, tx=size)
-            self.count(to_host, to_iface, to_peer, rx=size)
+            if counted:
+                self.count(to_host, to_iface, to_peer, rx=size)
 
     def masqueraded(self, key: tuple[str, int, IPv4, int]) -> IPv4 | None:
         """The address behind a MASQUERADE router that a UDP datagram to the router's
@@ -289,18 +369,22 @@ class _Walk:
         """The trip as a Delivery: its hops, the drop, and the changes it made."""
         return Delivery(tuple(self.hops), dropped, updates=self.updates(),
                         nat_mappings=tuple(self.mappings.items()),
-                        masquerade_mappings=tuple(self.masquerades.items()), **fields)
+                        masquerade_mappings=tuple(self.masquerades.items()), at=self.now,
+                        redirects=tuple(self.redirects.items()), staged=tuple(self.staged),
+                        **fields)
 
     def mapped(self, key: tuple[str, int, IPv4, int]) -> bool:
         when = self.mappings.get(key, self.network.nat_mappings.get(key))
         return when is not None and self.now - when < NAT_TIMEOUT
 
     def updates(self) -> tuple[PeerUpdate, ...]:
-        keys = list(dict.fromkeys([*self.handshakes, *self.endpoints, *self.transfer]))
+        keys = list(dict.fromkeys([*self.handshakes, *self.endpoints, *self.transfer,
+                                   *self.unanswered]))
         return tuple(
             PeerUpdate(host, iface, peer, self.handshakes.get((host, iface, peer)),
                        self.endpoints.get((host, iface, peer)),
-                       *self.transfer.get((host, iface, peer), [0, 0]))
+                       *self.transfer.get((host, iface, peer), [0, 0]),
+                       self.unanswered.get((host, iface, peer)))
             for host, iface, peer in keys)
 
 
@@ -339,9 +423,14 @@ def echo(network: Network, host: str, address: IPv4 | str, now: float) -> Delive
                                    echo_reply)
         walk.hop(host, f"echo reply from {answer.src} received, ttl={answer.ttl}")
     except _Dropped as err:
+        warned = _send_side(walk, host)
+        if warned is not None and err.drop.unreachable_from is None:
+            # A forwarding host's ICMP host unreachable: ping prints it, and counts an error.
+            err = _Dropped(replace(err.drop, unreachable_from=warned))
         return _lost(walk, err)
-    return walk.delivery(None, rtt_ms=round(walk.elapsed, 3), reply_ttl=answer.ttl,
-                         reply_from=answer.src)
+    rtt = round(walk.elapsed, 3)
+    _send_side(walk, host)
+    return walk.delivery(None, rtt_ms=rtt, reply_ttl=answer.ttl, reply_from=answer.src)
 
 
 def http_get(network: Network, host: str, address: IPv4 | str, port: int, now: float,
@@ -367,12 +456,14 @@ def http_get(network: Network, host: str, address: IPv4 | str, port: int, now: f
     try:
         there, arrived, _ = _round_trip(walk, host, syn, accept)
     except _Dropped as err:
+        _send_side(walk, host)
         if err.drop.errno is None:
             # Silent: the SYN is sent again until curl gives up, along the same paths.
             for _ in range(syns_sent(max_time) - 1):
                 walk.carry((TCP_SYN_BYTES,), (TCP_SYN_BYTES,))
         return _lost(walk, err)
     rtt = round(walk.elapsed, 3)
+    _send_side(walk, host)
     if port not in there.http_ports:
         walk.hop(host, f"reset from {target}:{port}: connection refused")
         return walk.delivery(None, rtt_ms=rtt, server=there.name, seen_source=arrived.src,
@@ -391,10 +482,13 @@ def http_get(network: Network, host: str, address: IPv4 | str, port: int, now: f
 
 
 def apply(network: Network, delivery: Delivery) -> None:
-    """Write what a trip changed into the network (and each host's WireGuard model)."""
+    """Write what a trip changed into the network (and each host's WireGuard model), then
+    send what wireguard-go staged for a peer that can be reached now."""
     for update in delivery.updates:
         wireguard = network.hosts[update.host].wireguard
         if update.iface not in wireguard.interfaces:
+            continue
+        if wireguard.interfaces[update.iface].peer(update.peer) is None:
             continue
         if update.endpoint is not None:
             apply_change(wireguard, update.iface, DeviceChange(
@@ -403,25 +497,99 @@ def apply(network: Network, delivery: Delivery) -> None:
             record_handshake(wireguard, update.iface, update.peer, update.handshake)
         if update.rx or update.tx:
             record_transfer(wireguard, update.iface, update.peer, rx=update.rx, tx=update.tx)
+        if update.unanswered_since is not None:
+            record_unanswered(wireguard, update.iface, update.peer, update.unanswered_since)
     network.nat_mappings.update(dict(delivery.nat_mappings))
     network.masquerade_mappings.update(dict(delivery.masquerade_mappings))
+    network.redirects.update(dict(delivery.redirects))
+    network.staged.extend(delivery.staged)
+    _send_staged(network, delivery.at)
 
 
-def settle(network: Network, now: float) -> list[Delivery]:
+def _send_staged(network: Network, now: float) -> None:
+    """wireguard-go sends a peer's staged packets as soon as it has a session with it
+    (SendStagedPackets(): after the handshake it initiated, or on the first data under one
+    it answered, device/receive.go): each goes on its way now (a ping's echo request gets
+    its reply, long after ping gave up)."""
+    ready = [s for s in network.staged if _can_send(network, s, now)]
+    if not ready:
+        return
+    network.staged[:] = [s for s in network.staged if s not in ready]
+    for staged in ready:
+        walk = _Walk(network, now)
+        host = network.hosts[staged.host]
+        try:
+            if staged.packet is None:
+                _keepalive(walk, host, host.wireguard.interfaces[staged.iface], staged.peer)
+            else:
+                target, arrived, link = _through_wireguard(walk, host, staged.iface,
+                                                           staged.packet, origin=False)
+                there, arrived = _travel(walk, target, arrived, origin=False, came_in=link)
+                if arrived.port is None and not arrived.reply:
+                    walk.hop(there.name, f"echo request from {arrived.src} answered")
+                    _travel(walk, there, Packet(arrived.dst, arrived.src, reply=True),
+                            origin=True)
+        except _Dropped:
+            pass
+        _send_side(walk, staged.host)
+        apply(network, walk.delivery(None))
+
+
+def _can_send(network: Network, staged: StagedPacket, now: float) -> bool:
+    iface = network.hosts[staged.host].wireguard.interfaces.get(staged.iface)
+    peer = iface.peer(staged.peer) if iface is not None else None
+    return (peer is not None and iface.up and peer.endpoint is not None
+            and peer.last_handshake > 0 and now - peer.last_handshake < REKEY_AFTER_TIME)
+
+
+def _keepalive(walk: _Walk, host: Host, iface: Interface, key: bytes) -> None:
+    """One keepalive to the peer ``key``, counted at both ends."""
+    peer = iface.peer(key)
+    endpoint = walk.endpoint(host.name, iface.name, peer) if peer is not None else None
+    if peer is None or endpoint is None:
+        return
+    target, remote, _seen = _udp(walk, host, iface, endpoint)
+    theirs = remote.peer(iface.public_key) if iface.public_key else None
+    walk.count(host.name, iface.name, key, tx=KEEPALIVE_BYTES)
+    if theirs is not None:
+        walk.count(target.name, remote.name, theirs.public_key, rx=KEEPALIVE_BYTES)
+
+
+def settle(network: Network, now: float,
+           brought_up: tuple[str, str] | None = None) -> list[Delivery]:
     """Run PersistentKeepalive: every up interface's peer with a keepalive interval and an
-    endpoint handshakes now if it has no fresh session (the kernel sends a keepalive when
-    the interface comes up or the interval is set, wg_open() and set_peer() in netlink.c,
-    and a keepalive without a session starts a handshake); with a fresh session, the
-    keepalives keep its NAT mapping open. Returns the handshakes made, applied."""
+    endpoint handshakes now if it has no fresh session; with a fresh session, the
+    keepalives keep its NAT mapping open. ``brought_up``: (host, interface) that `ip link
+    set up` has just brought up. Returns the handshakes made, applied.
+
+    When the first keepalive goes differs. The kernel sends one when the interface comes up
+    and when the private key or the interval is set (wg_open(), set_device() and set_peer()
+    in drivers/net/wireguard/netlink.c), and one without a session starts a handshake; so a
+    key PostUp sets after `ip link set up` still gets it out. wireguard-go sends it only
+    when the interface comes up (upLocked() in device/device.go: SendKeepalive()), and its
+    timer starts with the first packet that gets through: with no private key then, the
+    keepalive stays staged and the handshake it asks for carries the identity of an
+    all-zero key (CreateMessageInitiation() in device/noise-protocol.go does not check),
+    which the peer cannot authenticate and drops uncounted; only the sender counts its 148
+    bytes."""
     made = []
+    go = network.wireguard_implementation == "go"
     for host in network.hosts.values():
         for iface in list(host.wireguard.interfaces.values()):
-            if not iface.up or iface.private_key is None:
+            if not iface.up:
                 continue
+            came_up = brought_up == (host.name, iface.name)
             for peer in iface.peers:
                 if not peer.persistent_keepalive or peer.endpoint is None:
                     continue
                 walk = _Walk(network, now)
+                if go and came_up and iface.private_key is None:
+                    _unusable_initiation(walk, host, iface, peer)
+                    apply(network, walk.delivery(None))
+                    continue
+                if iface.private_key is None or (go and not came_up
+                                                 and not peer.last_handshake):
+                    continue
                 if _fresh(walk, host.name, iface, peer):
                     _refresh_mapping(walk, host, iface, peer.endpoint)
                     apply(network, walk.delivery(None))
@@ -440,8 +608,31 @@ def settle(network: Network, now: float) -> list[Delivery]:
     return made
 
 
+def _unusable_initiation(walk: _Walk, host: Host, iface: Interface, peer: Peer) -> None:
+    """wireguard-go's keepalive at link up without a private key (see ``settle``): the
+    keepalive is staged, and a handshake initiation the peer cannot authenticate goes out
+    (it opens the NAT mappings on its way)."""
+    if not any((s.host, s.iface, s.peer) == (host.name, iface.name, peer.public_key)
+               for s in walk.network.staged):
+        _stage(walk, host.name, iface.name, peer.public_key, None)
+    walk.hop(host.name, f"{iface.name}: no private key: a handshake initiation that "
+                        f"{peer.name[:8]}... cannot authenticate")
+    try:
+        target, _remote, _seen = _udp(walk, host, iface, peer.endpoint)
+    except _Dropped:
+        return
+    walk.count(host.name, iface.name, peer.public_key, tx=INITIATION_BYTES)
+    walk.hop(target.name, "the initiation does not authenticate: dropped, not counted")
+
+
 def _fresh(walk: _Walk, host: str, iface: Interface, peer: Peer) -> bool:
+    """Whether data to ``peer`` goes under the session there is: it is younger than
+    REKEY_AFTER_TIME, and no data has gone unanswered for KEEPALIVE_TIMEOUT +
+    REKEY_TIMEOUT (then the new_handshake timer has made a new one, timers.c)."""
     last = walk.last_handshake(host, iface.name, peer)
+    unanswered = walk.unanswered_since(host, iface.name, peer)
+    if unanswered and walk.now - unanswered >= KEEPALIVE_TIMEOUT + REKEY_TIMEOUT:
+        return False
     return last > 0 and walk.now - last < REKEY_AFTER_TIME
 
 
@@ -454,9 +645,10 @@ def _refresh_mapping(walk: _Walk, host: Host, iface: Interface, endpoint: Endpoi
         _udp(walk, host, iface, endpoint)
 
 
-def _travel(walk: _Walk, host: Host, packet: Packet, origin: bool) -> tuple[Host, Packet]:
+def _travel(walk: _Walk, host: Host, packet: Packet, origin: bool,
+            came_in: str | None = None) -> tuple[Host, Packet]:
     """Carry ``packet`` from ``host`` (which sends it when ``origin``, or has just received
-    it) to the host that accepts it; raises _Dropped when it is lost."""
+    it on link ``came_in``) to the host that accepts it; raises _Dropped when it is lost."""
     while True:
         if not origin:
             packet = _undo_masquerade(walk, host, packet)
@@ -489,16 +681,66 @@ def _travel(walk: _Walk, host: Host, packet: Packet, origin: bool) -> tuple[Host
                                     reply=packet.reply))
             packet = replace(packet, ttl=packet.ttl - 1)
             walk.hop(host.name, f"forwarded to {route.dev} (route {route.prefix})")
+            if route.dev == came_in and walk.go and model.is_wireguard(host, route.dev):
+                _redirect(walk, host, route.dev, packet)
         if route.dev in model.masquerade_links(host):
             packet = _masquerade(walk, host, route.dev, packet)
         if model.is_wireguard(host, route.dev):
-            host, packet = _through_wireguard(walk, host, route.dev, packet, origin)
+            host, packet, came_in = _through_wireguard(walk, host, route.dev, packet, origin)
         elif route.dev == "lo":
             walk.hop(host.name, "looped back")
             return host, packet
         else:
             host, packet = _across_lan(walk, host, route.dev, route.via or packet.dst, packet)
+            came_in = None  # the model sends redirects only on WireGuard links
         origin = False
+
+
+def _redirect(walk: _Walk, host: Host, dev: str, packet: Packet) -> None:
+    """A host that forwards a packet out of the link it came in on tells the sender, with
+    an ICMP redirect, that it could send to the next hop directly (ip_forward() in
+    net/ipv4/ip_forward.c: IPSKB_DOREDIRECT, set by __mkroute_input() when the output
+    device is the input device and send_redirects is on), as often as ip_rt_send_redirect()
+    allows. Only over wireguard-go: kernel WireGuard turns send_redirects off for its
+    device and for all (wg_open() in drivers/net/wireguard/device.c); the tun device
+    wireguard-go uses keeps the default, 1. The model does it for the first packet of a
+    trip only (not for the further TCP packets ``carry`` counts)."""
+    key = (host.name, packet.src)
+    sent, last = walk.redirects.get(key, walk.network.redirects.get(key, (0, 0.0)))
+    if walk.now > last + REDIRECT_SILENCE:
+        sent = 0
+    if sent >= REDIRECT_NUMBER:
+        walk.redirects[key] = (sent, walk.now)
+        return
+    if sent and walk.now <= last + REDIRECT_LOAD * 2 ** sent:
+        return
+    walk.redirects[key] = (sent + 1, walk.now)
+    walk.hop(host.name, f"{dev}: forwarded out of the link it came in on: ICMP redirect "
+                        f"sent to {packet.src}")
+    error = Packet(None, packet.src, reply=True, sizes=(icmp_error_bytes(packet.sizes[0]),))
+    walk.side.append((host.name, error, False))
+
+
+def _send_side(walk: _Walk, origin: str) -> IPv4 | None:
+    """Send the packets the trip made on the side (ICMP errors), each along its own path;
+    the source of the ICMP error that reached the trip's sender ``origin`` about its own
+    packet, if one did."""
+    warned = None
+    for _ in range(DEFAULT_TTL):
+        if not walk.side:
+            break
+        pending, walk.side = walk.side, []
+        for sender, packet, warns in pending:
+            side = walk.side_walk()
+            try:
+                there, arrived = _travel(side, walk.network.hosts[sender], packet, origin=True)
+            except _Dropped:
+                continue
+            finally:
+                walk.side.extend(side.side)
+            if warns and there.name == origin:
+                warned = arrived.src
+    return warned
 
 
 def _masquerade(walk: _Walk, host: Host, dev: str, packet: Packet) -> Packet:
@@ -688,34 +930,76 @@ def _handshake(walk: _Walk, host: Host, iface: Interface, peer: Peer,
     walk.endpoints[(target.name, remote.name, theirs.public_key)] = seen
     walk.handshakes[(host.name, iface.name, peer.public_key)] = walk.now
     walk.handshakes[(target.name, remote.name, theirs.public_key)] = walk.now
+    for side in ((host.name, iface.name, peer), (target.name, remote.name, theirs)):
+        if walk.unanswered_since(*side):
+            walk.unanswered[(side[0], side[1], side[2].public_key)] = 0.0
     walk.elapsed += HANDSHAKE_MS - LAN_MS  # _udp counted the initiation's LAN crossing
     walk.hop(target.name, f"{remote.name}: handshake answered; peer endpoint is now "
                           f"{seen.address}:{seen.port}")
     return target, remote, theirs
 
 
-def _wg_drop(host: Host, dev: str, reason: str, detail: str, packet: Packet,
+def _wg_drop(walk: _Walk, host: Host, dev: str, reason: str, detail: str, packet: Packet,
              origin: bool) -> Drop:
-    """A packet wg_xmit() refuses. The sender's own gets the errno and the ICMP error; a
-    forwarded one is dropped silently here (the model does not carry the ICMP error the
-    kernel sends back to its source)."""
+    """A packet the WireGuard interface cannot send. Kernel WireGuard refuses it in wg_xmit()
+    (drivers/net/wireguard/device.c) with an errno for the sender's own socket, and answers
+    it with an ICMP host unreachable (icmp_ndo_send()): for the sender's own packet ping
+    reads that from its error queue, a forwarded packet's source gets it across the network
+    (an ICMP echo's; the model does not send it for TCP). wireguard-go took the packet from
+    its tun device already and drops it without a word (RoutineReadFromTUN() in
+    device/send.go)."""
     own = origin and not packet.reply
+    if walk.go:
+        return Drop(host.name, dev, reason, detail, reply=packet.reply)
+    if not origin and packet.port is None and packet.src is not None:
+        error = Packet(None, packet.src, reply=True,
+                       sizes=(icmp_error_bytes(packet.sizes[0]),))
+        walk.side.append((host.name, error, not packet.reply))
+        walk.hop(host.name, f"{dev}: ICMP host unreachable sent back to {packet.src}")
     return Drop(host.name, dev, reason, detail, ERRNO_TEXT[reason] if own else None,
                 packet.reply, packet.src if own else None)
 
 
+def _stage(walk: _Walk, host: str, iface: str, peer: bytes, packet: Packet | None) -> None:
+    """wireguard-go keeps a packet it cannot send yet in the peer's staged queue
+    (Peer.StagePackets() in device/send.go), up to STAGED_MAX, and sends it once a session
+    exists (SendStagedPackets())."""
+    held = [s for s in (*walk.network.staged, *walk.staged)
+            if (s.host, s.iface, s.peer) == (host, iface, peer)]
+    if len(held) < STAGED_MAX:
+        walk.staged.append(StagedPacket(host, iface, peer, packet))
+
+
+def _has_session(walk: _Walk, host: str, iface: Interface, peer: Peer, target: str,
+                 remote: Interface, sender: Peer) -> bool:
+    """Whether the receiver still holds the session the sender encrypts with. Both sides
+    note the time of their handshake; a receiver whose last one is older (or none: its
+    interface was made anew, as `wg-quick down` and `up` do) has lost it, and drops the
+    data as it finds no keypair for its receiver index (wg_packet_consume_data() in
+    drivers/net/wireguard/receive.c; wireguard-go's RoutineReceiveIncoming() likewise)."""
+    ours = walk.last_handshake(host, iface.name, peer)
+    theirs = walk.last_handshake(target, remote.name, sender)
+    return theirs > 0 and theirs >= ours
+
+
 def _through_wireguard(walk: _Walk, host: Host, dev: str, packet: Packet,
-                       origin: bool) -> tuple[Host, Packet]:
+                       origin: bool) -> tuple[Host, Packet, str]:
+    """``packet`` through ``host``'s WireGuard link ``dev`` to the peer's host: that host,
+    the packet as it came out of the tunnel and the link it came out of."""
     iface = host.wireguard.interfaces[dev]
     key = aips.lookup(iface.allowed_ips, packet.dst)
     if key is None:
-        raise _Dropped(_wg_drop(host, dev, NO_KEY, f"no peer of {dev} has AllowedIPs "
+        raise _Dropped(_wg_drop(walk, host, dev, NO_KEY, f"no peer of {dev} has AllowedIPs "
                                 f"matching {packet.dst} (ENOKEY)", packet, origin))
     peer = next(p for p in iface.peers if p.name == key)
     endpoint = walk.endpoint(host.name, dev, peer)
     if endpoint is None:
-        raise _Dropped(_wg_drop(host, dev, NO_ENDPOINT, f"peer {key[:8]}... has no endpoint "
-                                "yet (EDESTADDRREQ)", packet, origin))
+        if walk.go:
+            _stage(walk, host.name, dev, peer.public_key, packet)
+            raise _Dropped(Drop(host.name, dev, STAGED, f"peer {key[:8]}... has no endpoint "
+                                "yet: wireguard-go stages the packet", reply=packet.reply))
+        raise _Dropped(_wg_drop(walk, host, dev, NO_ENDPOINT, f"peer {key[:8]}... has no "
+                                "endpoint yet (EDESTADDRREQ)", packet, origin))
     if not _fresh(walk, host.name, iface, peer):
         _handshake(walk, host, iface, peer, endpoint)
     walk.hop(host.name, f"{dev}: encrypted for peer {key[:8]}..., sent to "
@@ -726,18 +1010,36 @@ def _through_wireguard(walk: _Walk, host: Host, dev: str, packet: Packet,
     sender = remote.peer(iface.public_key)
     if sender is None:  # pragma: no cover - a fresh session means the peer exists
         raise _Dropped(Drop(target.name, remote.name, HANDSHAKE_FAILED, "unknown sender"))
-    walk.count(target.name, remote.name, sender.public_key, rx=size)
+    if not _has_session(walk, host.name, iface, peer, target.name, remote, sender):
+        # Lost, uncounted, and the receiver learns nothing from it. The sender's timer
+        # asks for a new handshake (wg_timers_data_sent()).
+        mine = (host.name, dev, peer.public_key)
+        if not walk.unanswered_since(host.name, dev, peer):
+            walk.unanswered[mine] = walk.now
+        raise _Dropped(Drop(target.name, remote.name, NO_SESSION,
+                            f"{remote.name} has no session with {host.name} (its interface "
+                            "was made anew): the data is dropped until a new handshake",
+                            reply=packet.reply))
+    if walk.unanswered_since(target.name, remote.name, sender):
+        walk.unanswered[(target.name, remote.name, sender.public_key)] = 0.0
+    allowed = aips.allowed_source(remote.allowed_ips, sender.name, packet.src)
+    if walk.go or allowed:
+        # The kernel counts a data packet received only once its source passed the
+        # AllowedIPs check (update_rx_stats() after the routed_peer test in
+        # wg_packet_consume_data_done(), receive.c); wireguard-go counts every packet it
+        # decrypted (RoutineSequentialReceiver() in device/receive.go).
+        walk.count(target.name, remote.name, sender.public_key, rx=size)
     walk.crossings.append((packet.reply, (host.name, dev, peer.public_key),
-                           (target.name, remote.name, sender.public_key)))
+                           (target.name, remote.name, sender.public_key), walk.go or allowed))
     if walk.endpoint(target.name, remote.name, sender) != seen:
         walk.endpoints[(target.name, remote.name, sender.public_key)] = seen
         walk.hop(target.name, f"{remote.name}: peer {sender.name[:8]}... roamed to "
                               f"{seen.address}:{seen.port}")
     walk.elapsed += WIREGUARD_MS
-    if not aips.allowed_source(remote.allowed_ips, sender.name, packet.src):
+    if not allowed:
         raise _Dropped(Drop(target.name, remote.name, SOURCE_NOT_ALLOWED,
                             f"source {packet.src} is not in the AllowedIPs of peer "
                             f"{sender.name[:8]}...: dropped after decryption",
                             reply=packet.reply))
     walk.hop(target.name, f"{remote.name}: decrypted {packet.src} -> {packet.dst}")
-    return target, packet
+    return target, packet, remote.name

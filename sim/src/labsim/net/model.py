@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from labsim.wg.device import WireGuardHost, add_interface, remove_interface, set_link_up
 
@@ -173,6 +174,10 @@ class Host:
     sysctls: dict[str, int] = field(default_factory=lambda: dict(SYSCTL_DEFAULTS))
     # TCP ports an HTTP server listens on (``start_http_server``).
     http_ports: set[int] = field(default_factory=set)
+    # Whether Debian's openssh-server runs sshd here as the package starts it (every host of
+    # a page); a netkit lab host (a namespace) runs none until its script starts one
+    # (labsim.shell.commands.sshd).
+    package_sshd: bool = True
     # MTUs set with `ip link set mtu N` (a link not named here has its kind's default).
     mtus: dict[str, int] = field(default_factory=dict)
     # The public address of the NAT this host is behind, or None if it is on the LAN itself.
@@ -194,9 +199,17 @@ class HostFiles:
     dirs: set[str] = field(default_factory=set)
 
 
+WireGuardImplementation = Literal["kernel", "go"]
+"""Which WireGuard the hosts of a network run: the Linux module ("kernel", as on the lab VM
+and a learner's Linux) or wireguard-go ("go", on a tun device, as on a machine without the
+module). They differ in what they do with a packet they cannot send, in what they count,
+and in when they send a keepalive (``labsim.net.delivery`` says where and why)."""
+
+
 @dataclass
 class Network:
     hosts: dict[str, Host] = field(default_factory=dict)
+    wireguard_implementation: WireGuardImplementation = "kernel"
     # Each host's files, by host name (registered by the host's first shell session).
     files: dict[str, HostFiles] = field(default_factory=dict)
     # NAT mappings, (host behind NAT, its port, remote address, remote port) -> when the host
@@ -208,6 +221,14 @@ class Network:
     # behind the router that sent from that port, when it last did).
     masquerade_mappings: dict[tuple[str, int, IPv4, int], tuple[IPv4, float]] = field(
         default_factory=dict)
+    # ICMP redirects a host sent, by (host, the source address of the packets redirected)
+    # -> (how many in a row, when the last was sent): the kernel's rate limit (inet_peer's
+    # n_redirects and rate_last, ip_rt_send_redirect() in net/ipv4/route.c).
+    redirects: dict[tuple[str, IPv4], tuple[int, float]] = field(default_factory=dict)
+    # Packets wireguard-go holds for a peer it cannot send to yet (no endpoint, or no
+    # session): its staged queue (peer.queue.staged), sent once a session exists
+    # (``labsim.net.delivery.StagedPacket``).
+    staged: list = field(default_factory=list)
 
 
 def add_host(network: Network, name: str, underlay: str | None = None,

@@ -459,9 +459,9 @@ def _restart_hub(lab: _Lab, preset: Preset) -> None:
     REKEY_AFTER_TIME (keep_key_fresh() in drivers/net/wireguard/send.c), and the first
     keepalive after REJECT_AFTER_TIME finds no usable session at all. The hub cannot decrypt
     what the clients send with their old sessions, so it learns nothing from it; the other
-    clients stay unknown to it until they send. The wait also keeps the pings clear of what
-    labsim.net.delivery does not model: a packet sent with a session the hub no longer has
-    (the model would deliver it)."""
+    clients stay unknown to it until they send. (Sooner, a client's data under its old
+    session would be dropped by the hub until the client's next handshake, which
+    labsim.net.delivery models too.)"""
     hub_address = str(ipaddress.IPv4Interface(
         next(p.tunnel for p in preset.hosts if p.name == preset.hub)).ip)
     lab.note("the clients connect: each sends a packet to the server")

@@ -242,9 +242,12 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         coreutils,
         dd,
         fio,
+        mount,
         netcmds,
         qemu_img,
         ssh,
+        ssh_keygen,
+        sshd,
         wg_quick,
         zdb,
         zfs,
@@ -288,6 +291,12 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "ssh": ssh.ssh,
         "getent": ssh.getent,
         "time": ssh.time_keyword,
+        # The slow-SSH lab's server and client (labs/net/05-slow-ssh/).
+        "mount": mount.main,
+        "ssh-keygen": ssh_keygen.main,
+        "sshd": sshd.main,
+        "/usr/sbin/sshd": sshd.main,
+        "setpriv": sshd.setpriv,
     }
 
 

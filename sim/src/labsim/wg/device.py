@@ -70,6 +70,11 @@ class Peer:
     last_handshake: float = 0.0
     rx_bytes: int = 0
     tx_bytes: int = 0
+    # When data went to the peer with nothing authenticated coming back since, or 0: the
+    # kernel then makes a new handshake KEEPALIVE_TIMEOUT + REKEY_TIMEOUT later
+    # (wg_timers_data_sent() arms new_handshake, wg_timers_any_authenticated_packet_received()
+    # disarms it; drivers/net/wireguard/timers.c). `wg show` does not show it.
+    unanswered_since: float = 0.0
 
     @property
     def name(self) -> str:
@@ -200,6 +205,11 @@ def apply_change(host: WireGuardHost, name: str, change: DeviceChange) -> Interf
 def record_handshake(host: WireGuardHost, name: str, peer: bytes, when: float) -> Interface:
     """Note a completed handshake with ``peer`` at ``when`` (seconds since the epoch)."""
     return _update_peer(host, name, peer, last_handshake=when)
+
+
+def record_unanswered(host: WireGuardHost, name: str, peer: bytes, since: float) -> Interface:
+    """Note that data went to ``peer`` at ``since`` with no answer (0: an answer came)."""
+    return _update_peer(host, name, peer, unanswered_since=since)
 
 
 def record_transfer(host: WireGuardHost, name: str, peer: bytes, rx: int = 0,

@@ -284,7 +284,10 @@ def cd(session: Session, argv: list[str]) -> CommandResult:
 def mkdir(session: Session, argv: list[str]) -> CommandResult:
     errors = []
     parents = "-p" in argv
-    for name in (a for a in argv[1:] if not a.startswith("-")):
+    # -m MODE: labsim keeps no modes, so the mode is read and dropped, not taken for a name.
+    names = [a for i, a in enumerate(argv[1:], 1)
+             if not a.startswith("-") and argv[i - 1] != "-m"]
+    for name in names:
         path = session.absolute(name)
         if fs.is_dir(session, path):
             if not parents:

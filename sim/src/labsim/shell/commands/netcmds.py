@@ -381,9 +381,11 @@ def _ip_link_set(session: Session, host: Host, words: list[str],
             return _unmodelled("ip", argv)
         model.set_mtu(host, name, int(mtu))
     if state is not None:
+        came_up = state and not model.link_up(host, name)
         model.set_link(host, name, state)
         if state:
-            delivery.settle(session.network, session.now())
+            delivery.settle(session.network, session.now(),
+                            brought_up=(session.hostname, name) if came_up else None)
     return CommandResult()
 
 

@@ -23,8 +23,13 @@ unreachable). So a name that is not in /etc/hosts never resolves.
 A missing file means Debian 12's: /etc/ssh/ssh_config as the openssh-client package ships
 it (GSSAPIAuthentication yes), sshd with the package's sshd_config (UseDNS and GSSAPI off,
 KbdInteractiveAuthentication no), `hosts: files dns`, and no resolv.conf, with which glibc
-asks 127.0.0.1 (res_init.c), where nothing listens. Every host runs sshd, and the server's
-host key is taken as known (the lab seeds known_hosts).
+asks 127.0.0.1 (res_init.c), where nothing listens. The server is the sshd a script started
+on the host (labsim.shell.commands.sshd), with the configuration it read at start, or on a
+host with Debian's packaged sshd (every host of a page) that one, with the host's current
+sshd_config; with neither, the connection is refused. Against an sshd a script started, the
+server's host key must be in the client's known hosts and the client's key in the server's
+AuthorizedKeysFile (StrictHostKeyChecking yes, ed25519 keys, as the lab has them); Debian's
+packaged sshd, whose host keys labsim does not keep, is taken to know the client.
 
 Recorded on Debian 12 in network namespaces (a client, a server and a name server that
 drops queries, as in tools/probes/slow_ssh_probe.sh); the texts are in
@@ -42,6 +47,8 @@ from dataclasses import dataclass, replace
 
 from labsim.net import model
 from labsim.net import ssh_login as login_model
+from labsim.shell.commands import ssh_keygen
+from labsim.shell.commands import sshd as sshd_command
 from labsim.shell.session import CommandResult, HostFile, Session
 
 SSH_CONFIG = "/etc/ssh/ssh_config"
@@ -67,6 +74,23 @@ DEBIAN_SSHD_CONFIG = {"kbdinteractiveauthentication": "no", "usepam": "yes"}
 GSSAPI_NO_CREDENTIALS = (
     "debug1: No credentials were supplied, or the credentials were unavailable or "
     "inaccessible\nNo Kerberos credentials available (default cache: FILE:/tmp/krb5cc_0)\n\n\n")
+# sshconnect.c warn_changed_key() and check_host_key(), recorded with StrictHostKeyChecking yes.
+HOST_KEY_CHANGED = (
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+    "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n"
+    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+    "IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n"
+    "Someone could be eavesdropping on you right now (man-in-the-middle attack)!\n"
+    "It is also possible that a host key has just been changed.\n"
+    "The fingerprint for the ED25519 key sent by the remote host is\n"
+    "{fingerprint}.\n"
+    "Please contact your system administrator.\n"
+    "Add correct host key in {known} to get rid of this message.\n"
+    "Offending ED25519 key in {path}:{line}\n"
+    "  remove with:\n"
+    '  ssh-keygen -f "{path}" -R "{host}"\n'
+    "Host key for {host} has changed and you have requested strict checking.\n"
+    "Host key verification failed.\n")
 GETENT_USAGE = ("getent: wrong number of arguments\n"
                 "Try `getent --help' or `getent --usage' for more information.")
 # bash's `time` prints CPU times too; labsim does not model them: small fixed figures.
@@ -476,8 +500,9 @@ def _auth_methods(sshd: dict[str, str]) -> str:
     return ",".join(methods)
 
 
-def _read_sshd_config(files: model.HostFiles) -> dict[str, str]:
-    text = _text(files, SSHD_CONFIG)
+def _read_sshd_config(text: str | None) -> dict[str, str]:
+    """The options of the sshd that answers (``sshd.listening()``: the text it runs with;
+    None for Debian's packaged sshd_config)."""
     if text is None:
         return dict(DEBIAN_SSHD_CONFIG)
     options: dict[str, str] = {}
@@ -551,9 +576,13 @@ def _ssh(session: Session, argv: list[str]) -> CommandResult:
             _address(a) == parsed_address for a, _n in client.hosts))
     server_settings = login_model.ServerSettings()
     sshd: dict[str, str] = dict(DEBIAN_SSHD_CONFIG)
+    listener = server = None
     if server_host is not None:
         server = _machine(session, server_host.name)
-        sshd = _read_sshd_config(server.files)
+        listener = sshd_command.listening(session.network, server_host.name)
+        if listener is None:
+            return _refused(session, parsed, debug, settings, host, address)
+        sshd = _read_sshd_config(listener.config)
         here = session.network.hosts[session.hostname] if session.network else None
         client_address = str(here.underlay()) if here is not None else ""
         server_settings = login_model.ServerSettings(
@@ -569,6 +598,13 @@ def _ssh(session: Session, argv: list[str]) -> CommandResult:
             debug if parsed.verbose else []) + f"ssh: Could not resolve hostname {host}: "
             f"{reason}\n", status=255)
     assert server_host is not None and address is not None
+    assert listener is not None and server is not None
+    if listener.started:
+        refusal = _keys_refused(client.files, server.files, options, listener, host, user)
+        if refusal is not None:
+            # The login ends before the session: no `true`, no master.
+            session.clock -= login_model.SESSION_SECONDS
+            return CommandResult(stderr=refusal, status=255)
     debug += [f"debug1: Connecting to {host} [{address}] port {SSH_PORT}.\n",
               "debug1: Connection established.\n",
               f"debug1: Authenticating to {host}:{SSH_PORT} as '{user}'\n",
@@ -597,6 +633,99 @@ def _ssh(session: Session, argv: list[str]) -> CommandResult:
         debug.append("debug1: mux_client_request_session: master session id: 2\n")
         return _finish(parsed, debug, result, exit_line=False)
     return _finish(parsed, debug, result, exit_line=True)
+
+
+def _home(path: str) -> str:
+    return HOME + path[1:] if path.startswith("~/") else path
+
+
+def _keys_refused(client: model.HostFiles, server: model.HostFiles, options: dict[str, str],
+                  listener: sshd_command.Listener, host: str, user: str) -> str | None:
+    """What ssh prints when the keys do not let the login through, None when they do: the
+    server's host key must be in the client's known hosts files (sshconnect.c
+    check_host_key(), StrictHostKeyChecking yes), and a public key of the client's
+    identity files in the server's AuthorizedKeysFile (auth2-pubkey.c). Checked against an
+    sshd a script started (whose host keys labsim has); Debian's packaged sshd is taken to
+    know the client (a page's terminals set up no keys)."""
+    config = sshd_command.parse_config(SSHD_CONFIG, listener.config or "")
+    host_keys = [ssh_keygen.private_seed(_text(server, path) or "")
+                 for value in config.get("hostkey", []) for path in value.split()]
+    host_key = next((ssh_keygen.ed25519_public_key(s) for s in host_keys if s), None)
+    if host_key is None:
+        return None  # Debian's own host keys: not modelled as files
+    out = []
+    refusal = _host_key_refused(client, options, host, host_key)
+    if refusal is not None:
+        return refusal
+    identities = [_home(p) for p in options.get("identityfile", "").split()] or [
+        f"{HOME}/.ssh/id_ed25519"]
+    offered = set()
+    for path in identities:
+        private = _text(client, path)
+        if private is None:
+            if "identityfile" in options:
+                out.append(f"no such identity: {path}: No such file or directory\n")
+            continue
+        seed = ssh_keygen.private_seed(private)
+        if seed is not None:
+            offered.add(ssh_keygen.ed25519_public_key(seed))
+    files = " ".join(config.get("authorizedkeysfile", [])) or (
+        ".ssh/authorized_keys .ssh/authorized_keys2")
+    authorized = set()
+    for path in files.split():
+        path = path.replace("%h", HOME).replace("%u", user).replace("%%", "%")
+        for _number, line in _lines(_text(server, path if path.startswith("/")
+                                          else f"{HOME}/{path}") or ""):
+            parsed = ssh_keygen.parse_public_line(line)
+            if parsed is not None:
+                authorized.add(parsed[0])
+    if offered & authorized:
+        return None
+    sshd = {k: v[0] for k, v in config.items()}
+    return "".join(out) + f"{user}@{host}: Permission denied ({_auth_methods(sshd)}).\n"
+
+
+def _host_key_refused(client: model.HostFiles, options: dict[str, str], host: str,
+                      host_key: bytes) -> str | None:
+    user_files = [_home(p) for p in options.get(
+        "userknownhostsfile", "~/.ssh/known_hosts ~/.ssh/known_hosts2").split()]
+    global_files = options.get("globalknownhostsfile",
+                               "/etc/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts2").split()
+    changed = None
+    for path in [*user_files, *global_files]:
+        for number, line in _lines(_text(client, path) or ""):
+            patterns, _, key_text = line.partition(" ")
+            if patterns.startswith(("|", "@")):
+                raise NotModelled(f"a hashed or marked line in {path}")
+            if not any(fnmatch.fnmatchcase(host, p) for p in patterns.split(",")):
+                continue
+            parsed = ssh_keygen.parse_public_line(key_text.strip())
+            if parsed is not None and parsed[0] == host_key:
+                return None
+            if parsed is not None and changed is None:
+                changed = (path, number)
+    if changed is not None:
+        return HOST_KEY_CHANGED.format(fingerprint=ssh_keygen.fingerprint(host_key),
+                                       known=user_files[0],
+                                       path=changed[0], line=changed[1], host=host)
+    if options.get("stricthostkeychecking", "ask").lower() != "yes":
+        raise NotModelled("an unknown host key without StrictHostKeyChecking yes")
+    return (f"No ED25519 host key is known for {host} and you have requested strict "
+            "checking.\nHost key verification failed.\n")
+
+
+def _refused(session: Session, parsed: SshCommand, debug: list[str],
+             settings: login_model.ClientSettings, host: str, address: str | None
+             ) -> CommandResult:
+    """Nothing listens on port 22 of the server (no sshd started): after looking the name
+    up, the connection is refused at once (sshconnect.c ssh_connect_direct())."""
+    phases, _error = login_model.resolve(settings)
+    session.clock += sum(p.seconds for p in phases) + login_model.ANSWER_SECONDS
+    debug += [f"debug1: Connecting to {host} [{address}] port {SSH_PORT}.\n",
+              f"debug1: connect to address {address} port {SSH_PORT}: Connection refused\n"]
+    return CommandResult(stderr="".join(debug if parsed.verbose else [])
+                         + f"ssh: connect to host {host} port {SSH_PORT}: Connection refused\n",
+                         status=255)
 
 
 def _remote(session: Session, host: str, command: list[str]) -> CommandResult:
