@@ -19,7 +19,9 @@ import fnmatch
 import os
 import re
 import shlex
+import signal
 import subprocess
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,6 +127,8 @@ class Lab:
     pools: tuple[str, ...]
     files: tuple[str, ...]
     steps: tuple[Step, ...]
+    # Pid files of servers a step starts (lab 7's qemu-nbd): reset stops them first.
+    pidfiles: tuple[str, ...] = ()
 
     def step(self, name_or_number: str | int) -> Step:
         for step in self.steps:
@@ -187,7 +191,7 @@ def load_lab(name: str, root: Path = LABS_ROOT) -> Lab:
         steps.append(Step(number, step_name, title, tuple(commands), step_spec["hint"], checks))
     lab = spec["lab"]
     return Lab(name, lab["title"], script, tuple(lab["pools"]), tuple(lab["files"]),
-               tuple(steps))
+               tuple(steps), tuple(lab.get("pidfiles", ())))
 
 
 # --- safety ------------------------------------------------------------------------------------
@@ -290,6 +294,10 @@ def refusal(command: str, pools: tuple[str, ...], lab_dir: str = LAB_DIR) -> str
                 return f"refused: {target} is not a volume of this lab's pools"
             if target.startswith("/dev/") and not target.startswith("/dev/zvol/"):
                 return f"refused: fio would write to the device {target}"
+    if words[:1] == ["qemu-nbd"] and any(
+            w in ("-c", "-d") or w.startswith(("--connect", "--disconnect")) for w in words[1:]):
+        # Lab 7 serves images on a unix socket; the kernel's /dev/nbdN devices stay untouched.
+        return "refused: qemu-nbd may serve on a socket here, not attach a /dev/nbd device"
     if words[:1] == ["dd"]:
         for word in words[1:]:
             if word.startswith("of="):
@@ -353,12 +361,46 @@ def solve(lab: Lab, step: str | int, *, echo: bool = True) -> None:
     run_commands(lab.step(step).commands, lab.pools, echo=echo)
 
 
+# Servers a lab may start and reset may stop (by pid file only, never by name).
+LAB_SERVERS = {"qemu-nbd"}
+
+
+def stop_server(pidfile: str, wait_seconds: float = 30.0) -> str | None:
+    """Stop the lab server whose pid ``pidfile`` holds, if it still runs, and wait for it to
+    exit (qemu-nbd flushes and closes its image on SIGTERM; until then the pool is busy).
+    Only a process named in LAB_SERVERS is signalled: a stale pid file whose pid now
+    belongs to something else is left alone. Returns "NAME (pid N)" if one was stopped."""
+    try:
+        pid = int(Path(pidfile).read_text().strip())
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except (OSError, ValueError):
+        return None
+    if name not in LAB_SERVERS or _process_state(pid) in (None, "Z"):
+        return None
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return None
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline and _process_state(pid) not in (None, "Z"):
+        time.sleep(0.1)  # "Z": exited, its parent has yet to reap it
+    return f"{name} (pid {pid})"
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of /proc/PID/stat (R, S, D, Z...), None if there is no such process."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
 def reset(lab: Lab, *, echo: bool = True, lab_dir: str = LAB_DIR) -> list[str]:
     """Destroy this lab's leftover pools and remove its files under ``lab_dir``; nothing else.
 
     Returns what was removed, so a re-run after an interruption starts clean.
     """
-    done = []
+    done = [f"stopped {server}" for server in map(stop_server, lab.pidfiles) if server]
     listed = subprocess.run(["zpool", "list", "-H", "-o", "name"], capture_output=True,
                             text=True)
     for pool in listed.stdout.split():

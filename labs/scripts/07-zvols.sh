@@ -5,7 +5,11 @@
 # Then 1 MiB of 4K random writes from fio on a sparse volume and on sparse raw image files
 # under two recordsizes: every record a write lands in is allocated whole, so the space each
 # takes afterwards, per MiB fio wrote, is the write amplification. compression=off so the
-# zero-filled rest of each record counts in full. A qcow2 image is made with qemu-img.
+# zero-filled rest of each record counts in full. Then the same writes into fresh qcow2
+# images, 64K clusters on 128K records and 8K clusters on 8K records: qemu-nbd serves each
+# image on a unix socket (no nbd kernel module) and fio's nbd engine writes to it, so every
+# write goes through QEMU's qcow2 layer into the image file. qemu-nbd is stopped through its
+# pid file as soon as fio is done (labkit's reset stops it too if a step broke off).
 # Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
 
 # step files: A 256 MiB sparse file for the pool
@@ -53,10 +57,21 @@ fio --name=rs8k --filename=/lab7/rs8k/disk.raw --rw=randwrite --bs=4k --size=48M
 zpool sync lab7
 zfs get -Hp -o name,property,value used lab7/sparse lab7/rs128k lab7/rs8k
 
-# step qcow2: A qcow2 image with 64K clusters on a file system, as qemu-img describes it
-zfs create lab7/images
-qemu-img create -f qcow2 -o cluster_size=65536 /lab7/images/vm.qcow2 1G
-qemu-img info /lab7/images/vm.qcow2
+# step qcow2: The same writes into fresh qcow2 images (64K clusters on 128K records, 8K on 8K) through qemu-nbd
+zfs create lab7/q64k
+zfs create -o recordsize=8K lab7/q8k
+qemu-img create -f qcow2 -o cluster_size=65536 /lab7/q64k/vm.qcow2 48M
+qemu-img create -f qcow2 -o cluster_size=8192 /lab7/q8k/vm.qcow2 48M
+qemu-img info /lab7/q64k/vm.qcow2
+qemu-nbd --fork --persistent --pid-file=/run/lab7-q64k.pid --socket=/run/lab7-q64k.sock --format=qcow2 /lab7/q64k/vm.qcow2
+fio --name=q64k --ioengine=nbd --uri='nbd+unix:///?socket=/run/lab7-q64k.sock' --rw=randwrite --bs=4k --size=48M --io_size=1M --output=/dev/null
+pkill -F /run/lab7-q64k.pid
+qemu-nbd --fork --persistent --pid-file=/run/lab7-q8k.pid --socket=/run/lab7-q8k.sock --format=qcow2 /lab7/q8k/vm.qcow2
+fio --name=q8k --ioengine=nbd --uri='nbd+unix:///?socket=/run/lab7-q8k.sock' --rw=randwrite --bs=4k --size=48M --io_size=1M --output=/dev/null
+pkill -F /run/lab7-q8k.pid
+sleep 2
+zpool sync lab7
+zfs get -Hp -o name,property,value used lab7/rs128k lab7/rs8k lab7/q64k lab7/q8k
 
 # step cleanup: Destroy the pool and remove its file
 zpool destroy lab7

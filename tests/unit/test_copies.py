@@ -72,6 +72,22 @@ def test_two_copies_of_each_block_on_different_vdevs(session):
     assert 2 * used_one - 256 * 1024 < used_two < 2 * used_one + 256 * 1024
 
 
+@pytest.mark.parametrize(("copies", "expected"), [(1, 2), (2, 3), (3, 3)])
+def test_indirect_blocks_get_one_copy_more_than_the_data_at_most_three(copies, expected):
+    # dmu_write_policy(): metadata (level > 0) gets copies + 1 DVAs, capped by
+    # spa_max_replication() at SPA_DVAS_PER_BP = 3
+    s = Session()
+    for line, result in run_script(f"mkdir -p {V}\ntruncate -s 128M {V}x.raw {V}y.raw {V}z.raw\n"
+                                   f"zpool create -o ashift=12 t {V}x.raw {V}y.raw {V}z.raw\n"
+                                   f"zfs set copies={copies} t\n"
+                                   "dd if=/dev/urandom of=/t/f bs=1M count=1", s):
+        assert result.status == 0, (line, result.stderr)
+    file = s.pools["t"].datasets["t"].files["f"]
+    indirect = file.extents[len(file.extents) - file.indirect_extents:]
+    assert len(indirect) == expected  # one L1 block for 8 records, in every copy
+    assert len({copy.vdev for copy in indirect}) == expected  # on different vdevs
+
+
 def test_on_one_vdev_the_copies_are_in_different_metaslabs():
     s = Session()
     for line, result in run_script(f"mkdir -p {V}\ntruncate -s 256M {V}s.raw\n"

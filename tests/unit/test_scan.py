@@ -2,10 +2,13 @@
 replace, clear, status -x), through the command line and the model."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from labsim import Session, run_script
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
-from labsim.zfs.scan import child_sectors
+from labsim.zfs.pool import Leaf
+from labsim.zfs.scan import LeafDamage, _merge, child_sectors, damage_ranges, subtract
 
 V = "/var/tmp/labs/"
 FILES = f"""
@@ -189,3 +192,27 @@ def test_every_device_in_use_gets_its_line(session):
     assert fails(session, f"zpool create u mirror {V}a {V}b") == (
         "invalid vdev specification\nuse '-f' to override the following errors:\n"
         f"{V}a is part of active pool 't'\n{V}b is part of active pool 't'\n")
+
+
+ranges = st.lists(st.tuples(st.integers(0, 200), st.integers(1, 30)).map(
+    lambda t: (t[0], t[0] + t[1])), max_size=12)
+
+
+def _bytes(spans) -> set[int]:
+    return {b for lo, hi in spans for b in range(lo, hi)}
+
+
+@given(ranges, ranges)
+def test_subtract_keeps_exactly_the_bytes_no_cut_covers(damage, cuts):
+    kept = subtract(_merge(damage), _merge(cuts))
+    assert _bytes(kept) == _bytes(damage) - _bytes(cuts)
+    assert kept == sorted(kept) and all(lo < hi for lo, hi in kept)
+    assert all(a[1] < b[0] for a, b in zip(kept, kept[1:], strict=False))  # disjoint
+
+
+@given(ranges, st.integers(0, 240), st.integers(1, 40))
+def test_leaf_damage_hits_when_some_damaged_byte_is_in_the_range(damage, lo, length):
+    leaf = Leaf("/d", 1 << 20)
+    damage_ranges(leaf, damage)
+    hit = bool(_bytes(damage) & set(range(lo, lo + length)))
+    assert LeafDamage.of(leaf).hits(lo, lo + length) == hit

@@ -2,6 +2,10 @@
 and a mirror, against the published 0.1 % / 1 % / 10 % results."""
 
 import json
+import pickle
+import random
+
+import pytest
 
 from labsim.scenarios import copies, get_scenario
 
@@ -45,3 +49,33 @@ def test_the_same_seed_gives_the_same_answer_and_another_level_is_added():
 def test_a_bad_parameter_falls_back_with_a_note():
     result = copies.run({"permille": "lots"})
     assert "not one of its options" in result["summary"]
+
+
+def test_fewer_picks_are_a_prefix_of_more_and_are_randranges_numbers():
+    more = copies.garbage_picks(5000, 11)
+    assert copies.garbage_picks(1310, 11) == more[:1310]
+    rng = random.Random(11)
+    assert more == [rng.randrange(copies.DISK_BLOCKS - 100) for _ in range(5000)]
+
+
+@pytest.mark.parametrize("layout", copies.LAYOUTS)
+def test_files_lost_from_first_hits_are_what_a_full_scrub_loses(layout):
+    # the chart's shortcut against scan.scrub() on the pool itself, block by block
+    levels = [0.1, 1.0, 10.0]
+    counts = [copies.garbage_count(level) for level in levels]
+    for seed in (7, 23):
+        picks = copies.garbage_picks(max(counts), seed)
+        fast = copies.files_lost(layout, copies.first_hits(picks), counts)
+        for count, expected in zip(counts, fast, strict=True):
+            session, _ = pickle.loads(copies.layout(layout).pickled)  # noqa: S301
+            lost, _ = copies.damage_and_scrub(session, copies.garbage_ranges(picks[:count]))
+            assert lost == expected, (layout, seed, count)
+
+
+def test_a_run_leaves_the_built_pools_as_they_were():
+    before = copies.layout("copies=2").pickled
+    first = copies.run({"permille": 50, "seed": 9})
+    assert copies.layout("copies=2").pickled is before
+    again = copies.run({"permille": 50, "seed": 9})
+    assert first["transcript"] == again["transcript"]
+    assert "garbage over 6553 random 8K blocks" in first["transcript"]

@@ -80,8 +80,8 @@ class Session:
     host_files: dict[str, HostFile] = field(default_factory=dict)
     host_dirs: set[str] = field(
         # /etc/wireguard as the wireguard-tools package leaves it (Debian: directory, mode 0700).
-        default_factory=lambda: {"/", "/root", "/tmp", "/var", "/var/tmp", "/dev", "/mnt", "/etc",
-                                 "/etc/wireguard"}
+        default_factory=lambda: {"/", "/root", "/tmp", "/run", "/var", "/var/tmp", "/dev",
+                                 "/mnt", "/etc", "/etc/wireguard"}
     )
     pools: dict[str, Pool] = field(default_factory=dict)
     # Pools exported with zpool export: their files keep them until zpool import.
@@ -99,6 +99,8 @@ class Session:
     zil_stats: ZilStats = field(default_factory=ZilStats.zero)
     # Disk images qemu-img made, by path (labsim.shell.commands.qemu_img.Qcow2Image).
     images: dict[str, object] = field(default_factory=dict)
+    # qemu-nbd servers by pid (labsim.shell.commands.qemu_nbd.NbdServer; None once stopped).
+    nbd_servers: dict[int, object] = field(default_factory=dict)
     # The machine's WireGuard interfaces, and the seeded generator behind `wg genkey`;
     # always set after __init__ (None asks for the host's own, see __post_init__).
     wireguard: WireGuardHost | None = None
@@ -245,6 +247,7 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         mount,
         netcmds,
         qemu_img,
+        qemu_nbd,
         ssh,
         ssh_keygen,
         sshd,
@@ -273,6 +276,8 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "du": coreutils.du,
         "fio": fio.main,
         "qemu-img": qemu_img.main,
+        "qemu-nbd": qemu_nbd.qemu_nbd,
+        "pkill": qemu_nbd.pkill,
         "udevadm": qemu_img.udevadm,
         "zdb": zdb.main,
         "wg": netcmds.wg,

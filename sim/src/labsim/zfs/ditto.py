@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from labsim.zfs.metaslab import SPA_ALLOCATORS
-from labsim.zfs.pool import Extent, File, Pool, TopVdev
+from labsim.zfs.pool import SPA_DVAS_PER_BP, Extent, File, Pool, TopVdev
 
-MAX_COPIES = 3  # SPA_DVAS_PER_BP (include/sys/spa.h)
+MAX_COPIES = SPA_DVAS_PER_BP
 
 
 def one_block_extents(extents: list[Extent]) -> list[Extent]:

@@ -650,9 +650,7 @@ SPACE_MAP_MOS_BYTES = 24 * KiB
 
 
 def _sync(pool: Pool, new_space_maps_cost: bool = True) -> None:
-    before = sum(bool(ms.sm_object) for v in pool.vdevs for ms in v.metaslabs)
-    spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
-    new = sum(bool(ms.sm_object) for v in pool.vdevs for ms in v.metaslabs) - before
+    new = spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
     if new_space_maps_cost:
         pool.space_map_bytes += new * SPACE_MAP_MOS_BYTES
 
@@ -827,7 +825,9 @@ def write_file(
         ditto.add_copies(pool, file, copies)
     if allocated:
         before = len(file.extents)
-        _allocate_indirects(pool, file, done, objset)
+        # Indirect blocks are metadata: one copy more than the data, at most three
+        # (dmu_write_policy(): copies++ for metadata, then MIN(copies, spa_max_replication)).
+        _allocate_indirects(pool, file, done, objset, min(copies + 1, SPA_DVAS_PER_BP))
         file.indirect_extents = len(file.extents) - before
     if short and file.size < nbytes:
         raise NoSpace(file.size)
@@ -897,15 +897,17 @@ def objset_id(pool: Pool, dataset: Dataset) -> int:
     return 54 + 3 * list(pool.datasets).index(dataset.name)
 
 
+SPA_DVAS_PER_BP = 3  # copies a block pointer can hold (include/sys/spa.h)
 # Indirect blocks of a run this long are placed in batches (see _allocate_indirects).
 INDIRECT_BATCH_FROM = 1024
 
 
-def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int) -> None:
-    """Indirect blocks, two copies (ditto blocks) on different vdevs where
-    possible; with a single top-level vdev both copies go to it, the second to the
-    allocator's secondary metaslab (metaslab_group_alloc_normal()). Level 1 hashes to
-    an allocator of its own.
+def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
+                        copies: int = records.METADATA_COPIES) -> None:
+    """Indirect blocks, ``copies`` copies each (ditto blocks: two for copies=1, three
+    for copies=2 or 3) on different vdevs where possible; with a single top-level vdev
+    all go to it, those after the first to the allocator's secondary metaslab
+    (metaslab_group_alloc_normal()). Level 1 hashes to an allocator of its own.
 
     Each copy goes to the vdev with the most free space at the time. A file of millions
     of blocks has thousands of full indirect blocks alike: from INDIRECT_BATCH_FROM of
@@ -923,8 +925,8 @@ def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int) -
         while placed < count:
             blocks = min(batch, count - placed)
             placed += blocks
-            targets = sorted(pool.vdevs, key=lambda v: -v.free)[: records.METADATA_COPIES]
-            for copy in range(records.METADATA_COPIES):
+            targets = sorted(pool.vdevs, key=lambda v: -v.free)[:copies]
+            for copy in range(copies):
                 vdev = targets[copy % len(targets)]
                 asize = vdev.psize_to_asize(psize)
                 fit = min(blocks, vdev.free // asize)

@@ -67,7 +67,7 @@ def damage_leaf(leaf: Leaf, start: int, length: int) -> None:
 
 def damage_ranges(leaf: Leaf, ranges: Iterable[tuple[int, int]]) -> None:
     """Record many overwritten byte ranges [lo, hi) of the leaf at once."""
-    leaf.damaged = _merge([*leaf.damaged, *((lo, hi) for lo, hi in ranges if hi > lo)])
+    leaf.damaged = _merge(leaf.damaged + [r for r in ranges if r[1] > r[0]])
 
 
 def vdev_extents(pool: Pool, vdev: TopVdev) -> Iterator[Extent]:
@@ -121,6 +121,44 @@ def _damaged_blocks(vdev: TopVdev, leaf_index: int, extent: Extent) -> list[tupl
     return _merge(out)
 
 
+@dataclass(frozen=True)
+class LeafDamage:
+    """A leaf's damaged ranges as two sorted lists of ints, which bisect faster than
+    the tuples: what a scrub looks up once per block."""
+
+    starts: list[int]
+    ends: list[int]
+
+    @classmethod
+    def of(cls, leaf: Leaf) -> LeafDamage:
+        return cls([lo for lo, _ in leaf.damaged], [hi for _, hi in leaf.damaged])
+
+    def hits(self, lo: int, hi: int) -> bool:
+        """Whether the ranges overlap [lo, hi): being sorted and disjoint, the last
+        one starting before ``hi`` is the one that reaches furthest."""
+        index = bisect.bisect_left(self.starts, hi)
+        return index > 0 and self.ends[index - 1] > lo
+
+
+def _hits(ranges: list[tuple[int, int]], lo: int, hi: int) -> bool:
+    """LeafDamage.hits() on the leaf's own list of ranges."""
+    index = bisect.bisect_left(ranges, (hi, hi))
+    return index > 0 and ranges[index - 1][1] > lo
+
+
+def _bad_leaves(vdev: TopVdev, readable: list[int], extent: Extent,
+                damage: list[LeafDamage] | None = None) -> frozenset[int]:
+    """The readable leaves on which some block of ``extent`` is damaged (``damage``: the
+    vdev's leaves indexed, when a scrub made that)."""
+    if vdev.kind == RAIDZ:
+        return frozenset(i for i in readable if _damaged_blocks(vdev, i, extent))
+    lo = extent.offset + VDEV_LABEL_START_SIZE  # the same place on every leaf
+    hi = lo + extent.length
+    if damage is not None:
+        return frozenset(i for i in readable if damage[i].hits(lo, hi))
+    return frozenset(i for i in readable if _hits(vdev.leaves[i].damaged, lo, hi))
+
+
 def _holds_child_sector(vdev: TopVdev, child: int, extent: Extent, first: int,
                         last: int) -> bool:
     """Whether blocks [first, last) of a RAID-Z extent put any sector on ``child``."""
@@ -137,12 +175,20 @@ def child_sectors(first: int, end: int, child: int, width: int) -> int:
 
 
 def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ranges sorted, with overlapping and touching ones joined."""
     merged: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if merged and lo <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+    ordered = sorted(ranges)
+    if not ordered:
+        return merged
+    low, high = ordered[0]
+    for lo, hi in ordered:  # (a tuple per joined range, not per range: a scrub of a
+        if lo <= high:      # badly damaged disk merges tens of thousands)
+            if hi > high:
+                high = hi
         else:
-            merged.append((lo, hi))
+            merged.append((low, high))
+            low, high = lo, hi
+    merged.append((low, high))
     return merged
 
 
@@ -197,6 +243,10 @@ class _Tally:
     # top-level vdevs that keep damage nobody could repair
     unrepaired: set[int] = field(default_factory=set)
     lost_ids: set[int] = field(default_factory=set)
+    # per top-level vdev (by id), its leaves' damage as the scrub found it
+    damage: list[list[LeafDamage]] = field(default_factory=list)
+    # leaf byte ranges [lo, hi) rewritten from a good copy, per top-level vdev id
+    repairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
     def lose(self, owner: Owner) -> None:
         if owner is not None and id(owner[1]) not in self.lost_ids:
@@ -204,21 +254,27 @@ class _Tally:
             self.lost.append(owner)
 
 
-def _scrub_copy(pool: Pool, extent: Extent, tally: _Tally) -> bool:
-    """Read one copy of a ditto block on its vdev; returns whether it is good, after
-    whatever repair its own vdev (a mirror or RAID-Z) could make."""
-    vdev = pool.vdevs[extent.vdev]
-    readable = [i for i, leaf in enumerate(vdev.leaves) if leaf.state == "ONLINE"]
-    bad = frozenset(i for i in readable if _damaged_blocks(vdev, i, extent))
+def _readable(vdev: TopVdev) -> list[int]:
+    """Indexes of the leaves a scan reads (offline ones are not)."""
+    return [i for i, leaf in enumerate(vdev.leaves) if leaf.state == "ONLINE"]
+
+
+def _scrub_copy(vdev: TopVdev, readable: list[int], extent: Extent, tally: _Tally) -> bool:
+    """Read one copy of a ditto block on its vdev, whose ``readable`` leaves are read;
+    returns whether it is good, after whatever repair its own vdev (a mirror or RAID-Z)
+    could make."""
     if len(readable) == 0:
         return False
+    bad = _bad_leaves(vdev, readable, extent, tally.damage[vdev.id])
+    if not bad:
+        return True
     for i in bad:
         vdev.leaves[i].cksum_errors += 1
-    if bad and _recoverable(vdev, readable, bad):
+    if _recoverable(vdev, readable, bad):
         tally.repaired += sum(_column_bytes(vdev, extent, 0, 1, i) if vdev.kind == RAIDZ
                               else extent.length for i in bad)
         return True
-    return not bad
+    return False
 
 
 def ditto_fates(pool: Pool, tally: _Tally) -> None:
@@ -226,40 +282,83 @@ def ditto_fates(pool: Pool, tally: _Tally) -> None:
     DVAs is read like a mirror of them, vdev_mirror_map_init()), each bad copy counts
     on its leaf, and bad copies are rewritten from a good one. A block with no good copy
     is a permanent error of its file."""
+    vdevs = pool.vdevs
+    readable = [_readable(vdev) for vdev in vdevs]
     for dataset in pool.datasets.values():
         for file in dataset.files.values():
             for group in file.ditto:
-                good = [_scrub_copy(pool, copy, tally) for copy in group]
+                good = [_scrub_copy(vdevs[copy.vdev], readable[copy.vdev], copy, tally)
+                        for copy in group]
                 tally.examined += sum(copy.length for copy in group)
                 if any(good):
                     for copy, ok in zip(group, good, strict=True):
                         if not ok:
                             tally.repaired += copy.length
-                            repair(pool.vdevs[copy.vdev], copy)
+                            repair(tally, pool.vdevs[copy.vdev], copy)
                 else:  # the pool row does not count it (recorded on 2.1.11, lab 8)
                     tally.errors += 1
                     tally.lose((dataset, file))
                     tally.unrepaired.update(copy.vdev for copy in group)
 
 
-def repair(vdev: TopVdev, extent: Extent) -> None:
-    """The extent's bytes on every leaf of a single device or mirror are good again."""
+def repair(tally: _Tally, vdev: TopVdev, extent: Extent) -> None:
+    """The extent's bytes on every leaf of a single device or mirror are good again once
+    the scrub ends (apply_repairs()). Blocks do not overlap, so a repair cannot change
+    what the scrub finds in another block; applying them together keeps a scrub of a
+    badly damaged disk from reshaping its long list of ranges once per block."""
     if vdev.kind == RAIDZ:
         return  # leaf ranges of a RAID-Z block are not contiguous; left as they are
     lo = extent.offset + VDEV_LABEL_START_SIZE
-    hi = lo + extent.length
-    for leaf in vdev.leaves:
-        ranges = leaf.damaged
-        # only the sorted ranges that can overlap [lo, hi) change
-        first = max(0, bisect.bisect_right(ranges, (lo, lo)) - 1)
-        last = bisect.bisect_left(ranges, (hi, 0))
-        kept: list[tuple[int, int]] = []
-        for a, b in ranges[first:last]:
+    tally.repairs.setdefault(vdev.id, []).append((lo, lo + extent.length))
+
+
+def apply_repairs(pool: Pool, tally: _Tally) -> None:
+    """Take the repaired byte ranges out of each leaf's damage."""
+    for vdev_id, cuts in tally.repairs.items():
+        merged = _merge(cuts)
+        for leaf in pool.vdevs[vdev_id].leaves:
+            if leaf.damaged:
+                leaf.damaged = subtract(leaf.damaged, merged)
+
+
+def subtract(ranges: list[tuple[int, int]],
+             cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, disjoint ``ranges`` less the sorted, disjoint ``cuts``, in one pass that
+    copies the untouched stretches of ``ranges`` whole."""
+    out: list[tuple[int, int]] = []
+    carry: tuple[int, int] | None = None  # a piece a later cut may still shorten
+    i = 0  # ranges[:i] are in out, in carry, or cut away
+    for lo, hi in cuts:
+        if carry is not None and carry[1] <= lo:
+            out.append(carry)
+            carry = None
+        if carry is None:
+            k = bisect.bisect_left(ranges, (lo, lo), i)  # ranges[i:k] start before lo
+            if k > i:
+                out.extend(ranges[i:k - 1])
+                carry = ranges[k - 1]
+                i = k
+                if carry[1] <= lo:
+                    out.append(carry)
+                    carry = None
+        if carry is not None:  # it starts before lo (or at it) and ends after lo
+            a, b = carry
+            carry = None
             if a < lo:
-                kept.append((a, min(b, lo)))
+                out.append((a, lo))
             if b > hi:
-                kept.append((max(a, hi), b))
-        ranges[first:last] = kept
+                carry = (hi, b)
+                continue  # ranges[i:] start after b: the cut ends inside carry
+        k = bisect.bisect_left(ranges, (hi, hi), i)  # ranges[i:k] start in [lo, hi)
+        if k > i:
+            end = ranges[k - 1][1]
+            if end > hi:
+                carry = (hi, end)
+            i = k
+    if carry is not None:
+        out.append(carry)
+    out.extend(ranges[i:])
+    return out
 
 
 def scrub(pool: Pool, now: float) -> ScanRecord:
@@ -270,13 +369,18 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
     dmu_write_policy()); labsim does not track where, and takes that copy to be good.
     Returns the finished scan (also kept in ``pool.scan``).
     """
-    tally = _Tally()
+    # Damage only changes when the scrub ends (apply_repairs()), so it is indexed once.
+    tally = _Tally(damage=[[LeafDamage.of(leaf) for leaf in vdev.leaves]
+                           for vdev in pool.vdevs])
     ditto_fates(pool, tally)  # before any vdev's damage is forgotten below
     for vdev in pool.vdevs:
-        readable = [i for i, leaf in enumerate(vdev.leaves) if leaf.state == "ONLINE"]
+        readable = _readable(vdev)
         unrecoverable_here = 0
         for owner, extent, metadata in scanned_extents(pool, vdev):
             tally.examined += extent.length
+            if vdev.kind != RAIDZ and not _bad_leaves(vdev, readable, extent,
+                                                      tally.damage[vdev.id]):
+                continue  # the common case, found without splitting the extent in blocks
             per_leaf = [_damaged_blocks(vdev, i, extent) if i in readable else []
                         for i in range(len(vdev.leaves))]
             for lo, hi, bad in _depths(per_leaf):
@@ -289,7 +393,8 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
                                            if vdev.kind == RAIDZ
                                            else blocks * extent.block_size)
                     size = extent.block_size
-                    repair(vdev, Extent(vdev.id, extent.offset + lo * size, blocks * size))
+                    repair(tally, vdev,
+                           Extent(vdev.id, extent.offset + lo * size, blocks * size))
                 else:
                     unrecoverable_here += blocks
                     tally.lose(owner)
@@ -304,6 +409,7 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
         elif vdev.id not in tally.unrepaired:
             for leaf in vdev.leaves:
                 leaf.damaged = []  # every damaged block was rewritten from a good copy
+    apply_repairs(pool, tally)
     # A finished scrub replaces the error log with what it found (spa_errlog_sync():
     # the scrub's log becomes the last log), so blocks found again count once.
     pool.data_errors = tally.errors
@@ -357,8 +463,8 @@ def clear_errors(pool: Pool, leaves: Iterable[Leaf] | None = None) -> None:
 def _copy_readable(pool: Pool, extent: Extent) -> bool:
     """Whether one copy of a block reads back good (its vdev's own redundancy included)."""
     vdev = pool.vdevs[extent.vdev]
-    readable = [i for i, leaf in enumerate(vdev.leaves) if leaf.state == "ONLINE"]
-    bad = frozenset(i for i in readable if _damaged_blocks(vdev, i, extent))
+    readable = _readable(vdev)
+    bad = _bad_leaves(vdev, readable, extent)
     return bool(readable) and (not bad or _recoverable(vdev, readable, bad))
 
 

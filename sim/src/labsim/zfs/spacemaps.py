@@ -84,21 +84,24 @@ def flush_metaslab(ms: Metaslab, txg: int) -> None:
 
 
 def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps,
-             net_alloc: int = 0) -> None:
+             net_alloc: int = 0) -> int:
     """One txg syncs: changed metaslabs get space maps, the txg's changes go to a new
     log space map, and the metaslab whose unflushed changes are oldest is flushed
     (zfs_min_metaslabs_to_flush is 1). Log space maps no metaslab needs any more are
-    freed (spa_cleanup_old_sm_logs())."""
+    freed (spa_cleanup_old_sm_logs()). Returns how many metaslabs got their first
+    space map."""
     for vdev_id in range(len(metaslab_groups)):
         if vdev_id not in maps.unflushed_phys:
             maps.unflushed_phys[vdev_id] = maps.new_object()
     # One pass over every metaslab (a 1 TiB pool has hundreds, and a fill syncs a
     # thousand txgs): sync the changed ones and find the oldest unflushed one.
     entries = 0
+    new_maps = 0
     oldest: Metaslab | None = None
     for group in metaslab_groups:
         for ms in group:
             if ms.dirty:
+                new_maps += not ms.sm_object
                 entries += sync_metaslab(ms, txg, maps)
             if ms.unflushed and ms.sm_object and (
                     oldest is None
@@ -109,6 +112,7 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
     if oldest is not None:
         flush_metaslab(oldest, txg)
     _drop_old_logs(metaslab_groups, maps)
+    return new_maps
 
 
 def flush_all(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps) -> None:

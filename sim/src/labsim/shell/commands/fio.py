@@ -32,7 +32,7 @@ from labsim.zfs.pool import write_file
 
 VALUED = {"name", "filename", "rw", "readwrite", "bs", "blocksize", "size",
           "buffer_compress_percentage", "buffer_compress_chunk", "end_fsync", "output",
-          "ioengine", "direct", "sync", "fsync", "fdatasync", "io_size"}
+          "ioengine", "direct", "sync", "fsync", "fdatasync", "io_size", "uri"}
 FLAGS = {"refill_buffers", "zero_buffers"}
 # I/O engines that just issue write(2)s; how they do it does not change the blocks.
 ENGINES = {"psync", "sync", "pvsync", "libaio", "io_uring", "posixaio"}
@@ -217,7 +217,9 @@ def _layout_size(n: int) -> str:
 def _random_write(session: Session, options: dict[str, str]) -> CommandResult:
     """--rw=randwrite --bs=N --size=REGION [--io_size=BYTES] on an existing file or a
     volume (/dev/zvol/POOL/NAME), as lab 7 runs it: what the pool writes is worked out by
-    labsim.zfs.zvols.random_write; only --output=/dev/null is modelled (no report)."""
+    labsim.zfs.zvols.random_write; only --output=/dev/null is modelled (no report).
+    With --ioengine=nbd --uri=nbd+unix:///?socket=PATH the writes go to the qcow2 image
+    qemu-nbd serves there (labsim.shell.commands.qemu_nbd)."""
     if options.get("rw") != "randwrite":
         return not_modelled("--io_size with --rw other than randwrite")
     if options.get("output") != "/dev/null":
@@ -230,6 +232,15 @@ def _random_write(session: Session, options: dict[str, str]) -> CommandResult:
     io_bytes = parse_fio_size(options.get("io_size", options.get("size", "")))
     if not bs or not region or not io_bytes:
         return CommandResult.fail("labsim: fio needs --size=N and a valid --bs=N")
+    if options.get("ioengine") == "nbd":  # into a qcow2 image that qemu-nbd serves
+        from labsim.shell.commands import qemu_nbd
+
+        result = qemu_nbd.nbd_random_write(session, options.get("uri", ""), region, bs,
+                                           io_bytes)
+        session.clock += io_bytes / bs * WRITE_CALL_SECONDS
+        return result
+    if "uri" in options:
+        return not_modelled("--uri without --ioengine=nbd")
     target = options.get("filename", "")
     path = session.absolute(target)
     hit = fs.mounted_dataset(session, path)

@@ -30,6 +30,9 @@ HOST_BLOCK = 4096
 class Qcow2Image:
     virtual_size: int
     cluster_size: int
+    # Whether fio has written into it through qemu-nbd (labsim.shell.commands.qemu_nbd):
+    # only a fresh image's first run of writes is modelled.
+    written: bool = False
 
     @property
     def file_size(self) -> int:
