@@ -8,10 +8,14 @@ they use the machine's namespaces, otherwise `netkit run` puts itself in a user 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +50,31 @@ def netkit_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
     env = {**os.environ, "PYTHONPATH": str(LABS_DIR)}
     return subprocess.run([sys.executable, "-m", "netkit", *args], cwd=LABS_DIR, env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class RealRun:
+    """One `netkit run` of a lab: its --report JSON (checks, transcript, wireguard,
+    processes; None if it wrote none), exit status, stdout + stderr, and wall seconds."""
+
+    data: dict | None
+    returncode: int
+    output: str
+    seconds: float
+
+
+def run_for_real(lab: str, variant: str | None = None) -> RealRun:
+    """`netkit run LAB [--variant V] --quiet --report FILE`, timed."""
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.json"
+        args = ["run", lab, "--quiet", "--report", str(report)]
+        if variant:
+            args += ["--variant", variant]
+        started = time.monotonic()
+        done = netkit_cli(*args)
+        seconds = time.monotonic() - started
+        data = json.loads(report.read_text()) if report.exists() else None
+    return RealRun(data, done.returncode, done.stdout + done.stderr, seconds)
 
 
 def simulate(topology: netkit.Topology, variant: str | None, wireguard: str = "go"):

@@ -13,22 +13,22 @@ failure that says what it lacks.
 
 from __future__ import annotations
 
-import json
+import functools
 import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 from netlab_support import (
     LABS_DIR,
     PACKAGES,
+    RealRun,
     assert_nothing_left,
     comparable,
     netkit,
-    netkit_cli,
     real,
+    run_for_real,
     simulate,
     wireguard_state,
 )
@@ -95,38 +95,22 @@ def real_tools():
         assert probe.returncode == 0, f"not root and no user namespaces: {probe.stderr}"
 
 
-@pytest.fixture(scope="module")
-def real_runs(tmp_path_factory):
-    """Each (lab, variant) run for real once: (completed process, report, seconds)."""
-    done: dict[tuple[str, str | None], tuple] = {}
-
-    def get(run: tuple[str, str | None]):
-        if run not in done:
-            lab, variant = run
-            report = tmp_path_factory.mktemp("report") / "report.json"
-            args = ["run", lab, "--quiet", "--report", str(report)]
-            if variant:
-                args += ["--variant", variant]
-            started = time.monotonic()
-            result = netkit_cli(*args)
-            seconds = time.monotonic() - started
-            data = json.loads(report.read_text()) if report.exists() else None
-            done[run] = (result, data, seconds)
-        return done[run]
-
-    return get
+@functools.cache
+def real_run(run: tuple[str, str | None]) -> RealRun:
+    """Each (lab, variant) run for real once, for the two tests that read it."""
+    return run_for_real(*run)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=run_id)
-def test_real_run(run, real_runs, capsys):
-    lab, variant = run
-    result, data, seconds = real_runs(run)
-    output = result.stdout + result.stderr
+def test_real_run(run, capsys):
+    lab, _variant = run
+    ran = real_run(run)
+    data, output = ran.data, ran.output
     with capsys.disabled():
-        print(f"\n{run_id(run)}: real run {seconds:.1f} s, exit {result.returncode}")
+        print(f"\n{run_id(run)}: real run {ran.seconds:.1f} s, exit {ran.returncode}")
     expected = EXPECTED_FAILURES[run]
-    assert result.returncode == (netkit.FAILED if expected else netkit.PASSED), output
-    assert seconds < MAX_SECONDS, output
+    assert ran.returncode == (netkit.FAILED if expected else netkit.PASSED), output
+    assert ran.seconds < MAX_SECONDS, output
     assert data is not None, output
     failed = {c["name"] for c in data["checks"] if not c["passed"]}
     assert failed == expected, output
@@ -136,19 +120,20 @@ def test_real_run(run, real_runs, capsys):
 
 
 @pytest.mark.parametrize("run", RUNS, ids=run_id)
-def test_labsim_agrees_with_the_real_run(run, real_runs, request):
+def test_labsim_agrees_with_the_real_run(run, request):
     if run in LABSIM_GAPS:
         request.applymarker(pytest.mark.xfail(strict=False, reason=LABSIM_GAPS[run]))
     lab, variant = run
     topology = netkit.load(lab)
-    result, data, _seconds = real_runs(run)
-    assert data is not None, result.stdout + result.stderr
+    ran = real_run(run)
+    data = ran.data
+    assert data is not None, ran.output
     status, outcomes, transcript, shell = simulate(topology, variant)
     sim_transcript = [[h, line, r.stdout, r.stderr, r.status] for h, line, r in transcript]
     assert comparable(sim_transcript) == comparable(data["transcript"])
     assert ({o.check.name: o.observed for o in outcomes}
             == {c["name"]: c["observed"] for c in data["checks"]})
-    assert status == result.returncode
+    assert status == ran.returncode
     sim_dumps = netkit.snapshot(topology, shell)
     assert_same_wireguard(wireguard_state(sim_dumps, sim_transcript),
                           wireguard_state(data["wireguard"], data["transcript"]),

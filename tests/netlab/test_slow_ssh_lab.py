@@ -25,11 +25,7 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,6 +36,7 @@ sys.path.insert(0, str(LABS_DIR))
 
 import netkit  # noqa: E402
 from netkit import real, sim  # noqa: E402
+from netlab_support import RealRun, assert_nothing_left, run_for_real  # noqa: E402
 
 LAB = "05-slow-ssh"
 TOPOLOGY = netkit.load(LAB)
@@ -77,48 +74,12 @@ def real_tools():
     assert os.geteuid() == 0, "the slow-SSH lab needs root: sshd calls setgroups()"
 
 
-def netkit_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(LABS_DIR)}
-    return subprocess.run([sys.executable, "-m", "netkit", *args], cwd=LABS_DIR, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def assert_nothing_left(processes: dict[str, list]) -> None:
-    prefix = real.prefix(TOPOLOGY)
-    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    assert not [n for n in names.split() if n.startswith(prefix)], names
-    assert any(label.startswith("sshd") for label in processes), processes
-    for label, (pid, started) in processes.items():
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # gone
-        # The same pid may be a new process; a zombie is dead, only not yet collected.
-        assert stat[19] != started or stat[0] == "Z", f"{label} (pid {pid}) is still running"
-    assert not real.state_dir(TOPOLOGY).exists()
-
-
-@dataclass(frozen=True)
-class RealRun:
-    data: dict  # the --report JSON: checks, transcript, processes
-    returncode: int
-    output: str
-    seconds: float
-
-
 @functools.cache
 def real_run(variant: str | None) -> RealRun:
     """One real run of the lab (or its variant), shared by the tests that read it."""
-    with tempfile.TemporaryDirectory() as folder:
-        report = Path(folder) / "report.json"
-        args = ["run", LAB, "--quiet", "--report", str(report)]
-        if variant:
-            args += ["--variant", variant]
-        started = time.monotonic()
-        done = netkit_cli(*args)
-        seconds = time.monotonic() - started
-        return RealRun(json.loads(report.read_text()), done.returncode,
-                       done.stdout + done.stderr, seconds)
+    run = run_for_real(LAB, variant)
+    assert run.data is not None, run.output
+    return run
 
 
 @functools.cache
@@ -158,7 +119,8 @@ def test_each_cause_fails_its_check(variant, capsys):
     assert failed == FAILING[variant], output
     assert run.returncode == (1 if FAILING[variant] else 0), output
     assert seconds < MAX_SECONDS, output
-    assert_nothing_left(data["processes"])
+    assert any(label.startswith("sshd") for label in data["processes"]), data["processes"]
+    assert_nothing_left(data["processes"], TOPOLOGY)
     fresh = next(c for c in data["checks"] if c["name"] == FRESH)
     if variant == "mdns":
         # nss-mdns's SOA query for local. and then DNS both time out: no address at all.

@@ -16,10 +16,9 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
-from netlab_support import LABS_DIR, PACKAGES, netkit, netkit_cli, real
+from netlab_support import LABS_DIR, PACKAGES, netkit, netkit_cli, real, run_for_real
 from netlab_support import assert_nothing_left as assert_lab_left_nothing
 from netlab_support import simulate as simulate_lab
 
@@ -99,23 +98,18 @@ def test_run_cleans_up_when_a_script_line_fails(tmp_path):
 
 
 @pytest.mark.parametrize("variant", [None, "wrong-allowed-ips"])
-def test_real_run_agrees_with_labsim(variant, tmp_path, capsys):
-    report = tmp_path / "report.json"
-    args = ["run", LAB, "--quiet", "--report", str(report)]
-    if variant:
-        args += ["--variant", variant]
-    started = time.monotonic()
-    done = netkit_cli(*args)
-    seconds = time.monotonic() - started
-    output = done.stdout + done.stderr
+def test_real_run_agrees_with_labsim(variant, capsys):
+    done = run_for_real(LAB, variant)
+    output = done.output
     with capsys.disabled():
-        print(f"\n{LAB} ({variant or 'as written'}): real run {seconds:.1f} s, "
+        print(f"\n{LAB} ({variant or 'as written'}): real run {done.seconds:.1f} s, "
               f"exit {done.returncode}")
     assert done.returncode == (1 if variant else 0), output
-    assert seconds < MAX_SECONDS, output
+    assert done.seconds < MAX_SECONDS, output
     for line in FAILING:
         assert (line in output) == bool(variant), output
-    data = json.loads(report.read_text())
+    data = done.data
+    assert data is not None, output
     assert_nothing_left(data["processes"])
 
     status, outcomes, transcript, shell = simulate(variant)
