@@ -278,7 +278,10 @@ class Widget {
     this.disposed = false;
     this.uid = `labsim-${++widgetUid}`;
     this.build();
-    this.unsubscribe = python.subscribe(() => this.updateStatus());
+    this.unsubscribe = python.subscribe(() => {
+      this.updateStatus();
+      this.warmUp();
+    });
     this.timer = setInterval(() => python.state === "loading" && this.updateStatus(), 200);
   }
 
@@ -531,7 +534,16 @@ class Widget {
     this.updateStatus();
     const first = this.render(this.payload.result, 0);
     if (!sameParams(this.params, this.defaults)) this.request(0); // restored from localStorage
+    this.warmUp();
     return first;
+  }
+
+  // The chart came with the page; once Python is up, let it do the scenario's one-off
+  // set-up (if it has any) while the reader reads, not on their first change.
+  warmUp() {
+    if (this.warmed || python.state !== "ready" || this.disposed) return;
+    this.warmed = true;
+    python.call("warm", this.scenario).catch(() => {}); // a failure shows on the next run
   }
 
   dispose() {

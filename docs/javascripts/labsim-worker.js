@@ -56,6 +56,7 @@ const methods = {
   ping: () => "pong",
   describe: (scenario) => bridge.describe(scenario),
   simulate: (scenario, paramsJson) => bridge.simulate(scenario, paramsJson),
+  warm: (scenario) => { bridge.warm(scenario); return null; },
   terminal: (sessionId, line, network = "", host = "", hosts = "") =>
     bridge.terminal(sessionId, line, network, host, hosts),
   reset: (sessionId) => { bridge.reset(sessionId); return null; },

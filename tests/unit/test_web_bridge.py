@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from labsim.web import Bridge, initial_payload
 
 HOSTS = json.dumps([["alice", "ip link add wg0 type wireguard"],
@@ -113,3 +115,15 @@ def test_initial_payload_follows_a_page_preset():
     assert defaults["client_allowed_ips"] == "0.0.0.0/0"
     assert defaults["send"] == "client-web"
     assert payload["result"]["summary"].startswith("client pings 198.51.100.80 (web): answered")
+
+
+def test_warm_does_a_scenarios_one_off_work_ahead_of_its_first_run():
+    from labsim.scenarios import copies
+
+    copies.layout.cache_clear()
+    bridge = Bridge()
+    bridge.warm("copies")
+    assert copies.layout.cache_info().currsize == len(copies.LAYOUTS)
+    bridge.warm("vm-images")  # a scenario without one-off work: nothing to do, no error
+    with pytest.raises(ValueError, match="unknown scenario"):
+        bridge.warm("no-such-widget")

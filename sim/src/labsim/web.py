@@ -69,6 +69,14 @@ class Bridge:
         """Controls and defaults of a scenario, as JSON."""
         return json.dumps(get_scenario(scenario).describe())
 
+    def warm(self, scenario: str) -> None:
+        """Do now, while the reader is still reading, the work a scenario does once per
+        process on its first run (the copies widget fills three pools): the scenario's
+        ``warm()``, if it has one. Its first control change then costs what the others do."""
+        warm = getattr(get_scenario(scenario), "warm", None)
+        if warm is not None:
+            warm()
+
     def simulate(self, scenario: str, params_json: str) -> str:
         """Run a scenario with the given parameters; returns {figure, summary, transcript}."""
         params = json.loads(params_json) if params_json else {}

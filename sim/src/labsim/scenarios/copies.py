@@ -195,6 +195,12 @@ def layout(name: str) -> Layout:
     return Layout(pickle.dumps((session, pairs)), blocks_at_risk(session))
 
 
+def warm() -> None:
+    """Build the three pools ahead of the first run (labsim.web.Bridge.warm)."""
+    for name in LAYOUTS:
+        layout(name)
+
+
 def first_hits(picks: list[int]) -> list[int]:
     """Per 8 KiB block of the disk, the index of the first pick that hits it, or
     len(picks) + 1 when none does."""
