@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from labsim.net import ssh_keys as kg
 from labsim.net.model import Network, add_host
-from labsim.shell.commands import ssh_keygen as kg
 from labsim.shell.session import Session
 
 RECORDED_PUBLIC = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGsvYYZSHGrnRbkZdulb1WeqMZz/CenTPHiiGuWf3"

@@ -45,9 +45,8 @@ import math
 import shlex
 from dataclasses import dataclass, replace
 
-from labsim.net import model
+from labsim.net import model, ssh_keys
 from labsim.net import ssh_login as login_model
-from labsim.shell.commands import ssh_keygen
 from labsim.shell.commands import sshd as sshd_command
 from labsim.shell.session import CommandResult, HostFile, Session
 
@@ -648,9 +647,9 @@ def _keys_refused(client: model.HostFiles, server: model.HostFiles, options: dic
     sshd a script started (whose host keys labsim has); Debian's packaged sshd is taken to
     know the client (a page's terminals set up no keys)."""
     config = sshd_command.parse_config(SSHD_CONFIG, listener.config or "")
-    host_keys = [ssh_keygen.private_seed(_text(server, path) or "")
+    host_keys = [ssh_keys.private_seed(_text(server, path) or "")
                  for value in config.get("hostkey", []) for path in value.split()]
-    host_key = next((ssh_keygen.ed25519_public_key(s) for s in host_keys if s), None)
+    host_key = next((ssh_keys.ed25519_public_key(s) for s in host_keys if s), None)
     if host_key is None:
         return None  # Debian's own host keys: not modelled as files
     out = []
@@ -666,9 +665,9 @@ def _keys_refused(client: model.HostFiles, server: model.HostFiles, options: dic
             if "identityfile" in options:
                 out.append(f"no such identity: {path}: No such file or directory\n")
             continue
-        seed = ssh_keygen.private_seed(private)
+        seed = ssh_keys.private_seed(private)
         if seed is not None:
-            offered.add(ssh_keygen.ed25519_public_key(seed))
+            offered.add(ssh_keys.ed25519_public_key(seed))
     files = " ".join(config.get("authorizedkeysfile", [])) or (
         ".ssh/authorized_keys .ssh/authorized_keys2")
     authorized = set()
@@ -676,7 +675,7 @@ def _keys_refused(client: model.HostFiles, server: model.HostFiles, options: dic
         path = path.replace("%h", HOME).replace("%u", user).replace("%%", "%")
         for _number, line in _lines(_text(server, path if path.startswith("/")
                                           else f"{HOME}/{path}") or ""):
-            parsed = ssh_keygen.parse_public_line(line)
+            parsed = ssh_keys.parse_public_line(line)
             if parsed is not None:
                 authorized.add(parsed[0])
     if offered & authorized:
@@ -699,13 +698,13 @@ def _host_key_refused(client: model.HostFiles, options: dict[str, str], host: st
                 raise NotModelled(f"a hashed or marked line in {path}")
             if not any(fnmatch.fnmatchcase(host, p) for p in patterns.split(",")):
                 continue
-            parsed = ssh_keygen.parse_public_line(key_text.strip())
+            parsed = ssh_keys.parse_public_line(key_text.strip())
             if parsed is not None and parsed[0] == host_key:
                 return None
             if parsed is not None and changed is None:
                 changed = (path, number)
     if changed is not None:
-        return HOST_KEY_CHANGED.format(fingerprint=ssh_keygen.fingerprint(host_key),
+        return HOST_KEY_CHANGED.format(fingerprint=ssh_keys.fingerprint(host_key),
                                        known=user_files[0],
                                        path=changed[0], line=changed[1], host=host)
     if options.get("stricthostkeychecking", "ask").lower() != "yes":

@@ -36,8 +36,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from labsim.net import model
-from labsim.shell.commands import ssh_keygen
+from labsim.net import model, ssh_keys
 from labsim.shell.session import CommandResult, HostFile, Session
 
 SSHD_CONFIG = "/etc/ssh/sshd_config"
@@ -236,7 +235,7 @@ def _load_host_keys(session: Session, options: dict[str, list[str]]) -> str:
     errors, loaded = [], 0
     for path in paths:
         file = session.host_files.get(session.absolute(path))
-        if file is None or ssh_keygen.private_seed(file.text or "") is None:
+        if file is None or ssh_keys.private_seed(file.text or "") is None:
             errors.append(f"Unable to load host key: {path}\n")
         else:
             loaded += 1
