@@ -197,6 +197,18 @@ def test_destroying_a_snapshot_leaves_its_predecessors_metadata_unique(session):
     assert before - int(session.run("zfs list -Hp -o used p").stdout) == int(reclaim)
 
 
+def test_destroying_the_first_snapshot_frees_what_it_promised(session):
+    """Found by the invariant below: the later members' metadata versions (here @b's
+    version of the removed file's dnode) must not change when the first snapshot goes."""
+    run_all(session, "dd if=/dev/urandom of=/p/d/f bs=128k count=1\n"
+                     "zfs snapshot p/d@a\nrm /p/d/f\nzfs snapshot p/d@b\n"
+                     "dd if=/dev/urandom of=/p/d/f bs=128k count=1\nzpool sync p")
+    reclaim = session.run("zfs destroy -nvp p/d@a").stdout.split()[-1]
+    before = int(session.run("zfs list -Hp -o used p").stdout)
+    assert session.run("zfs destroy p/d@a").status == 0
+    assert before - int(session.run("zfs list -Hp -o used p").stdout) == int(reclaim)
+
+
 def test_rollback_refusals(session):
     run_all(session, "zfs snapshot p/d@a\nzfs snapshot p/d@b\nzfs clone p/d@b p/k")
     result = session.run("zfs rollback p/d@a")

@@ -196,10 +196,11 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     one of them is still a new version after that snapshot is gone (its predecessor's
     unique metadata stays unique, as the real deadlists keep it), even where the files
     before and after it look alike."""
+    # All of them, also those older than the first live member: a removed file's dnode
+    # version stays in the versions (labsim's calibration: a removal rewrites only the root
+    # and directory groups), so the walk must start where it always started.
     live = {id(m) for m in members}
-    first_txg = members[0].txg if isinstance(members[0], Snapshot) else -1
-    ghosts = [s for s in dataset.destroyed_snapshots if s.txg > first_txg]
-    walk = sorted([*members[:-1], *ghosts],
+    walk = sorted([*members[:-1], *dataset.destroyed_snapshots],
                   key=lambda m: (m.txg, id(m) in live)) + [members[-1]]
     versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0}
     out: list[set[Token]] = []
