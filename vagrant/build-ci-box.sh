@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the CI box: a Debian 12 libvirt Vagrant box with OpenZFS (zfs-dkms, compiled for the
-# guest kernel at build time), WireGuard tools, fio, qemu-utils and a Python venv with JupyterLab,
-# nbval and pytest in /opt/labs-venv. The CI VM has no route to the package registries, so all of
-# it is baked in here, with the host's network.
+# Builds the CI box: a Debian 13 (or 12) libvirt Vagrant box, provisioned by the same script as the
+# learners' VMs (vagrant/provision.sh: OpenZFS from contrib with zfs.ko compiled for the guest
+# kernel, WireGuard tools, fio, qemu-utils, a Python venv with JupyterLab, nbval and pytest in
+# /opt/labs-venv), run inside the image at build time. The CI VM has no route to the package
+# registries, so all of it is baked in here, with the host's network. What is only this image's
+# (direct kernel boot, a small initrd, the vagrant user, networkd) is set up here.
 #
 # The box is cached OUTSIDE the repo, keyed on its inputs: the Debian kernel ABI and package
 # version, the zfs-dkms version, this script's sha256 and labs-requirements.txt's sha256.
@@ -15,6 +17,9 @@
 #   ZFL_DEBIAN_MIRROR        Debian mirror (default http://deb.debian.org/debian)
 #   ZFL_DEBIAN_SECURITY      security mirror (default http://deb.debian.org/debian-security)
 #   ZFL_BOX_DISK_GB          virtual size of the guest disk in GiB (default 8)
+#   ZFL_DEBIAN_SUITE         trixie (Debian 13, OpenZFS 2.3: the default, what CI boots) or
+#                            bookworm (Debian 12, OpenZFS 2.1: for re-recording 2.1, see
+#                            vagrant/README.md)
 # Cache layout:  $ZFL_BOX_CACHE/<key>/{<key>.box, vmlinuz, initrd.img, manifest.json, build.log}
 set -euo pipefail
 # The body is one function, so bash has parsed all of it before running any of it: editing
@@ -27,8 +32,15 @@ CACHE=${ZFL_BOX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zfs-field-labs/boxes}
 MIRROR=${ZFL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${ZFL_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 DISK_GB=${ZFL_BOX_DISK_GB:-8}
-SUITE=bookworm
+SUITE=${ZFL_DEBIAN_SUITE:-trixie}
+# The guest's Debian release, CPython and glibc: the wheels downloaded on the host must fit them.
+case "$SUITE" in
+  trixie)   DEBIAN_MAJOR=13; GUEST_PY=3.13; GUEST_GLIBC=41 ;;
+  bookworm) DEBIAN_MAJOR=12; GUEST_PY=3.11; GUEST_GLIBC=36 ;;
+  *) echo "build-ci-box: ZFL_DEBIAN_SUITE must be trixie or bookworm, not '$SUITE'" >&2; exit 2 ;;
+esac
 REQS="$HERE/labs-requirements.txt"
+PROVISION="$HERE/provision.sh"
 FORCE=0
 PRINT_KEY=0
 for arg in "$@"; do
@@ -46,6 +58,7 @@ die() { printf 'build-ci-box: ERROR: %s\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (mmdebstrap, chroot, dkms)"
 [ -r "$REQS" ] || die "missing $REQS"
+[ -r "$PROVISION" ] || die "missing $PROVISION"
 
 # --- host dependencies -------------------------------------------------------------------------
 need_pkgs=()
@@ -93,10 +106,11 @@ ZFS_VER=$(candidate zfs-dkms)
 [ -n "$ZFS_VER" ] && [ "$ZFS_VER" != "(none)" ] || die "zfs-dkms not found in contrib"
 SCRIPT_SHA=$(sha256sum "$SCRIPT" | cut -c1-64)
 REQS_SHA=$(sha256sum "$REQS" | cut -c1-64)
-INPUTS="kernel=$KPKG/$KVER zfs-dkms=$ZFS_VER script=$SCRIPT_SHA requirements=$REQS_SHA disk=$DISK_GB"
+PROVISION_SHA=$(sha256sum "$PROVISION" | cut -c1-64)
+INPUTS="kernel=$KPKG/$KVER zfs-dkms=$ZFS_VER script=$SCRIPT_SHA provision=$PROVISION_SHA requirements=$REQS_SHA disk=$DISK_GB"
 HASH=$(printf '%s' "$INPUTS" | sha256sum | cut -c1-10)
 ZFS_SHORT=${ZFS_VER%%-*}
-KEY="zfl-ci-debian12-${KABI%-amd64}-zfs${ZFS_SHORT}-$HASH"
+KEY="zfl-ci-debian$DEBIAN_MAJOR-${KABI%-amd64}-zfs${ZFS_SHORT}-$HASH"
 OUT="$CACHE/$KEY"
 BOX="$OUT/$KEY.box"
 log "inputs: $INPUTS"
@@ -126,22 +140,24 @@ trap cleanup EXIT
 BUILDLOG="$WORK/build.log"
 log "building in $WORK (full log: $BUILDLOG while it runs, then $OUT/build.log)"
 
-# 1. Python wheels for the guest venv, downloaded on the host (the guest is Debian 12, CPython
-#    3.11, glibc 2.36): the chroot then installs them with no network of its own.
-log "downloading Python wheels for the guest (cp311, manylinux up to glibc 2.36)"
+# 1. Python wheels for the guest venv, downloaded on the host for the guest's CPython and glibc
+#    (Debian 13: 3.13 and 2.41; Debian 12: 3.11 and 2.36): the chroot then installs them with no
+#    network of its own.
+log "downloading Python wheels for the guest (CPython $GUEST_PY, manylinux up to glibc 2.$GUEST_GLIBC)"
 python3 -m venv "$WORK/pipvenv" >>"$BUILDLOG" 2>&1
 # pip does not widen an explicit manylinux_2_X platform to older ones: list them all.
 platforms=(--platform manylinux1_x86_64 --platform manylinux2010_x86_64
            --platform manylinux2014_x86_64)
-for glibc in $(seq 5 36); do platforms+=(--platform "manylinux_2_${glibc}_x86_64"); done
+for glibc in $(seq 5 "$GUEST_GLIBC"); do platforms+=(--platform "manylinux_2_${glibc}_x86_64"); done
 "$WORK/pipvenv/bin/python" -m pip download --quiet --dest "$WORK/wheels" \
-  --only-binary=:all: --implementation cp --python-version 3.11 \
+  --only-binary=:all: --implementation cp --python-version "$GUEST_PY" \
   "${platforms[@]}" -r "$REQS" >>"$BUILDLOG" 2>&1 \
   || { tail -n 30 "$BUILDLOG" >&2; die "pip download failed"; }
 log "  $(ls "$WORK/wheels" | wc -l) wheels, $(du -sh "$WORK/wheels" | cut -f1)"
 
 # 2. What runs inside the chroot once the packages are in.
 cp "$REQS" "$WORK/labs-requirements.txt"
+cp "$PROVISION" "$WORK/provision.sh"
 cp "$VAGRANT_PUB" "$WORK/vagrant.pub"
 cat > "$WORK/setup-guest.sh" <<'GUEST'
 #!/bin/bash
@@ -151,13 +167,10 @@ export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 # The host's pip settings (find-links, certificates) mean nothing in here.
 for v in $(compgen -e | grep '^PIP_' || true); do unset "$v"; done
 
-# zfs.ko: dkms builds it from the kernel/headers postinst hooks; make sure, and fail loudly.
-if ! ls /lib/modules/"$KABI"/updates/dkms/zfs.ko* >/dev/null 2>&1; then
-  echo "zfs.ko not built by the package hooks; running dkms autoinstall -k $KABI"
-  dkms autoinstall -k "$KABI"
-fi
-ls -l /lib/modules/"$KABI"/updates/dkms/zfs.ko*
-depmod -a "$KABI"
+# The lab environment: the learners' provisioning script, in its image-build mode (zfs.ko for
+# $KABI, the venv from the wheels downloaded on the host, nothing loaded or started).
+ZFL_BAKE=1 ZFL_KERNEL="$KABI" ZFL_WHEELS=/tmp/zfl/wheels \
+  ZFL_REQUIREMENTS=/tmp/zfl/labs-requirements.txt bash /tmp/zfl/provision.sh
 
 # A small initrd: only what finds and mounts an ext4 root on virtio (boots faster under TCG).
 cat > /etc/initramfs-tools/conf.d/zfl.conf <<'EOF'
@@ -211,14 +224,6 @@ PasswordAuthentication yes
 EOF
 passwd -l root
 
-# The labs' Python: JupyterLab, nbval, pytest, ipykernel, from the wheels downloaded on the host.
-python3 -m venv /opt/labs-venv
-/opt/labs-venv/bin/pip install --quiet --no-index --find-links /tmp/zfl/wheels \
-  -r /tmp/zfl/labs-requirements.txt
-/opt/labs-venv/bin/pip freeze > /opt/labs-venv/FROZEN.txt
-echo 'PATH="/opt/labs-venv/bin:$PATH"' > /etc/profile.d/labs-venv.sh
-install -d -m 0755 /var/tmp/labs /labs
-
 # Smaller image: package caches and docs are not needed in a CI VM.
 apt-get clean
 rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/* /var/cache/debconf/*-old \
@@ -227,12 +232,12 @@ GUEST
 chmod +x "$WORK/setup-guest.sh"
 
 # 3. The root file system: packages from Debian main + contrib (dkms compiles zfs.ko here).
-PKGS=(systemd systemd-sysv udev dbus kmod iproute2
-      "$KPKG" "linux-headers-$KABI" linux-image-amd64 linux-headers-amd64 initramfs-tools zstd
-      dkms build-essential zfs-dkms zfsutils-linux
-      wireguard-tools iptables curl fio qemu-utils openssh-server sudo rsync ca-certificates
-      libnss-mdns
-      python3 python3-venv procps less util-linux e2fsprogs iputils-ping)
+# The base system and this image's kernel, then the lab packages from provision.sh's own list.
+mapfile -t LAB_PKGS < <(ZFL_KERNEL="$KABI" bash "$PROVISION" --packages)
+PKGS=(systemd systemd-sysv udev dbus kmod
+      "$KPKG" linux-image-amd64 linux-headers-amd64 initramfs-tools zstd build-essential
+      sudo ca-certificates python3 procps less util-linux e2fsprogs
+      "${LAB_PKGS[@]}")
 log "mmdebstrap: Debian $SUITE minbase + ${#PKGS[@]} packages (compiles zfs.ko with dkms, ~6-9 min)"
 # shellcheck disable=SC2016  # $1 is expanded by mmdebstrap's hook shell
 mmdebstrap --mode=root --variant=minbase --components=main,contrib \
@@ -240,7 +245,7 @@ mmdebstrap --mode=root --variant=minbase --components=main,contrib \
   --dpkgopt='force-confold' \
   --include="$(IFS=,; echo "${PKGS[*]}")" \
   --customize-hook='mkdir -p "$1/tmp/zfl"' \
-  --customize-hook="copy-in $WORK/wheels $WORK/labs-requirements.txt $WORK/vagrant.pub $WORK/setup-guest.sh /tmp/zfl" \
+  --customize-hook="copy-in $WORK/wheels $WORK/labs-requirements.txt $WORK/provision.sh $WORK/vagrant.pub $WORK/setup-guest.sh /tmp/zfl" \
   --customize-hook="chroot \"\$1\" /bin/bash /tmp/zfl/setup-guest.sh $KABI" \
   "$SUITE" "$WORK/rootfs" \
   "deb $MIRROR $SUITE main contrib" \
@@ -307,6 +312,7 @@ cat > "$WORK/manifest.json" <<EOF
   "kernel_abi": "$KABI",
   "zfs_dkms": "$ZFS_VER",
   "script_sha256": "$SCRIPT_SHA",
+  "provision_sha256": "$PROVISION_SHA",
   "requirements_sha256": "$REQS_SHA",
   "kernel_cmdline": "root=/dev/vda rw console=ttyS0,115200 net.ifnames=0",
   "python_packages": [$FROZEN]
@@ -320,8 +326,9 @@ mv "$WORK/$KEY.box" "$WORK/vmlinuz" "$WORK/initrd.img" "$WORK/manifest.json" "$O
 cp "$BUILDLOG" "$OUT.tmp/build.log"
 rm -rf "$OUT"
 mv "$OUT.tmp" "$OUT"
-# Keep this box and the one before it (switching branches back and forth); drop older ones.
-ls -dt "$CACHE"/zfl-ci-* 2>/dev/null | grep -v '\.tmp$' | tail -n +3 | while read -r old; do
+# Keep this box and the one before it of the same Debian release (switching branches back and
+# forth); drop older ones.
+ls -dt "$CACHE"/zfl-ci-debian"$DEBIAN_MAJOR"-* 2>/dev/null | grep -v '\.tmp$' | tail -n +3 | while read -r old; do
   log "pruning old cached box $(basename "$old")"
   rm -rf "$old"
 done

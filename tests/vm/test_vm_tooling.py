@@ -9,9 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = [
     "vagrant/build-ci-box.sh",
-    "vagrant/provision-common.sh",
-    "vagrant/provision-debian.sh",
-    "vagrant/provision-ubuntu.sh",
+    "vagrant/provision.sh",
     "tools/vm/run-labs.sh",
     "tools/vm/kvm-probe.sh",
     "tools/vm/host-packages.sh",
@@ -32,3 +30,15 @@ def test_vagrantfile_parses():
     subprocess.run([ruby, "-c", str(ROOT / "vagrant/Vagrantfile")], check=True,
                    capture_output=True)
 
+
+
+def test_one_package_list_for_learners_and_ci():
+    """The CI box installs what provision.sh --packages prints, for the box's own kernel, so
+    the learners' VMs and the CI VM cannot drift apart."""
+    out = subprocess.run(["bash", str(ROOT / "vagrant/provision.sh"), "--packages"],
+                         env={"PATH": "/usr/bin:/bin", "ZFL_KERNEL": "6.12.99+deb13-amd64"},
+                         check=True, capture_output=True, text=True).stdout.split()
+    assert {"zfs-dkms", "zfsutils-linux", "wireguard-tools", "nftables", "fio",
+            "linux-headers-6.12.99+deb13-amd64"} <= set(out)
+    build = (ROOT / "vagrant/build-ci-box.sh").read_text()
+    assert 'bash "$PROVISION" --packages' in build and '"${LAB_PKGS[@]}"' in build
