@@ -45,6 +45,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="up, run: make the runner's WireGuard interfaces with the kernel "
                         "module or wireguard-go (default auto: the kernel's when it can); "
                         "sim: the one labsim models (auto: the kernel's)")
+    parser.add_argument("--firewall", choices=("nft", "iptables"), default="nft",
+                        help="sim: whether the simulated machine has nftables, which decides "
+                        "what wg-quick does for a default route (nft: a table of its own, "
+                        "`nft -f`; iptables: `iptables-restore -n`); default nft, as on the "
+                        "lab VM (Debian 13), whatever this machine has. up and run use this "
+                        "machine's, and their --report says which")
     args = parser.parse_args(argv)
     try:
         topology = netkit.load(args.lab)
@@ -107,14 +113,18 @@ def _report(args, topology: netkit.Topology, shell: netkit.Shell,
     """The outcomes, the scripts' transcript and the WireGuard state after the checks
     (`wg show IF dump`) as JSON; for the real backend also the processes of the lab (pid
     and start time, field 22 of /proc/PID/stat), so that a test can prove they are gone, and
-    which WireGuard made the runner's interfaces ("kernel" or "go"; labsim: "labsim")."""
+    which WireGuard made the runner's interfaces ("kernel" or "go"; labsim: "labsim"); and
+    the firewall backend wg-quick had ("nft" or "iptables": for a real run whether nft was
+    on the lab's PATH when it came up, real.firewall_backend(); for labsim --firewall)."""
     if args.report:
         state = real.State(topology).data if backend == "real" else {}
         processes = state.get("processes", {})
         wireguard = netkit.snapshot(topology, shell)
+        firewall = state.get("firewall") if backend == "real" else args.firewall
         with open(args.report, "w") as out:
             json.dump({"backend": backend, "variant": args.variant,
                        "wireguard_implementation": state.get("wireguard") or backend,
+                       "firewall_backend": firewall,
                        "checks": [o.as_dict() for o in outcomes], "wireguard": wireguard,
                        "transcript": [[host, line, r.stdout, r.stderr, r.status]
                                       for host, line, r in transcript],
@@ -164,8 +174,9 @@ def _real(topology: netkit.Topology, args, wireguard: str = "go") -> int:
 def _sim(topology: netkit.Topology, args) -> int:
     from netkit import sim
 
-    # auto is the kernel's: labsim stands for the lab VM (and a learner's Linux).
-    shell = sim.up(topology, "go" if args.wireguard == "go" else "kernel")
+    # auto is the kernel's: labsim stands for the lab VM (and a learner's Linux); so does the
+    # firewall backend's default, nft.
+    shell = sim.up(topology, "go" if args.wireguard == "go" else "kernel", args.firewall)
     transcript = netkit.configure(topology, shell, args.variant, _log(args),
                                   sim.installer(shell))
     status, outcomes = netkit.validate(topology, shell)

@@ -94,6 +94,14 @@ def kernel_wireguard() -> bool:
     return done.returncode == 0
 
 
+def firewall_backend() -> str:
+    """"nft" when nft is on the PATH the lab's commands run with, else "iptables": what
+    wg-quick uses for a default route's firewall rules (add_default() and remove_firewall()
+    in wireguard-tools' src/wg-quick/linux.bash test `type -p nft`). The hosts' mount
+    namespaces share the machine's programs, so this is the same in every host."""
+    return "nft" if shutil.which("nft", path=tool_path()) else "iptables"
+
+
 def wireguard_implementation(mode: str) -> str:
     """"kernel" or "go" for ``mode`` (one of WIREGUARD_MODES)."""
     if mode not in WIREGUARD_MODES:
@@ -132,7 +140,7 @@ class State:
     def __init__(self, topology: Topology):
         self.path = state_dir(topology) / "state.json"
         self.data: dict = {"namespaces": [], "processes": {}, "holders": {},
-                           "wireguard": None}
+                           "wireguard": None, "firewall": None}
         if self.path.is_file():
             self.data = json.loads(self.path.read_text())
 
@@ -206,6 +214,7 @@ def up(topology: Topology, wireguard: str = "go") -> None:
     down(topology)
     state = State(topology)
     state.data["wireguard"] = wireguard
+    state.data["firewall"] = firewall_backend()
     state.save()
     lan = prefix(topology) + "lan"
     _run("ip", "netns", "add", lan)

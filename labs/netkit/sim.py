@@ -5,6 +5,11 @@ more ethernet link per further segment), their /etc/hosts and their services, an
 runner makes each WireGuard interface of ``wireguard`` with `ip link add IF type wireguard`
 (the lab VM's kernel WireGuard way; the real backend starts wireguard-go instead). Lab files
 become the session's host files. Then the same scripts and checks run.
+
+The simulated machine has nftables or not (``firewall``: "nft", the lab VM's and the
+default, or "iptables"), which decides what wg-quick does for a default route: with nft it
+writes a table of its own (`[#] nft -f /dev/fd/63`), without it iptables rules
+(`[#] iptables-restore -n`); labsim.net.model.FirewallBackend.
 """
 
 from __future__ import annotations
@@ -24,19 +29,26 @@ def _labsim():
         sys.path.insert(0, str(LABS_ROOT.parent / "sim" / "src"))
 
 
-def up(topology: Topology, wireguard: str = "kernel"):
+FIREWALL_BACKENDS = ("nft", "iptables")
+
+
+def up(topology: Topology, wireguard: str = "kernel", firewall: str = "nft"):
     """A ``netkit.Shell`` on a new simulated network with the lab's hosts (its ``sessions``
     are the hosts' Sessions, its ``network`` the Network). ``wireguard`` is the WireGuard
     the hosts run, as the real backend's --wireguard names it: "kernel" (the lab VM's, and
     the default) or "go" (wireguard-go), which labsim.net.delivery models apart where they
-    differ."""
+    differ. ``firewall`` is "nft" when the machine has nftables (the lab VM's, and the
+    default), "iptables" when it has only iptables (see the module docstring)."""
     _labsim()
     from labsim.net import model
     from labsim.shell.session import Session
 
     if wireguard not in ("kernel", "go"):
         raise NetkitError(f"labsim: --wireguard {wireguard}: give kernel or go")
-    network = model.Network(wireguard_implementation=wireguard)  # type: ignore[arg-type]
+    if firewall not in FIREWALL_BACKENDS:
+        raise NetkitError(f"labsim: --firewall {firewall}: give nft or iptables")
+    network = model.Network(wireguard_implementation=wireguard,  # type: ignore[arg-type]
+                            firewall_backend=model.FirewallBackend(firewall))
     sessions = {}
     for host in topology.hosts.values():
         (segment, address), *more = host.addresses

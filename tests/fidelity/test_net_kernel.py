@@ -6,12 +6,14 @@ tests/vm/guest/test_net_labs.py, see there) is run again in labsim, and the two 
 * the detail of every ping check: the ping statistics line, or the error ping printed. Only
   kernel WireGuard refuses a destination no peer's AllowedIPs cover, with `ping: sendmsg:
   Required key not available`, and labsim must print the same;
-* what each `ip route`, `ip rule` and `wg show` line of the scripts printed, and `wg show IF
-  dump` after the checks, with keys named by their hosts and the ports, handshake times and
-  ping times that change from run to run masked as tests/netlab does
+* what each `ip route`, `ip rule`, `wg show` and `wg-quick` line of the scripts printed,
+  and `wg show IF dump` after the checks, with keys named by their hosts and the ports,
+  handshake times and ping times that change from run to run masked as tests/netlab does
   (tests/netlab/netlab_support.py). Kernel WireGuard lists peers in the order they were
   added, as labsim does, so unlike the wireguard-go comparison nothing is sorted; byte
-  counters may differ only by what wall time decides (counters_agree()).
+  counters may differ only by what wall time decides (counters_agree()). labsim runs with
+  the recording's firewall backend (runs()), which decides what wg-quick prints for a
+  default route.
 
 The slow-SSH lab runs in labsim too (mount --bind, ssh-keygen, sshd and ssh over the login
 model labsim.net.ssh_login). Its timed check ("a fresh login takes under 1.2 s") is decided
@@ -37,6 +39,8 @@ sys.path.insert(0, str(ROOT / "tests" / "netlab"))
 
 from netlab_support import (  # noqa: E402
     LISTEN_PORTS,
+    RECORDINGS_FIREWALL,
+    firewall_backend,
     key_names,
     netkit,
     normalized,
@@ -49,6 +53,7 @@ RECORDED = sorted(FIXTURES.glob("*.json"))
 NO_SIM_HALF: dict[str, str] = {}
 # Script lines whose output is compared.
 COMPARED = re.compile(r"^(ip route|ip rule|wg show)\b")
+WG_QUICK = re.compile(r"^wg-quick ")
 # What labsim lacks, for the recorded runs it cannot reproduce yet: (comparison, lab, variant)
 # -> reason. Such a comparison is an expected failure (strict: it must fail, so that a fixed
 # model shows up), the run's other comparisons stay. None now.
@@ -82,10 +87,10 @@ def ping_details(checks: list[dict]) -> dict[str, str]:
     return {c["name"]: normalized(c["detail"], {}) for c in checks if c["kind"] == "ping"}
 
 
-def compared_lines(transcript: list[list]) -> list[list]:
+def compared_lines(transcript: list[list], lines: re.Pattern = COMPARED) -> list[list]:
     keys = key_names(transcript)
     return [[host, normalized(line, keys), normalized(out, keys), normalized(err, keys), status]
-            for host, line, out, err, status in transcript if COMPARED.match(line)]
+            for host, line, out, err, status in transcript if lines.match(line)]
 
 
 def dumps(wireguard: dict[str, dict[str, str]], transcript: list[list]) -> dict:
@@ -137,7 +142,12 @@ def runs(fixture: Path) -> tuple[dict, dict]:
     data = json.loads(fixture.read_text())
     lab, variant = lab_and_variant(fixture)
     topology = netkit.load(lab)
-    status, outcomes, transcript, shell = simulate(topology, variant, wireguard="kernel")
+    # The firewall backend of the recording: what its wg-quick lines show (`[#]
+    # iptables-restore -n` in lab 02: the VM had no nftables), else the one the report names,
+    # else that VM's (netlab_support.RECORDINGS_FIREWALL).
+    status, outcomes, transcript, shell = simulate(
+        topology, variant, wireguard="kernel",
+        firewall=firewall_backend(data, default=RECORDINGS_FIREWALL))
     sim_transcript = [[h, line, r.stdout, r.stderr, r.status] for h, line, r in transcript]
     simulated = {"checks": [o.as_dict() for o in outcomes], "exit": status,
                  "transcript": sim_transcript,
@@ -206,6 +216,16 @@ def test_same_ping_details(fixture, request):
 def test_same_route_and_wg_show_output(fixture, request):
     simulated, measured = compared(fixture, "lines", request)
     assert compared_lines(simulated["transcript"]) == compared_lines(measured["transcript"])
+
+
+@pytest.mark.parametrize("fixture", RECORDED, ids=lambda p: p.stem)
+def test_same_wg_quick_output(fixture, request):
+    """Every `[#] COMMAND` wg-quick printed, in order: with the kernel module no fall-back
+    to wireguard-go, and for lab 02's default route the firewall backend the recording's VM
+    had (`[#] iptables-restore -n` without nftables, `[#] nft -f /dev/fd/63` with it)."""
+    simulated, measured = compared(fixture, "wg-quick", request)
+    assert (compared_lines(simulated["transcript"], WG_QUICK)
+            == compared_lines(measured["transcript"], WG_QUICK))
 
 
 @pytest.mark.parametrize("fixture", RECORDED, ids=lambda p: p.stem)

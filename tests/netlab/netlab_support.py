@@ -77,15 +77,54 @@ def run_for_real(lab: str, variant: str | None = None) -> RealRun:
     return RealRun(data, done.returncode, done.stdout + done.stderr, seconds)
 
 
-def simulate(topology: netkit.Topology, variant: str | None, wireguard: str = "go"):
+def simulate(topology: netkit.Topology, variant: str | None, wireguard: str = "go",
+             firewall: str = "nft"):
     """The lab in labsim: (exit status, outcomes, transcript, shell). ``wireguard``: the
     implementation labsim models, that of the real runs compared with: wireguard-go for
-    the namespace runs here, "kernel" for the lab VM's recordings (tests/fidelity)."""
-    shell = sim.up(topology, wireguard)
+    the namespace runs here, "kernel" for the lab VM's recordings (tests/fidelity).
+    ``firewall``: whether the simulated machine has nft ("nft") or only iptables
+    ("iptables"); a comparison gives the real run's, firewall_backend()."""
+    shell = sim.up(topology, wireguard, firewall)
     transcript = netkit.configure(topology, shell, variant, log=lambda text: None,
                                   install=sim.installer(shell))
     status, outcomes = netkit.validate(topology, shell, log=lambda text: None)
     return status, outcomes, transcript, shell
+
+
+# What wg-quick printed for a default route's firewall rules: add_default() and
+# remove_firewall() in wireguard-tools' src/wg-quick/linux.bash run `nft -f` when `type -p nft`
+# finds nft, else iptables-restore (ip6tables-restore for IPv6).
+FIREWALL_LINES = {"nft": re.compile(r"^\[#\] nft -f ", re.M),
+                  "iptables": re.compile(r"^\[#\] ip6?tables-restore -n$", re.M)}
+
+
+def transcript_firewall(transcript: list[list]) -> str | None:
+    """"nft" or "iptables": the firewall backend wg-quick used in a run, from what its
+    `wg-quick` lines printed; None when none of them touched the firewall (no default
+    route), and AssertionError if they say both."""
+    seen = {backend for _host, line, _out, err, _status in transcript
+            if line.startswith("wg-quick ")
+            for backend, pattern in FIREWALL_LINES.items() if pattern.search(err)}
+    assert len(seen) <= 1, f"wg-quick used both firewall backends: {seen}"
+    return seen.pop() if seen else None
+
+
+# The firewall backend of the lab VM the kernel recordings in tests/fixtures/real/
+# wireguard-kernel/ were made in (Debian 12 without nftables: its transcripts show
+# `[#] iptables-restore -n`), for those made before netkit's report named the backend.
+RECORDINGS_FIREWALL = "iptables"
+
+
+def firewall_backend(report: dict, default: str | None = None) -> str:
+    """The firewall backend to run labsim with for a comparison with the real run
+    ``report``: what that run's own wg-quick lines show they used (the evidence itself);
+    where they show none (no default route: wg-quick never touched the firewall, so either
+    backend gives the same transcript), what netkit recorded of the run's machine (the
+    report's "firewall_backend": whether nft was on the lab's PATH), else ``default``."""
+    backend = transcript_firewall(report["transcript"]) or report.get("firewall_backend") \
+        or default
+    assert backend in ("nft", "iptables"), f"no firewall backend for {report.get('variant')}"
+    return backend
 
 
 def key_names(transcript: list[list]) -> dict[str, str]:

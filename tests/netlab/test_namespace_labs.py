@@ -7,7 +7,10 @@ exit 0 as written and 1 in a variant, with exactly the listed checks failing, an
 nothing behind. The same run is then compared with labsim: the same outcome of every check,
 the same output of every script line (keys named by their hosts, the ports and times that
 change from run to run as placeholders, wg-quick's fall-back to wireguard-go left out) and
-the same `wg show IF dump`. Where labsim cannot run a lab yet the comparison is an expected
+the same `wg show IF dump`. labsim runs with the firewall backend the real wg-quick had: a
+default route's rules go through `nft -f` on a machine with nftables and through
+`iptables-restore -n` on one without (netlab_support.firewall_backend()), so the comparison
+holds on either. Where labsim cannot run a lab yet the comparison is an expected
 failure that says what it lacks.
 """
 
@@ -26,10 +29,12 @@ from netlab_support import (
     RealRun,
     assert_nothing_left,
     comparable,
+    firewall_backend,
     netkit,
     real,
     run_for_real,
     simulate,
+    transcript_firewall,
     wireguard_state,
 )
 
@@ -72,6 +77,9 @@ EXPECTED_FAILURES: dict[tuple[str, str | None], set[str]] = {
     },
 }
 RUNS = list(EXPECTED_FAILURES)
+# The labs where a wg-quick interface has a default route (AllowedIPs = 0.0.0.0/0), so that
+# wg-quick's firewall rules, and the backend it wrote them with, show in the transcript.
+DEFAULT_ROUTE_LABS = {"02-wg-gateway"}
 # Seconds one real run may take: a good run takes about 1 s (WireGuard's handshake is made on
 # the first packet); every check that must fail waits its 1-2 s.
 MAX_SECONDS = 30
@@ -117,6 +125,11 @@ def test_real_run(run, capsys):
     assert_nothing_left(data["processes"], netkit.load(lab))
     # wg-quick started the WireGuard interfaces: their wireguard-go were recorded and stopped.
     assert any(label.startswith("wireguard-go") for label in data["processes"]), data
+    # The report names this machine's firewall backend, and where a default route made
+    # wg-quick touch the firewall, it did so with that backend.
+    assert data["firewall_backend"] == real.firewall_backend(), data["firewall_backend"]
+    used = transcript_firewall(data["transcript"])
+    assert used == (data["firewall_backend"] if lab in DEFAULT_ROUTE_LABS else None), used
 
 
 @pytest.mark.parametrize("run", RUNS, ids=run_id)
@@ -128,7 +141,11 @@ def test_labsim_agrees_with_the_real_run(run, request):
     ran = real_run(run)
     data = ran.data
     assert data is not None, ran.output
-    status, outcomes, transcript, shell = simulate(topology, variant)
+    # labsim with the backend this run's wg-quick used, as its own transcript shows it (on a
+    # machine with nftables `[#] nft -f /dev/fd/63`, without `[#] iptables-restore -n`);
+    # where no wg-quick touched the firewall, the one netkit recorded of the machine.
+    status, outcomes, transcript, shell = simulate(topology, variant,
+                                                   firewall=firewall_backend(data))
     sim_transcript = [[h, line, r.stdout, r.stderr, r.status] for h, line, r in transcript]
     assert comparable(sim_transcript) == comparable(data["transcript"])
     assert ({o.check.name: o.observed for o in outcomes}

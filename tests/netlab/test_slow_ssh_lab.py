@@ -36,7 +36,13 @@ sys.path.insert(0, str(LABS_DIR))
 
 import netkit  # noqa: E402
 from netkit import real, sim  # noqa: E402
-from netlab_support import RealRun, assert_nothing_left, run_for_real  # noqa: E402
+from netlab_support import (  # noqa: E402
+    RECORDINGS_FIREWALL,
+    RealRun,
+    assert_nothing_left,
+    firewall_backend,
+    run_for_real,
+)
 
 LAB = "05-slow-ssh"
 TOPOLOGY = netkit.load(LAB)
@@ -83,9 +89,11 @@ def real_run(variant: str | None) -> RealRun:
 
 
 @functools.cache
-def sim_run(variant: str | None) -> dict:
-    """The same run in labsim (`netkit sim`), as a report: checks, exit, transcript."""
-    shell = sim.up(TOPOLOGY)
+def sim_run(variant: str | None, firewall: str = "nft") -> dict:
+    """The same run in labsim (`netkit sim`), as a report: checks, exit, transcript.
+    ``firewall``: the firewall backend of the run it is compared with (this lab has no
+    default route, so wg-quick never shows it; netlab_support.firewall_backend())."""
+    shell = sim.up(TOPOLOGY, firewall=firewall)
     transcript = netkit.configure(TOPOLOGY, shell, variant, log=lambda text: None,
                                   install=sim.installer(shell))
     status, outcomes = netkit.validate(TOPOLOGY, shell, log=lambda text: None)
@@ -172,7 +180,8 @@ def test_checks_describe_themselves():
 def test_labsim_fails_the_same_checks(variant):
     """Each check passes or fails in labsim as it did for real (a timed login by which side
     of its limit it fell, see the module docstring), and the exit status is the same."""
-    simulated, measured = sim_run(variant), real_run(variant).data
+    measured = real_run(variant).data
+    simulated = sim_run(variant, firewall_backend(measured))
     assert ({c["name"]: (c["passed"], c["observed"]) for c in simulated["checks"]}
             == {c["name"]: (c["passed"], c["observed"]) for c in measured["checks"]})
     assert {c["name"] for c in simulated["checks"] if not c["passed"]} == FAILING[variant]
@@ -183,7 +192,8 @@ def test_labsim_fails_the_same_checks(variant):
 def test_labsim_logins_did_what_the_real_ones_did(variant):
     """The details of the checks without their times: the ping statistics, whether the
     timed login was tried twice, the error ssh printed, a login over the master or not."""
-    simulated, measured = sim_run(variant), real_run(variant).data
+    measured = real_run(variant).data
+    simulated = sim_run(variant, firewall_backend(measured))
     assert ({c["name"]: untimed(c["detail"]) for c in simulated["checks"]}
             == {c["name"]: untimed(c["detail"]) for c in measured["checks"]})
 
@@ -191,7 +201,8 @@ def test_labsim_logins_did_what_the_real_ones_did(variant):
 @pytest.mark.parametrize("variant", list(FAILING), ids=run_name)
 def test_labsim_script_lines_print_what_the_real_ones_print(variant):
     """Every script line in order: its host, the line, stdout, stderr and exit status."""
-    assert sim_run(variant)["transcript"] == real_run(variant).data["transcript"]
+    measured = real_run(variant).data
+    assert sim_run(variant, firewall_backend(measured))["transcript"] == measured["transcript"]
 
 
 @pytest.mark.parametrize("fixture", sorted(KERNEL_RECORDINGS.glob(f"{LAB}*.json")),
@@ -200,7 +211,8 @@ def test_labsim_script_lines_match_the_kernel_vm_recordings(fixture):
     """The same, against the runs recorded in the lab VM (tests/fidelity/test_net_kernel.py
     compares their checks)."""
     recorded = json.loads(fixture.read_text())
-    assert sim_run(recorded["variant"])["transcript"] == recorded["transcript"]
+    firewall = firewall_backend(recorded, default=RECORDINGS_FIREWALL)
+    assert sim_run(recorded["variant"], firewall)["transcript"] == recorded["transcript"]
 
 
 def test_labsim_keys_reach_the_other_host():

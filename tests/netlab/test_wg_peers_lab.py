@@ -18,7 +18,15 @@ import subprocess
 import sys
 
 import pytest
-from netlab_support import LABS_DIR, PACKAGES, netkit, netkit_cli, real, run_for_real
+from netlab_support import (
+    LABS_DIR,
+    PACKAGES,
+    firewall_backend,
+    netkit,
+    netkit_cli,
+    real,
+    run_for_real,
+)
 from netlab_support import assert_nothing_left as assert_lab_left_nothing
 from netlab_support import simulate as simulate_lab
 
@@ -43,8 +51,8 @@ def real_tools():
         assert probe.returncode == 0, f"not root and no user namespaces: {probe.stderr}"
 
 
-def simulate(variant: str | None):
-    return simulate_lab(TOPOLOGY, variant)
+def simulate(variant: str | None, firewall: str = "nft"):
+    return simulate_lab(TOPOLOGY, variant, firewall=firewall)
 
 
 def without_keys(transcript: list[list]) -> list[list]:
@@ -112,7 +120,8 @@ def test_real_run_agrees_with_labsim(variant, capsys):
     assert data is not None, output
     assert_nothing_left(data["processes"])
 
-    status, outcomes, transcript, shell = simulate(variant)
+    # labsim with the firewall backend of the real run (netlab_support.firewall_backend()).
+    status, outcomes, transcript, shell = simulate(variant, firewall_backend(data))
     sim_transcript = [[h, line, r.stdout, r.stderr, r.status] for h, line, r in transcript]
     assert status == done.returncode
     simulated = {o.check.name: o.observed for o in outcomes}

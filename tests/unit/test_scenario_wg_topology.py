@@ -333,6 +333,9 @@ def test_gateway_preset_writes_lab_02s_files_and_runs_wg_quick():
     # over wireguard-go the real run also has "Error: Unknown device type.", the "[!] Missing
     # WireGuard kernel module" line and "[#] wireguard-go wg0", which kernel WireGuard (the
     # model's) does not print. `ip rule`, `ip route` and table 51820 are the same recording.
+    # The widget's machine has nftables, as the lab VM does, so the firewall rules are
+    # `nft -f` (recorded with nftables 1.0.6: tests/unit/test_wg_quick_firewall.py; without
+    # nft this line is `[#] iptables-restore -n`).
     assert command_output(transcript, "client", "wg-quick up wg0") == (
         "[#] ip link add wg0 type wireguard\n"
         "[#] wg setconf wg0 /dev/fd/63\n"
@@ -343,7 +346,7 @@ def test_gateway_preset_writes_lab_02s_files_and_runs_wg_quick():
         "[#] ip -4 rule add not fwmark 51820 table 51820\n"
         "[#] ip -4 rule add table main suppress_prefixlength 0\n"
         "[#] sysctl -q net.ipv4.conf.all.src_valid_mark=1\n"
-        "[#] iptables-restore -n\n"
+        "[#] nft -f /dev/fd/63\n"
         "[#] wg set wg0 private-key /etc/wireguard/wg0.key\n")
     assert command_output(transcript, "client", "ip rule") == (
         "0:\tfrom all lookup local\n"

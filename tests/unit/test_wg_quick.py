@@ -2,9 +2,11 @@
 
 The RECORDED_* texts come from tools/probes/wg_quick_probe.sh: wireguard-tools 1.0.20210914
 (Debian 12's /usr/bin/wg-quick), wireguard-go 0.0.20220316, iproute2 6.1.0 and iptables 1.8.9
-(nf_tables; nftables is not installed, so wg-quick uses iptables-restore), run in `unshare
--Urnm` with a veth eth0 192.168.50.10/24 (alice's address in labsim), /etc/wireguard a 0700
-tmpfs and an /etc/hosts naming bob 192.168.50.11. The keys are those of wg_samples.py.
+(nf_tables; nftables is not installed, so wg-quick uses iptables-restore, and labsim's
+machine here has no nft either: FirewallBackend.IPTABLES; tests/unit/test_wg_quick_firewall.py
+has both backends), run in `unshare -Urnm` with a veth eth0 192.168.50.10/24 (alice's address
+in labsim), /etc/wireguard a 0700 tmpfs and an /etc/hosts naming bob 192.168.50.11. The keys
+are those of wg_samples.py.
 
 The host has no WireGuard module, so real wg-quick fell back to wireguard-go; labsim models
 the lab VM's kernel WireGuard. ``kernel`` turns a recording into what the kernel module gives,
@@ -26,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wg_samples import IF0_PRIV, IF0_PUB, IF1_PRIV, IF1_PUB, P1_PUB
 
-from labsim.net.model import Network, add_host
+from labsim.net.model import FirewallBackend, Network, add_host
 from labsim.shell.commands.wg_quick import PrivateHostFile
 from labsim.shell.session import HostFile, Session
 from labsim.wg import quick
@@ -302,8 +304,9 @@ USAGE = quick.USAGE
 @pytest.fixture
 def alice() -> Session:
     """alice (eth0 192.168.50.10/24) on a network with bob (192.168.50.11), and the
-    /etc/wireguard that the wireguard-tools package makes."""
-    network = Network()
+    /etc/wireguard that the wireguard-tools package makes; no nftables, as where the
+    recordings were made."""
+    network = Network(firewall_backend=FirewallBackend.IPTABLES)
     session = Session(network=network, hostname="alice")
     add_host(network, "bob")
     assert session.run("mkdir -p /etc/wireguard").status == 0

@@ -31,14 +31,21 @@ fwmark (``Interface.fwmark``, `wg set wg0 fwmark N`), which is how wg-quick's
 
 Local addresses are delivered before the rules are read (the model's stand-in for rule 0
 and the local table, which nobody changes in the lessons).
+
+Firewall rules are kept as iptables-save prints them (``Host.firewall``), and the tables `nft`
+made as labsim.net.nftables keeps them (``Host.nf_tables``); only MASQUERADE (and, for ssh, a
+DROP of DNS) changes what the model delivers. Whether the hosts have `nft` at all is the
+network's ``firewall_backend``, which decides how wg-quick writes its rules.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Literal
 
+from labsim.net.nftables import Ruleset
 from labsim.wg.device import WireGuardHost, add_interface, remove_interface, set_link_up
 
 IPv4 = ipaddress.IPv4Address
@@ -167,6 +174,9 @@ class Host:
     # iptables rules, as iptables-save prints them without "-A CHAIN ": table -> chain ->
     # rules in order. A table is listed once something has put a rule in it.
     firewall: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # Every nf_tables table in the order it was made (iptables-nft's, whose rules are in
+    # ``firewall``, and nft's, with their chains and rules): labsim.net.nftables.
+    nf_tables: Ruleset = field(default_factory=Ruleset)
     # Routing tables that exist: main and local always, another once a route is added to it
     # (it stays when its last route goes, as in the kernel).
     tables: set[int] = field(default_factory=lambda: {MAIN_TABLE, LOCAL_TABLE})
@@ -199,6 +209,22 @@ class HostFiles:
     dirs: set[str] = field(default_factory=set)
 
 
+class FirewallBackend(Enum):
+    """Whether the machine has `nft` (the nftables package), which decides how wg-quick
+    installs and removes its firewall rules for a default route: add_default() and
+    remove_firewall() in wireguard-tools' src/wg-quick/linux.bash test `type -p nft`, and
+    with nft write a table of their own (`nft -f`, table ip wg-quick-IF, see
+    labsim.net.nftables), without it rules in iptables' raw and mangle tables
+    (`iptables-restore -n`, ip6tables-restore for IPv6). The lab VM has nftables (Debian
+    13's default firewall; Debian 12 installs it as a recommendation of wireguard-tools), so
+    NFT is the default; a machine with only the iptables package is IPTABLES. Either way
+    iptables itself is there (iptables-nft), and without nft a command `nft` is not
+    found."""
+
+    NFT = "nft"
+    IPTABLES = "iptables"
+
+
 WireGuardImplementation = Literal["kernel", "go"]
 """Which WireGuard the hosts of a network run: the Linux module ("kernel", as on the lab VM
 and a learner's Linux) or wireguard-go ("go", on a tun device, as on a machine without the
@@ -210,6 +236,9 @@ and in when they send a keepalive (``labsim.net.delivery`` says where and why)."
 class Network:
     hosts: dict[str, Host] = field(default_factory=dict)
     wireguard_implementation: WireGuardImplementation = "kernel"
+    # Whether the hosts have nft (every host of a network runs the same machine image, and
+    # netkit's namespaces share one machine's programs).
+    firewall_backend: FirewallBackend = FirewallBackend.NFT
     # Each host's files, by host name (registered by the host's first shell session).
     files: dict[str, HostFiles] = field(default_factory=dict)
     # NAT mappings, (host behind NAT, its port, remote address, remote port) -> when the host
@@ -547,9 +576,30 @@ def set_sysctl(host: Host, key: str, value: int) -> None:
     host.sysctls[key] = value
 
 
+def nft_installed(network: Network) -> bool:
+    """`type -p nft` on the network's hosts."""
+    return network.firewall_backend is FirewallBackend.NFT
+
+
+def _firewall_table(host: Host, table: str) -> dict[str, list[str]]:
+    """An iptables table, made (by iptables-nft, as nf_tables table ip TABLE) if it does
+    not exist yet."""
+    if table not in host.firewall:
+        host.firewall[table] = {}
+        host.nf_tables.order.append(("ip", table))
+    return host.firewall[table]
+
+
 def firewall_rules(host: Host, table: str, chain: str) -> list[str]:
-    """The rules of an iptables chain, as iptables-save prints them after "-A CHAIN "."""
-    return host.firewall.setdefault(table, {}).setdefault(chain, [])
+    """The rules of an iptables chain, as iptables-save prints them after "-A CHAIN "; a
+    table that did not exist is made (call this only to add a rule)."""
+    return _firewall_table(host, table).setdefault(chain, [])
+
+
+def set_firewall_rules(host: Host, table: str, chains: dict[str, list[str]]) -> None:
+    """Every chain of an iptables table at once (what iptables-restore commits)."""
+    _firewall_table(host, table)
+    host.firewall[table] = chains
 
 
 def add_masquerade(host: Host, dev: str) -> None:

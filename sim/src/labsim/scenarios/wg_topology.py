@@ -502,8 +502,9 @@ def _wg_quick_default(lab: _Lab, host: str) -> None:
     a more specific route of the main table covers (suppress_prefixlength 0 ignores only
     the main table's default route)."""
     table = quick.DEFAULT_TABLE
-    lab.note(f"{host}: what wg-quick does for 0.0.0.0/0 (add_default; its iptables-restore "
-             "rules change nothing for these pings)")
+    lab.note(f"{host}: what wg-quick does for 0.0.0.0/0 (add_default; its firewall rules, "
+             "an nft table of its own or iptables-restore's where nft is missing, change "
+             "nothing for these pings)")
     for line in (f"wg set {IFACE} fwmark {table}",
                  f"ip -4 route add 0.0.0.0/0 dev {IFACE} table {table}",
                  f"ip -4 rule add not fwmark {table} table {table}",

@@ -288,6 +288,7 @@ def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
         "iptables-restore": netcmds.iptables_restore,
         "iptables-save": netcmds.iptables_save,
         "ip6tables-save": netcmds.ip6tables_save,
+        "nft": netcmds.nft,
         "curl": netcmds.curl,
         "wg-quick": wg_quick.main,
         "tee": coreutils.tee,

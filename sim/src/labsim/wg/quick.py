@@ -60,6 +60,9 @@ MTU_OVERHEAD = 80
 FALLBACK_MTU = 1500
 # The comment on every iptables rule wg-quick adds, which is how remove_firewall() finds them.
 RULE_COMMENT = 'wg-quick(8) rule for {interface}'
+# add_default()'s nft table, one per family (ip, ip6) and interface; remove_firewall() deletes
+# every table `nft list tables` names that ends in " wg-quick-IF".
+NFT_TABLE = "wg-quick-{interface}"
 
 
 class QuickError(Exception):
@@ -251,12 +254,46 @@ def has_default_route(allowed_ips: str) -> bool:
     return re.search(r"/0( |\n|$)", allowed_ips.rstrip("\n")) is not None
 
 
+def nft_family(prefix: str) -> str:
+    """add_default()'s pf: ip6 for an IPv6 prefix, else ip."""
+    return "ip6" if ":" in prefix else "ip"
+
+
+def nft_up(interface: str, family: str, addresses: list[str], table: int) -> str:
+    """add_default()'s input to `nft -f` (the form used when `type -p nft` finds nft): the
+    same rules as iptables_restore_up() in a table of their own, table FAMILY
+    wg-quick-IF. preraw, at the raw priority (-300) of prerouting, drops packets to the
+    interface's addresses that come in by another interface and not from this host;
+    postmangle (postrouting, -150) copies the mark of WireGuard's UDP packets to their
+    connection and premangle (prerouting, -150) copies it back to the answers. Text for
+    text as linux.bash builds it with printf -v, the two mark rules with a space at the
+    end."""
+    name = f"{family} {NFT_TABLE.format(interface=interface)}"
+    lines = [f"add table {name}\n",
+             f"add chain {name} preraw {{ type filter hook prerouting priority -300; }}\n",
+             f"add chain {name} premangle {{ type filter hook prerouting priority -150; }}\n",
+             f"add chain {name} postmangle {{ type filter hook postrouting priority -150; }}\n"]
+    lines += [f'add rule {name} preraw iifname != "{interface}" {family} daddr {address} '
+              "fib saddr type != local drop\n" for address in addresses]
+    lines += [f"add rule {name} postmangle meta l4proto udp mark {table} ct mark set mark \n",
+              f"add rule {name} premangle meta l4proto udp meta mark set ct mark \n"]
+    return "".join(lines)
+
+
+def nft_down(tables: str, interface: str) -> str | None:
+    """remove_firewall() with nft: `delete TABLE` for each line of `nft list tables` that
+    ends in " wg-quick-IF" (both families); None when there is none, and nft is not run."""
+    suffix = " " + NFT_TABLE.format(interface=interface)
+    found = [f"delete {line}\n" for line in read_lines(tables) if line.endswith(suffix)]
+    return "".join(found) or None
+
+
 def iptables_restore_up(interface: str, addresses: list[str], table: int) -> str:
-    """add_default()'s input to `iptables-restore -n` (the form used when `nft` is not
-    installed, as on Debian 12 with the iptables package): in the raw table, drop packets
-    to the interface's addresses that come in by another interface (and are not from this
-    host); in the mangle table, keep the mark of WireGuard's own UDP packets on their
-    connection, so that replies are routed like them."""
+    """add_default()'s input to `iptables-restore -n` (ip6tables-restore for IPv6), the form
+    used when `nft` is not installed (a machine with only the iptables package): in the raw
+    table, drop packets to the interface's addresses that come in by another interface (and
+    are not from this host); in the mangle table, keep the mark of WireGuard's own UDP
+    packets on their connection, so that replies are routed like them."""
     marker = f'-m comment --comment "{RULE_COMMENT.format(interface=interface)}"'
     lines = ["*raw"]
     for address in addresses:

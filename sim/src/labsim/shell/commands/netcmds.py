@@ -1,11 +1,12 @@
-"""`ip`, `ping`, `curl`, `sysctl`, `iptables`, `iptables-restore` and `iptables-save` on the
-session's host of its ``Network`` (labsim.net), and `wg` followed by what
+"""`ip`, `ping`, `curl`, `sysctl`, `iptables`, `iptables-restore`, `iptables-save` and `nft` on
+the session's host of its ``Network`` (labsim.net), and `wg` followed by what
 PersistentKeepalive does at once.
 
 Versions as on Debian 12: iproute2 6.1.0, iputils-ping 20221126, curl 7.88.1, procps 4.0.2
-(sysctl), iptables 1.8.9 (nf_tables). Only the forms the WireGuard lessons and wg-quick use
-are modelled; any other form gets a message that says so. Outputs and errors were recorded
-from the real tools (tests/unit/test_net_commands.py, test_net_policy.py, test_net_http.py).
+(sysctl), iptables 1.8.9 (nf_tables), nftables 1.0.6 (only on a network whose firewall_backend
+is NFT; elsewhere there is no `nft`). Only the forms the WireGuard lessons and wg-quick use are
+modelled; any other form gets a message that says so. Outputs and errors were recorded from the
+real tools (tests/unit/test_net_commands.py, test_net_policy.py, test_net_http.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from labsim.format import ip as ipfmt
 from labsim.format import ping as pingfmt
-from labsim.net import delivery, model
+from labsim.net import delivery, model, nftables
 from labsim.net.model import Host, NetError
 from labsim.shell.commands import wg as wgcmd
 from labsim.shell.session import CommandResult, Session
@@ -631,11 +632,11 @@ def iptables(session: Session, argv: list[str]) -> CommandResult:
         if args[0] == "-A":
             model.add_masquerade(host, args[3])
             return CommandResult()
-        rules = model.firewall_rules(host, "nat", "POSTROUTING")
+        # A rule that is not there makes no table either (iptables-nft 1.8.9, recorded).
         rule = f"-o {args[3]} -j MASQUERADE"
-        if rule not in rules:
+        if rule not in host.firewall.get("nat", {}).get("POSTROUTING", []):
             return CommandResult.fail(IPTABLES_NO_RULE, 1)
-        rules.remove(rule)
+        model.firewall_rules(host, "nat", "POSTROUTING").remove(rule)
         return CommandResult()
     if len(args) > 2 and args[0] in ("-A", "-I", "-D") \
             and args[1] in model.FIREWALL_CHAINS[table]:
@@ -645,15 +646,15 @@ def iptables(session: Session, argv: list[str]) -> CommandResult:
             rule = _canonical_rule(args[2:])
         except _NotModelled:
             return _unmodelled("iptables", argv)
+        if args[0] == "-D" and rule not in host.firewall.get(table, {}).get(args[1], []):
+            return CommandResult.fail(IPTABLES_NO_RULE, 1)
         rules = model.firewall_rules(host, table, args[1])
         if args[0] == "-A":
             rules.append(rule)
         elif args[0] == "-I":
             rules.insert(0, rule)
-        elif rule in rules:
-            rules.remove(rule)
         else:
-            return CommandResult.fail(IPTABLES_NO_RULE, 1)
+            rules.remove(rule)
         return CommandResult()
     return _unmodelled("iptables", argv)
 
@@ -755,14 +756,14 @@ def _canonical_target(name: str, words: list[str]) -> str:
 
 
 def iptables_restore(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
-    """`iptables-restore -n` (--noflush), as wg-quick pipes its rules into it when nft is
-    not installed (Debian 12's default: add_default() and remove_firewall() in
-    wg-quick/linux.bash): `*TABLE`, then -A, -I or -D lines, then COMMIT; each table's
-    changes are committed at its COMMIT, or none of them if one fails. The rules are
-    stored and listed (iptables-save, iptables -S); their effect is not modelled: the
-    raw-table DROP keeps other hosts from sending to the tunnel address over the LAN, and
-    the mangle CONNMARK rules carry the fwmark to the answers of WireGuard's datagrams for
-    the reverse-path filter. Neither changes a lesson's traffic, so they are no-ops here."""
+    """`iptables-restore -n` (--noflush), as wg-quick pipes its rules into it when nft is not
+    installed (a network whose firewall_backend is IPTABLES: add_default() and
+    remove_firewall() in wg-quick/linux.bash): `*TABLE`, then -A, -I or -D lines, then COMMIT;
+    each table's changes are committed at its COMMIT, or none of them if one fails. The rules
+    are stored and listed (iptables-save, iptables -S); their effect is not modelled: the
+    raw-table DROP keeps other hosts from sending to the tunnel address over the LAN, and the
+    mangle CONNMARK rules carry the fwmark to the answers of WireGuard's datagrams for the
+    reverse-path filter. Neither changes a lesson's traffic, so they are no-ops here."""
     if argv[1:] not in (["-n"], ["--noflush"]):
         return _unmodelled("iptables-restore", argv)
     host = _host(session)
@@ -780,7 +781,7 @@ def iptables_restore(session: Session, argv: list[str], stdin: str | None = None
             continue
         if words == ["COMMIT"] and table is not None:
             if any(staged.values()) or table in host.firewall:
-                host.firewall[table] = staged
+                model.set_firewall_rules(host, table, staged)
             table = None
             continue
         if table is None or len(words) < 3 or words[0] not in ("-A", "-I", "-D") \
@@ -829,3 +830,52 @@ def ip6tables_save(session: Session, argv: list[str]) -> CommandResult:
     if argv[1:]:
         return _unmodelled("ip6tables-save", argv)
     return CommandResult()
+
+
+# --------------------------------------------------------------------------------------- nft
+
+def nft(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
+    """`nft -f FILE` (a host file, or - for standard input) with the lines wg-quick's
+    add_default() and remove_firewall() write; `nft list tables [FAMILY]`; `nft list table
+    [FAMILY] NAME` for a table nft made; `nft list ruleset [FAMILY]` while every table it
+    would list is one nft made (labsim.net.nftables says what is modelled and why). Without
+    nftables on the machine (Network.firewall_backend IPTABLES) bash finds no nft."""
+    network = session.network
+    assert network is not None
+    if not model.nft_installed(network):
+        return CommandResult.fail(f"bash: {argv[0]}: command not found", 127)
+    host = _host(session)
+    args = argv[1:]
+    try:
+        if len(args) == 2 and args[0] in ("-f", "--file"):
+            if args[1] in ("-", "/dev/stdin"):
+                text = stdin or ""
+            else:
+                found = session.host_files.get(session.absolute(args[1]))
+                if found is None or found.text is None:
+                    return _unmodelled("nft", [*argv, "(a file that is not a script)"])
+                text = found.text
+            host.nf_tables = nftables.apply(host.nf_tables, nftables.parse_script(text))
+            return CommandResult()
+        if args[:1] == ["list"] and len(args) in (2, 3, 4):
+            return _nft_list(host, args[1], args[2:], argv)
+    except nftables.NotModelled as err:
+        return _unmodelled("nft", [*argv, f"({err.line})"])
+    return _unmodelled("nft", argv)
+
+
+def _nft_list(host: Host, what: str, rest: list[str], argv: list[str]) -> CommandResult:
+    family = rest.pop(0) if rest and rest[0] in nftables.FAMILIES else None
+    if rest and rest[0] in ("inet", "arp", "bridge", "netdev"):
+        return _unmodelled("nft", argv)
+    if what in ("tables", "ruleset") and not rest:
+        ruleset = host.nf_tables
+        return CommandResult(stdout=nftables.list_tables(ruleset.order, family)
+                             if what == "tables" else nftables.list_ruleset(ruleset, family))
+    if what == "table" and len(rest) == 1:
+        table = host.nf_tables.tables.get((family or "ip", rest[0]))
+        if table is not None:
+            return CommandResult(stdout=nftables.list_table(table))
+        # A table iptables-nft made, or none: nft's listing of the one and its error for
+        # the other are not modelled.
+    return _unmodelled("nft", argv)

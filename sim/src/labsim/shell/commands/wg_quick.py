@@ -3,7 +3,7 @@ src/wg-quick/linux.bash (Debian 12's /usr/bin/wg-quick) runs on a machine with t
 kernel module (the lab VM's).
 
 Like the script, this prints each command as `[#] COMMAND` on stderr and runs it, here
-through the same Session, so what happens comes from the `ip`, `wg`, `sysctl` and
+through the same Session, so what happens comes from the `ip`, `wg`, `sysctl`, `nft` and
 `iptables-restore` models; their output and errors appear in between, and the first command
 that fails stops wg-quick with its exit status (`set -e`), after removing the interface again
 when `up` had got that far (the script's EXIT trap runs del_if()). The checks the script makes
@@ -19,9 +19,12 @@ appear; a kernel WireGuard link has no IPv6 link-local address, so a saved file 
 `Address = fe80::.../64` line; and peers are saved in the kernel's order (the order they
 were added), where wireguard-go's is random.
 
-The machine, as modelled: Debian 12 with wireguard-tools and iptables but neither nftables
-nor resolvconf, so a default route's firewall rules go through `iptables-restore -n` and a
-DNS key fails as the real script does there (`resolvconf: command not found`, exit 127).
+The machine, as modelled: Debian with wireguard-tools and iptables, and nftables or not as
+the network's firewall_backend says (labsim.net.model.FirewallBackend; the lab VM has it):
+with nft, a default route's firewall rules are a table of wg-quick's own (`nft -f
+/dev/fd/63`, labsim.wg.quick.nft_up()), without it they go through `iptables-restore -n`.
+There is no resolvconf, so a DNS key fails as the real script does there (`resolvconf:
+command not found`, exit 127).
 Files are made with umask 022 (0644); /root and /etc/wireguard are 0700 (as Debian makes
 them), /tmp and /var/tmp 1777, every other directory 0755; a file outside a 0700 directory
 therefore gets the "world accessible" warning, unless `wg-quick save` wrote it (0600).
@@ -36,9 +39,10 @@ stands in for the lab's name service. Names are replaced in what `wg setconf` re
 file has the address.
 
 Not modelled: IPv6 (the `ip` model routes IPv4 only, so an IPv6 address or AllowedIPs
-fails with its "not modelled" message), an MTU other than the one the `ip` model keeps for
-WireGuard links (1420, which is also what wg-quick computes for an endpoint on the LAN), and
-nft (not installed on the modelled machine).
+fails with its "not modelled" message; the firewall scripts for an IPv6 default route,
+labsim.wg.quick.nft_up() with family ip6 and iptables_restore_up(), are what the real script
+writes), and an MTU other than the one the `ip` model keeps for WireGuard links (1420, which
+is also what wg-quick computes for an endpoint on the LAN).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from labsim.net import model
 from labsim.shell import fs
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.wg import quick
@@ -225,10 +230,16 @@ def _set_config(run: _Run) -> None:
     config = run.config
     assert config is not None
     text = quick.resolve_endpoints(quick.strip_output(config), lambda name: _resolve(run, name))
+    _with_process_substitution(run, ["wg", "setconf", config.interface], text)
+
+
+def _with_process_substitution(run: _Run, argv: list[str], text: str) -> None:
+    """`cmd ARGV <(echo -n "$TEXT")`: the command reads ``text`` from /dev/fd/63, a pipe
+    that exists only while it runs."""
     session = run.session
     session.host_files[PROCESS_SUBSTITUTION] = HostFile(len(text.encode()), session.now(), text)
     try:
-        run.cmd(["wg", "setconf", config.interface, PROCESS_SUBSTITUTION])
+        run.cmd([*argv, PROCESS_SUBSTITUTION])
     finally:
         del session.host_files[PROCESS_SUBSTITUTION]
 
@@ -336,9 +347,20 @@ def _add_default(run: _Run, prefix: str) -> None:
                            flags=re.MULTILINE)
     if proto == "-4":
         run.cmd(["sysctl", "-q", "net.ipv4.conf.all.src_valid_mark=1"])
-    restore = "iptables-restore" if proto == "-4" else "ip6tables-restore"
-    run.cmd([restore, "-n"], stdin=quick.iptables_restore_up(interface, addresses, table))
+    if _nft_installed(run):
+        _with_process_substitution(run, ["nft", "-f"], quick.nft_up(
+            interface, quick.nft_family(prefix), addresses, table))
+    else:
+        restore = "iptables-restore" if proto == "-4" else "ip6tables-restore"
+        run.cmd([restore, "-n"], stdin=quick.iptables_restore_up(interface, addresses, table))
     run.have_set_firewall = True
+
+
+def _nft_installed(run: _Run) -> bool:
+    """`type -p nft` (see the module docstring)."""
+    network = run.session.network
+    assert network is not None
+    return model.nft_installed(network)
 
 
 # --- down ---------------------------------------------------------------------------------------
@@ -374,10 +396,17 @@ def _delete_rules(run: _Run, proto: str, shown: str, argv: list[str]) -> None:
 
 
 def _remove_firewall(run: _Run) -> None:
-    """remove_firewall(): every rule of iptables-save carrying this interface's comment,
-    deleted through iptables-restore (nft is not installed; see the module docstring)."""
+    """remove_firewall(): with nft, its tables for this interface that `nft list tables`
+    names, deleted in one `nft -f`; then (iptables is always installed in the model) every
+    rule of iptables-save and ip6tables-save carrying this interface's comment, deleted
+    through iptables-restore. Each runs only when it finds something."""
     config = run.config
     assert config is not None
+    if _nft_installed(run):
+        listed = run.quiet("nft list tables")  # 2>/dev/null
+        delete = quick.nft_down(listed.stdout if listed.status == 0 else "", config.interface)
+        if delete is not None:
+            _with_process_substitution(run, ["nft", "-f"], delete)
     for tool in ("iptables", "ip6tables"):
         saved = run.quiet(f"{tool}-save")
         restore = quick.iptables_restore_down(saved.stdout if saved.status == 0 else "",
