@@ -59,7 +59,7 @@ from labsim.zfs.versions import KiB as _KiB, TiB as _TiB, get_version as _get_ve
 def _fill_1tib():
     t0 = _time.perf_counter()
     pool = _create_pool("bench", [("/var/tmp/a.raw", _TiB // 2), ("/var/tmp/b.raw", _TiB // 2)],
-                        _get_version("2.1"))
+                        _get_version("2.3"))
     assert int(_prop(pool, pool.root, "recordsize")[0]) == 128 * _KiB
     try:
         _write_file(pool, pool.root, "fill", 2 * _TiB, "random")

@@ -199,6 +199,8 @@ def load_lab(name: str, root: Path = LABS_ROOT) -> Lab:
 # Words in a zpool vdev list that name a group or class, not a device (cmd/zpool/zpool_vdev.c).
 VDEV_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "spare", "log", "cache",
                  "special", "dedup"}
+# A top-level group's name as `zpool status` prints it (vdev_name() adds "-<id>").
+EXISTING_GROUP = re.compile(r"(mirror|raidz[123]?|draid[0-9]*(:[0-9a-z]+)*)-[0-9]+")
 # zpool create/add options that take a value (the value is not a device).
 ZPOOL_VALUE_OPTIONS = {"-o", "-O", "-m", "-R", "-t", "--config"}
 
@@ -258,6 +260,11 @@ def refusal(command: str, pools: tuple[str, ...], lab_dir: str = LAB_DIR) -> str
                 devices = devices[1:]
                 if positional[1:2] and positional[1] not in pools:
                     return f"refused: the new pool {positional[1]!r} is not one of this lab's pools"
+            # `zpool attach|replace POOL OLD NEW`: OLD is already in the pool, and may be a
+            # group's name from `zpool status` (raidz1-0, mirror-0: RAID-Z expansion since 2.3
+            # attaches to the raidz group itself), which names no device at all.
+            if sub in {"attach", "replace"} and devices and EXISTING_GROUP.fullmatch(devices[0]):
+                devices = devices[1:]
             # Devices first: pointing a lab at /dev/sda should hear about the disk, not the name.
             for device in devices:
                 why = _device_refusal(device, lab_dir)

@@ -190,10 +190,11 @@ def test_one_mebibyte_record_against_lz4_c():
 # ------------------------------------------------------------------ ZFS's rules
 
 def test_at_least_one_eighth_saved():
-    # zio_compress_data(): d_len = s_len - (s_len >> 3); a bigger result is "no gain".
+    # zio_compress_data(): d_len = s_len - (s_len >> 3); only a bigger result is "no gain"
+    # (lz4_compress_zfs() fits its output into d_len bytes exactly).
     lsize = 128 * KiB
-    assert psize_after_rounding(lsize, lsize - lsize // 8, 9) == lsize
-    assert psize_after_rounding(lsize, lsize - lsize // 8 - 1, 9) == lsize - lsize // 8
+    assert psize_after_rounding(lsize, lsize - lsize // 8 + 1, 9) == lsize
+    assert psize_after_rounding(lsize, lsize - lsize // 8, 9) == lsize - lsize // 8
     # 60 % random: LZ4 output is ~61 % of the block, well inside the rule
     runs = record_runs(DataPattern("fio", 40, 4 * KiB), 0, lsize, lsize)
     assert compressed_size(runs, "lz4") < lsize * 7 // 8
@@ -238,3 +239,18 @@ def test_zero_padded_tail_as_recorded():
     tail = record_runs(DataPattern(RANDOM), MiB, 1100 * KiB - MiB, MiB)
     assert block_psize(tail, "lz4", 12) == 84 * KiB
     assert block_psize(tail, "off", 12) == MiB
+
+
+def test_2_3_rounds_the_target_down_to_whole_sectors():
+    # zio_get_compression_max_size() (zio.c, 2.3.0): 7/8 of a 40K block is 35K, which is
+    # 32K in whole 4K sectors. 2.1 stores a block compressed to 33K in 36K; 2.3 stores it
+    # whole. For 128K records 1/8 is 4 whole sectors and both rules agree.
+    from labsim.zfs.versions import MinSavings
+
+    old, new = MinSavings.SEVEN_EIGHTHS, MinSavings.SEVEN_EIGHTHS_IN_SECTORS
+    assert psize_after_rounding(40 * KiB, 33 * KiB, 12, old) == 36 * KiB
+    assert psize_after_rounding(40 * KiB, 33 * KiB, 12, new) == 40 * KiB
+    assert psize_after_rounding(40 * KiB, 32 * KiB, 12, new) == 32 * KiB
+    for compressed in (100 * KiB, 112 * KiB, 113 * KiB):
+        assert (psize_after_rounding(128 * KiB, compressed, 12, old)
+                == psize_after_rounding(128 * KiB, compressed, 12, new))

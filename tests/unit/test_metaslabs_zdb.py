@@ -22,7 +22,7 @@ from labsim.zfs.metaslab import (
     metaslab_shift,
     segment_weight,
 )
-from labsim.zfs.versions import ZFS_2_1, GiB, KiB, MiB
+from labsim.zfs.versions import FRAG_TABLE_TO_16M, FRAG_TABLE_TO_512M, ZFS_2_1, GiB, KiB, MiB
 
 RECORDING = (Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "2.1.11"
              / "03-metaslabs.txt").read_text()
@@ -62,23 +62,33 @@ def test_fragmentation_from_the_recorded_histograms():
     # zdb -mm in the recording: metaslab 2 of vdev 0, "fragmentation 1"
     hist = [0] * 32
     hist[0], hist[1], hist[3], hist[21 - 12], hist[25 - 12] = 4, 1, 1, 1, 1
-    assert histogram_fragmentation(hist, 12) == 1
+    assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_16M) == 1
     # metaslab 0: "fragmentation 0"
     hist = [0] * 32
     hist[0], hist[1], hist[2], hist[13] = 7, 1, 1, 1
-    assert histogram_fragmentation(hist, 12) == 0
+    assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_16M) == 0
 
 
 def test_fragmentation_of_only_small_holes_is_high():
     hist = [0] * 32
     hist[0] = 100  # 100 holes of 4 KiB: zfs_frag_table says 95
-    assert histogram_fragmentation(hist, 12) == 95
+    assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_16M) == 95
     hist[4] = 100  # as many of 64 KiB (60): space-weighted
-    assert histogram_fragmentation(hist, 12) == (100 * 4 * 95 + 100 * 64 * 60) // (100 * 68)
+    assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_16M) == (
+        (100 * 4 * 95 + 100 * 64 * 60) // (100 * 68))
+
+
+def test_2_3_1_counts_runs_up_to_512m_as_fragmented():
+    # zfs_frag_table from zfs-2.3.1: one free run of 32-64 MiB weighs 12 (at ashift 12,
+    # bucket 25 - 12); the table up to 2.3.0 weighs it 0.
+    hist = [0] * 32
+    hist[25 - 12] = 1
+    assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_16M) == 0
+    assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_512M) == 12
 
 
 def test_a_metaslab_never_written_is_not_fragmented():
-    assert Metaslab.empty(0, 64 * MiB).fragmentation(12) == 0
+    assert Metaslab.empty(0, 64 * MiB).fragmentation(12, FRAG_TABLE_TO_512M) == 0
 
 
 def test_segment_weight_prefers_never_written_metaslabs():
@@ -205,7 +215,8 @@ def test_widget_gives_strict_json_at_defaults_and_extremes():
 
 def test_widget_explains_the_sizing_rule():
     from labsim.scenarios.metaslabs import sizing_rule
+    from labsim.zfs.versions import DEFAULT_VERSION as v
 
-    assert "about 16" in sizing_rule(leaf_asize(1 * GiB))
-    assert "16 to 200" in sizing_rule(100 * GiB)
-    assert "capped at 16 GiB" in sizing_rule(leaf_asize(16384 * GiB))
+    assert "about 16" in sizing_rule(leaf_asize(1 * GiB), v)
+    assert "16 to 200" in sizing_rule(100 * GiB, v)
+    assert "capped at 16 GiB" in sizing_rule(leaf_asize(16384 * GiB), v)

@@ -49,12 +49,12 @@ def test_aliquot_scaling_by_release():
     # metaslab.c: mg_aliquot = metaslab_aliquot * MAX(1, n); n = children up to 2.0,
     # data disks (vdev_get_ndisks - vdev_get_nparity) since 2.1.
     from labsim.zfs.pool import raidz
-    from labsim.zfs.versions import ZFS_0_6_5
+    from labsim.zfs.versions import ZFS_0_6_5, AliquotScaling
 
     pool = create_pool("t", [mirror(("/a", 1 * GiB), ("/b", 1 * GiB)),
                              raidz(1, ("/c", 1 * GiB), ("/d", 1 * GiB), ("/e", 1 * GiB)),
                              ("/f", 1 * GiB)], ZFS_2_1, 12)
-    assert [v.aliquot_disks("data_disks") for v in pool.vdevs] == [1, 2, 1]
-    assert [v.aliquot_disks("children") for v in pool.vdevs] == [2, 3, 1]
-    assert ZFS_2_1.aliquot_scaling == "data_disks"
-    assert ZFS_0_6_5.aliquot_scaling == "children"
+    assert [v.aliquot_disks(AliquotScaling.DATA_DISKS) for v in pool.vdevs] == [1, 2, 1]
+    assert [v.aliquot_disks(AliquotScaling.CHILDREN) for v in pool.vdevs] == [2, 3, 1]
+    assert ZFS_2_1.aliquot_scaling is AliquotScaling.DATA_DISKS
+    assert ZFS_0_6_5.aliquot_scaling is AliquotScaling.CHILDREN

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from labsim import Session
 from labsim.zfs import qcow2, zvols
+from labsim.zfs.versions import get_version
 
 KiB = 1 << 10
 MiB = 1 << 20
@@ -31,10 +32,11 @@ def test_reservation_depends_on_volblocksize_and_copies() -> None:
 
 
 def test_default_volblocksize_changed_in_2_2() -> None:
-    assert zvols.default_volblocksize("2.1") == 8 * KiB
-    assert zvols.default_volblocksize("2.2") == 16 * KiB
-    with pytest.raises(ValueError, match="no volblocksize default"):
-        zvols.default_volblocksize("9.9")
+    assert get_version("2.1").default_volblocksize == 8 * KiB
+    assert get_version("2.2").default_volblocksize == 16 * KiB
+    assert get_version("2.3").default_volblocksize == 16 * KiB
+    with pytest.raises(ValueError, match="unknown OpenZFS version"):
+        get_version("9.9")
 
 
 def test_volsize_and_volblocksize_checks() -> None:
@@ -195,7 +197,9 @@ def test_qemu_img_create_and_info_match_the_real_tool() -> None:
 
 
 def lab_session() -> Session:
-    session = Session()
+    """Lab 7's pool and volumes as OpenZFS 2.1.11 made them (8K volblocksize), the release
+    the figures below were recorded on."""
+    session = Session(version=get_version("2.1"))
     for line in ("mkdir -p /var/tmp/labs", "truncate -s 256M /var/tmp/labs/lab7-a.raw",
                  "zpool create -o ashift=12 -O compression=off lab7 /var/tmp/labs/lab7-a.raw",
                  "zfs create -V 48M lab7/thick", "zfs create -s -V 48M lab7/sparse"):

@@ -183,7 +183,7 @@ def format_pool_prop(name: str, value: object, *, parsable: bool = False) -> str
             return "-"
         return str(value) if parsable else num.nicebytes(int(value))  # type: ignore[call-overload]
     if name == "fragmentation":
-        return num.fragmentation(int(value), parsable=parsable)  # type: ignore[call-overload]
+        return num.fragmentation(None if value is None else int(value), parsable=parsable)  # type: ignore[call-overload]
     if name == "capacity":
         return num.nicenum_percent(int(value), parsable=parsable)  # type: ignore[call-overload]
     if name == "dedupratio":

@@ -13,6 +13,8 @@ the same here."""
 
 from __future__ import annotations
 
+from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
+
 TEXT_MAX = 200
 """Characters a text control may hold."""
 
@@ -98,3 +100,21 @@ def with_overrides(controls: list[dict], defaults: dict, overrides: dict) -> dic
         if c.get("follows") in overrides and c["name"] not in overrides:
             merged[c["name"]] = _default(c, merged)
     return merged
+
+
+ZFS_VERSION = "zfs_version"
+"""The name of the control that picks the OpenZFS release a widget simulates. The page's
+version selector (docs/javascripts/labsim-page.js) sets it in every widget that has it."""
+
+
+def zfs_version_control(label: str = "OpenZFS release", extra: tuple[str, ...] = ()) -> dict:
+    """The release select of a widget: the taught releases, newest (the default) first, and
+    any ``extra`` ones (the 0.6.5 of the source posts)."""
+    return {"name": ZFS_VERSION, "label": label, "kind": "select",
+            "options": [v.name for v in TAUGHT_VERSIONS] + list(extra),
+            "default": DEFAULT_VERSION.name}
+
+
+def zfs_version(params: dict) -> ZfsVersion:
+    """The release a widget's (already checked) parameters name, the default if none."""
+    return get_version(str(params.get(ZFS_VERSION, DEFAULT_VERSION.name)))

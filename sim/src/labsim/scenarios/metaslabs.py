@@ -19,6 +19,7 @@ import math
 from labsim.figures import BarSeries, stacked_bar_chart
 from labsim.format import zdb as zdb_fmt
 from labsim.format.numbers import nicenum
+from labsim.scenarios import controls
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.metaslab import (
     ZFS_VDEV_DEFAULT_MS_COUNT,
@@ -29,9 +30,18 @@ from labsim.zfs.metaslab import (
     Metaslab,
     allocator_for,
     group_allocate,
+    group_fragmentation,
     metaslab_shift,
 )
-from labsim.zfs.versions import ZFS_2_1, GiB, KiB, MiB
+from labsim.zfs.versions import (
+    LAB_VM_CPUS,
+    GiB,
+    GroupFragmentation,
+    KiB,
+    MiB,
+    ZfsVersion,
+    allocator_count,
+)
 
 ASHIFT = 12
 RECORDSIZE = 128 * KiB
@@ -56,6 +66,7 @@ CONTROLS = [
      "min": 5, "max": 95, "step": 5, "default": 60, "unit": "%"},
     {"name": "file_mib", "label": "Size of each small file", "kind": "select",
      "options": [1, 8, 64], "default": 1, "unit": "MiB"},
+    controls.zfs_version_control(),
 ]
 
 
@@ -91,10 +102,10 @@ def _params(params: dict) -> dict:
     return merged
 
 
-def sizing_rule(asize: int) -> str:
+def sizing_rule(asize: int, version: ZfsVersion) -> str:
     """Which branch of vdev_metaslab_set_size() (module/zfs/vdev.c) decided, in words."""
     count = asize >> ZFS_VDEV_DEFAULT_MS_SHIFT
-    shift = metaslab_shift(asize, ZFS_2_1)
+    shift = metaslab_shift(asize, version)
     if count < ZFS_VDEV_MIN_MS_COUNT:
         why = (f"fewer than {ZFS_VDEV_MIN_MS_COUNT} metaslabs of 512 MiB would fit, so "
                f"the size is the power of two that makes about {ZFS_VDEV_MIN_MS_COUNT}")
@@ -119,18 +130,20 @@ def _files(p: dict, budget: int) -> tuple[list[int], int]:
 
 
 def _write(metaslabs: list[Metaslab], group: GroupAllocators, obj: int, nbytes: int,
-           order: list[int]) -> list[tuple[int, int]]:
+           order: list[int], fill_fresh: bool) -> list[tuple[int, int]]:
     """One file: its data blocks by region of 2^20 blocks (each region hashes to an
     allocator), then its indirect block (level 1: another allocator)."""
     pieces = []
     region = RECORDSIZE << 20
     for first in range(0, nbytes, region):
-        allocator = allocator_for(OBJSET, obj, 0, first // RECORDSIZE)
+        allocator = allocator_for(OBJSET, obj, 0, first // RECORDSIZE, group.count)
         length = min(region, nbytes - first)
-        pieces += group_allocate(metaslabs, group, allocator, length, RECORDSIZE, ASHIFT)
+        pieces += group_allocate(metaslabs, group, allocator, length, RECORDSIZE, ASHIFT,
+                                 fill_fresh=fill_fresh)
         _note_activations(group, order)
-    allocator = allocator_for(OBJSET, obj, 1, 0)
-    pieces += group_allocate(metaslabs, group, allocator, INDIRECT, INDIRECT, ASHIFT)
+    allocator = allocator_for(OBJSET, obj, 1, 0, group.count)
+    pieces += group_allocate(metaslabs, group, allocator, INDIRECT, INDIRECT, ASHIFT,
+                             fill_fresh=fill_fresh)
     _note_activations(group, order)
     return pieces
 
@@ -145,17 +158,20 @@ def run(params: dict) -> dict:
     p = _params(params)
     vdev_bytes = int(p["vdev_gib"]) * GiB
     asize = leaf_asize(vdev_bytes)
-    shift = metaslab_shift(asize, ZFS_2_1)
+    version = controls.zfs_version(p)
+    shift = metaslab_shift(asize, version)
     count = asize >> shift
     sample = min(count, SAMPLE_METASLABS)
     metaslabs = [Metaslab.empty(i << shift, 1 << shift) for i in range(sample)]
-    group = GroupAllocators()
+    group = GroupAllocators.of(allocator_count(version, LAB_VM_CPUS))
+    rules = version.metaslab_rules
     budget = (sample << shift) * int(p["fill_percent"]) // 100
     sizes, small = _files(p, budget)
     order: list[int] = []
     files = []
     for n, size in enumerate(sizes):
-        files.append(_write(metaslabs, group, FIRST_OBJECT + n, size, order))
+        files.append(_write(metaslabs, group, FIRST_OBJECT + n, size, order,
+                            rules.fill_fresh_metaslabs))
     deleted = 0
     if p["pattern"] == "holes":
         for pieces in files[1::2]:
@@ -163,11 +179,10 @@ def run(params: dict) -> dict:
                 metaslabs[offset >> shift].release(offset, length)
             deleted += 1
 
-    frag = [ms.fragmentation(ASHIFT) for ms in metaslabs]
-    # metaslab_group_fragmentation(): the plain mean over the vdev's metaslabs (all of
-    # one size); a vdev's FRAG is what zpool list -v shows, the pool's the space-weighted
-    # mean over vdevs (metaslab_class_fragmentation()).
-    vdev_frag = sum(frag) // len(frag)
+    frag = [ms.fragmentation(ASHIFT, rules.frag_table) for ms in metaslabs]
+    # A vdev's FRAG is what zpool list -v shows; the pool's is the space-weighted mean
+    # over vdevs (metaslab_class_fragmentation()).
+    vdev_frag = group_fragmentation(metaslabs, ASHIFT, rules)
     unit = GiB if shift >= 30 else MiB
     unit_name = "GiB" if unit == GiB else "MiB"
     rank = {index: n + 1 for n, index in enumerate(order)}
@@ -203,11 +218,11 @@ def _ordinal(n: int) -> str:
 
 def _summary(p: dict, asize: int, shift: int, count: int, sample: int,
              metaslabs: list[Metaslab], sizes: list[int], small: int, deleted: int,
-             vdev_frag: int, order: list[int]) -> str:
+             vdev_frag: int | None, order: list[int]) -> str:
     label = dict(SIZES)[int(p["vdev_gib"])]
     lines = [f"A {label} vdev keeps {asize:,} bytes for metaslabs after its labels: "
              f"{count} metaslabs of "
-             f"{nicenum(1 << shift)}, because {sizing_rule(asize)}."]
+             f"{nicenum(1 << shift)}, because {sizing_rule(asize, controls.zfs_version(p))}."]
     if sample < count:
         lines.append(f"Simulated: the first {sample} metaslabs, with their share of the data "
                      f"(the others fill the same way).")
@@ -220,7 +235,13 @@ def _summary(p: dict, asize: int, shift: int, count: int, sample: int,
     used = sum(1 for ms in metaslabs if ms.alloc)
     lines.append(f"Metaslabs used: {used} of {sample}; activated in this order: "
                  f"{', '.join(map(str, order[:12]))}{' …' if len(order) > 12 else ''}.")
-    lines.append(f"FRAG of the vdev (mean of the metaslabs' fragmentation): {vdev_frag}%; "
+    version = controls.zfs_version(p)
+    how = ("weighted by their free space"
+           if version.metaslab_rules.group_fragmentation is GroupFragmentation.FREE_WEIGHTED
+           else "plain mean")
+    frag_text = "- (nothing free)" if vdev_frag is None else f"{vdev_frag}%"
+    lines.append(f"FRAG of the vdev in OpenZFS {version.release} (the metaslabs' "
+                 f"fragmentation, {how}): {frag_text}; "
                  f"allocated {nicenum(sum(ms.alloc for ms in metaslabs))} of "
                  f"{nicenum(sample << shift)} simulated.")
     return "\n".join(lines)

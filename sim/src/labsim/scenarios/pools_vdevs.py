@@ -8,8 +8,9 @@ file it samples every vdev's ALLOC, which is what `zpool list -v` would print.
 from __future__ import annotations
 
 from labsim.figures import line_chart
+from labsim.scenarios import controls
 from labsim.shell.session import Session, note, run_script, transcript
-from labsim.zfs.versions import GiB, MiB, get_version
+from labsim.zfs.versions import GiB, MiB
 
 POOL = "alloctest"
 DIRECTORY = "/var/tmp/labs"
@@ -31,8 +32,7 @@ CONTROLS = [
      "kind": "range", "min": 0, "max": 95, "step": 5, "default": 50, "unit": "%"},
     {"name": "delete_every_other", "label": "Then delete every other file",
      "kind": "checkbox", "default": False},
-    {"name": "version", "label": "Allocator of OpenZFS", "kind": "select",
-     "options": ["2.1", "0.6.5"], "default": "2.1"},
+    controls.zfs_version_control("Allocator of OpenZFS", extra=("0.6.5",)),
     {"name": "file_mib", "label": "Size of each file (MiB)", "kind": "select",
      "options": [64, 128, 256, 512], "default": 256},
 ]
@@ -64,7 +64,7 @@ def _params(params: dict) -> dict:
 
 def run(params: dict) -> dict:
     p = _params(params)
-    session = Session(version=get_version(p["version"]))
+    session = Session(version=controls.zfs_version(p))
     sizes = [int(p["vdev1_gib"]), int(p["vdev2_gib"])]
     paths = [f"{DIRECTORY}/vdev{i + 1}.raw" for i in range(len(sizes))]
     setup = [f"mkdir -p {DIRECTORY}"]
@@ -119,7 +119,7 @@ def run(params: dict) -> dict:
 
     figure = line_chart(
         x, list(zip(names, alloc, strict=True)),
-        title=f"ALLOC per vdev as data is written (OpenZFS {p['version']} allocator)",
+        title=f"ALLOC per vdev as data is written (OpenZFS {p[controls.ZFS_VERSION]} allocator)",
         x_title="data written (GiB)", y_title="ALLOC (GiB)", markers=markers, vlines=vlines,
     )
     summary = _summary(pool, names)

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from labsim.figures import BarPanel, BarSeries, bar_panels
 from labsim.format.numbers import nicenum
+from labsim.scenarios import controls
 from labsim.zfs.layouts import VDEV_RAIDZ_MAXPARITY
 from labsim.zfs.tradeoffs import (
     LayoutError,
@@ -29,7 +30,7 @@ from labsim.zfs.tradeoffs import (
     stripe,
     survival_probability,
 )
-from labsim.zfs.versions import ZFS_2_1, TiB
+from labsim.zfs.versions import TiB
 
 POOL = "tank"
 ASHIFT = 12  # what zpool picks for today's 4K-sector disks
@@ -193,7 +194,7 @@ def run(params: dict) -> dict:
     pools, missing = layouts_for(disks, p["raidz_width"])
     rows = []
     for pool in pools:
-        space = empty_pool_space(pool, disk_size, ASHIFT, ZFS_2_1)
+        space = empty_pool_space(pool, disk_size, ASHIFT, controls.zfs_version(p))
         vdev_raw = space.size // pool.vdev_count
         rows.append({
             "pool": pool,
@@ -243,8 +244,8 @@ def _summary(p: dict, rows: list[dict], missing: list[str], notes: list[str],
     failures = int(p["failures"])
     disk_tib = p["disk_tb"] * TB / TiB
     lines = [f"{p['disks']} disks of {p['disk_tb']} TB ({disk_tib:.2f} TiB) each, ashift "
-             f"{ASHIFT}, OpenZFS {ZFS_2_1.release}; layouts are named type, vdevs × disks "
-             f"per vdev."]
+             f"{ASHIFT}, OpenZFS {controls.zfs_version(p).release}; layouts are named type, "
+             f"vdevs × disks per vdev."]
     for r in rows:
         space, iops, rebuild = r["space"], r["iops"], r["resilver"]
         if rebuild is None:

@@ -47,6 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from labsim.zfs.versions import MinSavings
+
 RANDOM = "random"
 ZERO = "zero"
 
@@ -275,19 +277,33 @@ def is_all_zero(runs: Sequence[tuple[str, int]]) -> bool:
     return all(kind == ZERO for kind, length in runs if length > 0)
 
 
-def compressed_size(runs: Sequence[tuple[str, int]], compression: str) -> int:
+def max_compressed_size(lsize: int, ashift: int, rule: MinSavings) -> int:
+    """d_len, the most a compressed block may take: 7/8 of the block ("Compress at least
+    12.5%": s_len - (s_len >> 3)); from 2.3 rounded down to whole sectors, and only an
+    embedded block's BPE_PAYLOAD_SIZE where that leaves less than a sector
+    (zio_get_compression_max_size(), labsim.zfs.versions.MinSavings)."""
+    d_len = lsize - (lsize >> 3)
+    if rule is MinSavings.SEVEN_EIGHTHS:
+        return d_len
+    sector = 1 << ashift
+    d_len -= d_len % sector
+    return BPE_PAYLOAD_SIZE if d_len < sector else d_len
+
+
+def compressed_size(runs: Sequence[tuple[str, int]], compression: str, ashift: int = 9,
+                    rule: MinSavings = MinSavings.SEVEN_EIGHTHS) -> int:
     """zio_compress_data() (module/zfs/zio_compress.c): 0 for an all-zero block (a
-    hole: nothing is allocated), the compressed size when it is at most 7/8 of the
-    block ("Compress at least 12.5%": d_len = s_len - (s_len >> 3)), else the block's
-    own size (stored uncompressed). ``compression`` "off" never compresses.
-    Every algorithm but LZ4 ("on" is LZ4 in pools with the lz4_compress feature) is
-    treated as LZ4 here: labsim has no model of gzip or zstd."""
+    hole: nothing is allocated), the compressed size when it is at most
+    ``max_compressed_size``, else the block's own size (stored uncompressed).
+    ``compression`` "off" never compresses. Every algorithm but LZ4 ("on" is LZ4 in
+    pools with the lz4_compress feature) is treated as LZ4 here: labsim has no model of
+    gzip or zstd."""
     lsize = sum(length for _, length in runs)
     if compression == OFF:
         return lsize
     if is_all_zero(runs):
         return 0
-    d_len = lsize - (lsize >> 3)
+    d_len = max_compressed_size(lsize, ashift, rule)
     c_len = lz4_zfs_size(runs)
     return lsize if c_len > d_len else c_len
 
@@ -299,7 +315,7 @@ def round_to_sectors(psize: int, ashift: int) -> int:
 
 
 def block_psize(runs: Sequence[tuple[str, int]], compression: str, ashift: int,
-                level: int = 0) -> int:
+                level: int = 0, rule: MinSavings = MinSavings.SEVEN_EIGHTHS) -> int:
     """The physical size a block gets in zio_write_compress() (module/zfs/zio.c, 2.1):
     the compressed size rounded up to 2^spa_min_ashift, the smallest ashift of the
     pool's vdevs; if that is not smaller than the logical size, the block is written
@@ -307,7 +323,7 @@ def block_psize(runs: Sequence[tuple[str, int]], compression: str, ashift: int,
     BPE_PAYLOAD_SIZE (112) bytes or less is embedded in its block pointer and
     allocates nothing either (returned as 0 as well)."""
     lsize = sum(length for _, length in runs)
-    psize = compressed_size(runs, compression)
+    psize = compressed_size(runs, compression, ashift, rule)
     if psize == 0 or psize >= lsize:
         return psize
     if level == 0 and psize <= BPE_PAYLOAD_SIZE:
@@ -316,11 +332,12 @@ def block_psize(runs: Sequence[tuple[str, int]], compression: str, ashift: int,
     return lsize if rounded >= lsize else rounded
 
 
-def psize_after_rounding(lsize: int, compressed: int, ashift: int) -> int:
+def psize_after_rounding(lsize: int, compressed: int, ashift: int,
+                         rule: MinSavings = MinSavings.SEVEN_EIGHTHS) -> int:
     """The rounding rule alone, for a block of ``lsize`` bytes that compressed to
     ``compressed`` bytes: what the lesson's widget needs when it states the
     compressed size directly instead of the data's shape."""
-    if compressed >= lsize - (lsize >> 3):
+    if compressed > max_compressed_size(lsize, ashift, rule):
         return lsize
     rounded = round_to_sectors(compressed, ashift)
     return lsize if rounded >= lsize else rounded

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from labsim.zfs.metaslab import SPA_ALLOCATORS
+from labsim.zfs.metaslab import activation_order
 from labsim.zfs.pool import SPA_DVAS_PER_BP, Extent, File, Pool, TopVdev
 
 MAX_COPIES = SPA_DVAS_PER_BP
@@ -84,8 +84,8 @@ def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent:
     can be had (metaslab_is_unique()): labsim tries each allocator's secondary, then
     primary, metaslab, and gives back blocks that land beside another copy."""
     taken = {copy.offset >> vdev.ms_shift for copy in group if copy.vdev == vdev.id}
-    choices = [(a, True) for a in range(SPA_ALLOCATORS)] + [
-        (a, False) for a in range(SPA_ALLOCATORS)]
+    count = vdev.allocators.count
+    choices = [(a, True) for a in range(count)] + [(a, False) for a in range(count)]
     extent = None
     for allocator, secondary in choices:
         if extent is not None:
@@ -93,7 +93,19 @@ def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent:
         [(offset, length)] = vdev.take(asize, allocator=allocator, secondary=secondary)
         extent = Extent(vdev.id, offset, length)
         if offset >> vdev.ms_shift not in taken:
-            break
+            return extent
+    # Every active metaslab holds a copy already (with one allocator, as 2.3 has on a
+    # small machine, there are only two): find_valid_metaslab() skips the metaslabs that
+    # are not unique and takes the heaviest other one for this copy (labsim places the
+    # copy there without making that metaslab the allocator's active one).
+    for index in activation_order(vdev.metaslabs, vdev.ashift, exclude=taken):
+        ms = vdev.metaslabs[index]
+        if ms.largest_free_segment() >= asize:
+            assert extent is not None
+            vdev.release(extent.offset, extent.length)
+            [(offset, length)] = ms.allocate(asize, asize)
+            vdev.free -= asize
+            return Extent(vdev.id, offset, length)
     assert extent is not None
     return extent
 

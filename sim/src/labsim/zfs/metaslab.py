@@ -45,7 +45,13 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from labsim.zfs.versions import ZfsVersion
+from labsim.zfs.versions import (
+    SPA_ALLOCATORS,
+    GroupFragmentation,
+    MetaslabRules,
+    MetaslabSizing,
+    ZfsVersion,
+)
 
 SPA_MINBLOCKSHIFT = 9
 SPA_MAXBLOCKSHIFT = 24  # 16 MiB: no metaslab is smaller than the largest block
@@ -57,18 +63,11 @@ ZFS_VDEV_MS_COUNT_LIMIT = 1 << 17
 ZFS_VDEV_DEFAULT_MS_SHIFT = 29  # 512 MiB
 ZFS_VDEV_MAX_MS_SHIFT = 34  # 16 GiB
 
-# zfs_frag_table (module/zfs/metaslab.c): the fragmentation weight of free space by the
-# size of its segment, 512 B .. 16 MiB. FRAGMENTATION_TABLE_SIZE is 17 and the table
-# lists 16 values, so the 17th (32 MiB and up) is 0 as well.
-FRAGMENTATION_TABLE_SIZE = 17
-ZFS_FRAG_TABLE = (100, 100, 98, 95, 90, 80, 70, 60, 50, 40, 30, 20, 15, 10, 5, 0, 0)
-
 # include/sys/space_map.h: smp_histogram[] has 32 buckets; bucket i counts free segments
 # of 2^(i + sm_shift) bytes up to twice that, and sm_shift is the vdev's ashift.
 SPACE_MAP_HISTOGRAM_SIZE = 32
 
-# spa_allocators (module/zfs/spa.c) and zfs_metaslab_switch_threshold (metaslab.c).
-SPA_ALLOCATORS = 4
+# zfs_metaslab_switch_threshold (metaslab.c), the same from 2.1 to 2.3.
 ZFS_METASLAB_SWITCH_THRESHOLD = 2
 
 _MASK64 = (1 << 64) - 1
@@ -83,7 +82,7 @@ def highbit64(value: int) -> int:
 
 def metaslab_shift(asize: int, version: ZfsVersion) -> int:
     """log2 of the metaslab size for a top-level vdev of ``asize`` allocatable bytes."""
-    if version.metaslab_sizing == "legacy":
+    if version.metaslab_sizing is MetaslabSizing.AIM_FOR_200:
         # illumos / ZoL 0.6-0.7: "aim for roughly 200 metaslabs per vdev".
         return max(highbit64(asize // ZFS_VDEV_DEFAULT_MS_COUNT), SPA_MAXBLOCKSHIFT)
     ms_count = asize >> ZFS_VDEV_DEFAULT_MS_SHIFT
@@ -146,6 +145,15 @@ class GroupAllocators:
 
     primary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
     secondary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
+
+    @classmethod
+    def of(cls, count: int) -> GroupAllocators:
+        """A group with ``count`` allocators (spa_alloc_count, labsim.zfs.versions)."""
+        return cls([None] * count, [None] * count)
+
+    @property
+    def count(self) -> int:
+        return len(self.primary)
 
     def passivate_all(self) -> None:
         """Nothing is active after an export and import: the tree starts over."""
@@ -279,14 +287,15 @@ class Metaslab:
                 buckets[bucket] += 1
         return buckets
 
-    def fragmentation(self, ashift: int) -> int:
+    def fragmentation(self, ashift: int, frag_table: tuple[int, ...]) -> int:
         """Percent fragmentation as metaslab_set_fragmentation() computes it from the
         space map histogram: each bucket's free space (counted at the bucket's lower
-        bound) weighted by zfs_frag_table, so that many small holes score high and big
-        free runs score 0. A metaslab without a space map is 0."""
+        bound) weighted by the release's zfs_frag_table (MetaslabRules.frag_table), so
+        that many small holes score high and big free runs low. A metaslab without a
+        space map is 0."""
         if not self.has_space_map:
             return 0
-        return histogram_fragmentation(self.histogram(ashift), ashift)
+        return histogram_fragmentation(self.histogram(ashift), ashift, frag_table)
 
     def weight(self, ashift: int) -> tuple[int, int]:
         """metaslab_segment_weight() as (bucket index, segment count): larger is better."""
@@ -297,17 +306,37 @@ class Metaslab:
         return cached
 
 
-def histogram_fragmentation(histogram: list[int], sm_shift: int) -> int:
-    """metaslab_set_fragmentation() for one space map histogram (integer percent)."""
+def histogram_fragmentation(histogram: list[int], sm_shift: int,
+                            frag_table: tuple[int, ...]) -> int:
+    """metaslab_set_fragmentation() for one space map histogram (integer percent); the
+    last entry of ``frag_table`` (FRAGMENTATION_TABLE_SIZE - 1) takes every larger run."""
     total = weighted = 0
     for i, count in enumerate(histogram):
         if not count:
             continue
-        idx = min(sm_shift - SPA_MINBLOCKSHIFT + i, FRAGMENTATION_TABLE_SIZE - 1)
+        idx = min(sm_shift - SPA_MINBLOCKSHIFT + i, len(frag_table) - 1)
         space = count << (i + sm_shift)
         total += space
-        weighted += space * ZFS_FRAG_TABLE[idx]
+        weighted += space * frag_table[idx]
     return weighted // total if total else 0
+
+
+def group_fragmentation(metaslabs: list[Metaslab], ashift: int,
+                        rules: MetaslabRules) -> int | None:
+    """metaslab_group_fragmentation(): a vdev's FRAG, its metaslabs' fragmentation averaged
+    as the release does it (MetaslabRules.group_fragmentation); None where OpenZFS has no
+    valid metric (ZFS_FRAG_INVALID, printed "-"). Every labsim metaslab has one (the
+    spacemap_histogram feature is always on)."""
+    if not metaslabs:
+        return 0
+    frags = [m.fragmentation(ashift, rules.frag_table) for m in metaslabs]
+    if rules.group_fragmentation is GroupFragmentation.MEAN:
+        return sum(frags) // len(frags)
+    # Weighted by free space, counted in 512-byte units ("to prevent overflows").
+    weights = [m.free // 512 for m in metaslabs]
+    if not sum(weights):
+        return None
+    return sum(f * w for f, w in zip(frags, weights, strict=True)) // sum(weights)
 
 
 def segment_weight(size: int, free: int, free_lengths: list[int],
@@ -401,17 +430,21 @@ def _gang(metaslabs: list[Metaslab], nbytes: int) -> list[tuple[int, int]]:
     raise ValueError("vdev allocation larger than its free space")
 
 
-def _may_passivate(ms: Metaslab, ashift: int) -> bool:
+def _may_passivate(ms: Metaslab, ashift: int, fill_fresh: bool) -> bool:
     """metaslab_segment_may_passivate(): give the metaslab up once its weight has fallen
-    zfs_metaslab_switch_threshold buckets below the weight it was activated with."""
+    zfs_metaslab_switch_threshold buckets below the weight it was activated with; from
+    2.3.1 (``fill_fresh``) not while one free segment holds more than 15/16 of its free
+    space."""
     if not ms.activation_index:
+        return False
+    if fill_fresh and ms.largest_free_segment() > ms.free * 15 // 16:
         return False
     return ms.weight(ashift)[0] <= ms.activation_index - ZFS_METASLAB_SWITCH_THRESHOLD
 
 
 def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
                    nbytes: int, block: int, ashift: int,
-                   secondary: bool = False) -> list[tuple[int, int]]:
+                   secondary: bool = False, fill_fresh: bool = False) -> list[tuple[int, int]]:
     """Allocate ``nbytes`` in blocks of ``block`` bytes on one vdev, for ``allocator``.
 
     Blocks go to the allocator's active metaslab until it must be given up (too full
@@ -436,7 +469,8 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
         grab = min(remaining, step, fit)
         pieces.extend(ms.allocate(grab, block))
         remaining -= grab
-        if slots[allocator] == index and (_may_passivate(ms, ashift) or not _fits(ms, block)):
+        if slots[allocator] == index and (_may_passivate(ms, ashift, fill_fresh)
+                                          or not _fits(ms, block)):
             ms.activation_index = 0
             slots[allocator] = None
     return pieces

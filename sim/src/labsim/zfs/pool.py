@@ -30,10 +30,19 @@ from labsim.zfs.metaslab import (
     Metaslab,
     allocator_for,
     group_allocate,
+    group_fragmentation,
     metaslab_shift,
 )
 from labsim.zfs.slop import slop_space
-from labsim.zfs.versions import KiB, ZfsVersion
+from labsim.zfs.versions import (
+    LAB_VM_CPUS,
+    METASLAB_RULES_2_1,
+    AliquotScaling,
+    KiB,
+    MetaslabRules,
+    ZfsVersion,
+    allocator_count,
+)
 
 if TYPE_CHECKING:
     from labsim.zfs.snapshots import Snapshot
@@ -118,6 +127,8 @@ class TopVdev:
     speed: float = 1.0
     # Each allocator's active metaslabs on this vdev (metaslab_group_allocator_t).
     allocators: GroupAllocators = field(default_factory=GroupAllocators)
+    # The release's rules for choosing metaslabs and computing FRAG.
+    rules: MetaslabRules = METASLAB_RULES_2_1
     free: int = -1  # kept equal to the sum of the metaslabs' free space
     deflate_ratio: int = 0  # vdev_deflate_ratio, set from the layout when 0
     # Write I/Os and bytes the vdev has done since the pool was imported, as far as
@@ -164,9 +175,9 @@ class TopVdev:
     def deflate(self, raw: int) -> int:
         return deflated(raw, self.deflate_ratio)
 
-    def aliquot_disks(self, scaling: str) -> int:
+    def aliquot_disks(self, scaling: AliquotScaling) -> int:
         """The n of mg_aliquot = metaslab_aliquot * MAX(1, n) (ZfsVersion.aliquot_scaling)."""
-        if scaling == "children":
+        if scaling is AliquotScaling.CHILDREN:
             return max(1, len(self.leaves) if self.kind != SINGLE else 0)
         return self.layout.data_disks
 
@@ -188,11 +199,9 @@ class TopVdev:
         return self.space - self.free
 
     @property
-    def fragmentation(self) -> int:
-        """Unweighted mean over metaslabs (metaslab_group_fragmentation)."""
-        if not self.metaslabs:
-            return 0
-        return sum(m.fragmentation(self.ashift) for m in self.metaslabs) // len(self.metaslabs)
+    def fragmentation(self) -> int | None:
+        """metaslab_group_fragmentation() (labsim.zfs.metaslab.group_fragmentation)."""
+        return group_fragmentation(self.metaslabs, self.ashift, self.rules)
 
     def take(self, nbytes: int, block: int = 0, allocator: int = 0,
              secondary: bool = False) -> list[tuple[int, int]]:
@@ -200,7 +209,8 @@ class TopVdev:
         (0: a single block) for ``allocator``: in the metaslab it has active on this
         vdev, chosen and given up as OpenZFS 2.1 does (labsim.zfs.metaslab)."""
         pieces = group_allocate(self.metaslabs, self.allocators, allocator, nbytes,
-                                block or nbytes, self.ashift, secondary)
+                                block or nbytes, self.ashift, secondary,
+                                self.rules.fill_fresh_metaslabs)
         self.free -= nbytes
         return pieces
 
@@ -410,12 +420,21 @@ class Pool:
                 - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred))
 
     @property
-    def fragmentation(self) -> int:
-        """Space-weighted mean of the vdevs' fragmentation (metaslab_class_fragmentation)."""
+    def fragmentation(self) -> int | None:
+        """Space-weighted mean of the vdevs' fragmentation (metaslab_class_fragmentation);
+        None (printed "-") as soon as one vdev has no valid metric."""
         space = self.space
         if not space:
             return 0
-        return sum(v.fragmentation * v.space for v in self.vdevs) // space
+        frags = [v.fragmentation for v in self.vdevs]
+        if any(f is None for f in frags):
+            return None
+        return sum(f * v.space for f, v in zip(frags, self.vdevs, strict=True)) // space
+
+    @property
+    def allocators(self) -> int:
+        """spa_alloc_count: how many allocators the lab VM's pool has (2.3 counts CPUs)."""
+        return allocator_count(self.version, LAB_VM_CPUS)
 
     @property
     def capacity(self) -> int:
@@ -588,7 +607,9 @@ def build_vdev(vdev_id: int, spec: VdevSpec | tuple[str, int], ashift: int,
     count = asize >> shift
     metaslabs = [Metaslab.empty(i << shift, 1 << shift) for i in range(count)]
     return TopVdev(id=vdev_id, leaves=[Leaf(path, size) for path, size in spec.devices],
-                   ashift=ashift, ms_shift=shift, metaslabs=metaslabs, layout=spec.layout)
+                   ashift=ashift, ms_shift=shift, metaslabs=metaslabs, layout=spec.layout,
+                   allocators=GroupAllocators.of(allocator_count(version, LAB_VM_CPUS)),
+                   rules=version.metaslab_rules)
 
 
 def metadata_allocation(vdev: TopVdev, nbytes: int) -> int:
@@ -630,7 +651,8 @@ def create_pool(
                 vdev = vdevs[turn % len(vdevs)]
                 turn += 1
                 asize = vdev.psize_to_asize(psize)
-                pieces = vdev.take(asize, allocator=allocator_for(0, turn, 0, 0),
+                pieces = vdev.take(asize, allocator=allocator_for(0, turn, 0, 0,
+                                                                  pool.allocators),
                                    secondary=psize > 4 * KiB)
                 for offset, length in pieces:
                     extent = Extent(vdev.id, offset, length)
@@ -797,7 +819,8 @@ def write_file(
     recordsize = int(property_value(pool, dataset, "recordsize")[0])
     compression = str(property_value(pool, dataset, "compression")[0])
     layout = records.file_layout(nbytes, recordsize)
-    groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift)
+    groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift,
+                                pool.version.compression_min_savings)
     file = File(name, content=content, object=dataset.next_object, birth=pool.txg)
     dataset.next_object += 1
     dataset.files[name] = file
@@ -877,7 +900,8 @@ def _write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: i
                 asize = vdev.psize_to_asize(psize)
                 share = min(share, vdev.free // asize)
                 # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
-                allocator = allocator_for(objset, file.object, 0, first_block + written)
+                allocator = allocator_for(objset, file.object, 0, first_block + written,
+                                          pool.allocators)
                 for offset, length in vdev.take(share * asize, asize, allocator):
                     file.extents.append(Extent(vdev.id, offset, length, asize))
                 vdev.write_ops += share  # one write I/O per block (no aggregation)
@@ -914,7 +938,7 @@ def _allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
     them on, they are placed 1/64 of the run at a time, choosing the vdevs again before
     each batch, which keeps filling a 1 TiB pool fast in the browser. Smaller files
     (every lab's) are placed block by block."""
-    allocator = allocator_for(objset, file.object, 1, 0)
+    allocator = allocator_for(objset, file.object, 1, 0, pool.allocators)
     for pointers, count in records.indirect_block_runs(data_blocks):
         psize = records.indirect_psize(pointers, pool.min_ashift)
         # Metadata counts its physical size as its logical size (BP_GET_UCSIZE).

@@ -30,6 +30,7 @@ from math import gcd
 
 from labsim.zfs import compression
 from labsim.zfs.compression import DataPattern
+from labsim.zfs.versions import MinSavings
 
 BLKPTR_SIZE = 128  # bytes per block pointer (blkptr_t)
 INDIRECT_BLOCK_SIZE = 128 * 1024  # DN_MAX_INDBLKSHIFT = 17 in OpenZFS 2.1
@@ -72,7 +73,8 @@ class BlockGroup:
 
 
 def block_plan(size: int, recordsize: int, content: str | DataPattern, compression_name: str,
-               ashift: int) -> list[BlockGroup]:
+               ashift: int, min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS
+               ) -> list[BlockGroup]:
     """The data blocks of a file of ``size`` bytes, in file order, grouped where
     consecutive blocks are alike. ``ashift`` is the pool's smallest (spa_min_ashift),
     to which compressed sizes are rounded."""
@@ -85,7 +87,7 @@ def block_plan(size: int, recordsize: int, content: str | DataPattern, compressi
     def psize_at(index: int) -> int:
         offset = index * bs
         runs = compression.record_runs(pattern, offset, min(bs, size - offset), bs)
-        return compression.block_psize(runs, compression_name, ashift)
+        return compression.block_psize(runs, compression_name, ashift, rule=min_savings)
 
     # Every block but the last is a whole record of data; fio's pattern repeats every
     # chunk, so full blocks repeat every lcm(chunk, bs) / bs blocks (one block when the
@@ -224,11 +226,12 @@ def dedup_table_ram(data_bytes: int, recordsize: int, entry_bytes: int = DDT_ENT
 
 
 def file_space(size: int, recordsize: int, content: str | DataPattern, compression_name: str,
-               ashift: int) -> tuple[int, int, int]:
+               ashift: int, min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS
+               ) -> tuple[int, int, int]:
     """(logical, physical, allocated) bytes of a file: the data it holds, the physical
     size of its blocks (one copy, what compressratio divides by) and what they take on
     a plain vdev of 2^ashift sectors, indirect blocks (two copies) included."""
-    groups = block_plan(size, recordsize, content, compression_name, ashift)
+    groups = block_plan(size, recordsize, content, compression_name, ashift, min_savings)
     blocks = sum(g.count for g in groups if g.psize)
     physical = sum(g.psize * g.count for g in groups)
     allocated = sum(allocated_size(g.psize, ashift) * g.count for g in groups)

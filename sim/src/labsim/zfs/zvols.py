@@ -39,10 +39,6 @@ from labsim.zfs.pool import (
 
 KiB = 1 << 10
 
-# ZVOL_DEFAULT_BLOCKSIZE in include/sys/fs/zfs.h: 8192 up to OpenZFS 2.1, 16384 from 2.2
-# (the seed posts and much older documentation still say 8K, which is right only for 2.1
-# and earlier).
-DEFAULT_VOLBLOCKSIZE = {"0.6.5": 8 * KiB, "2.1": 8 * KiB, "2.2": 16 * KiB}
 # DN_MAX_INDBLKSHIFT (include/sys/dnode.h): indirect blocks of 128 KiB, 1024 pointers each
 # (DNODES_PER_LEVEL = 1 << (DN_MAX_INDBLKSHIFT - SPA_BLKPTRSHIFT)).
 DN_MAX_INDBLKSHIFT = 17
@@ -54,15 +50,6 @@ METADNODE_LEVELS = 7
 # needs large_blocks, not modelled).
 MIN_VOLBLOCKSIZE = 512
 MAX_VOLBLOCKSIZE = 128 * KiB
-
-
-def default_volblocksize(version: str) -> int:
-    """volblocksize a new volume gets when none is given, for a release name such as
-    "2.1" (DEFAULT_VOLBLOCKSIZE)."""
-    try:
-        return DEFAULT_VOLBLOCKSIZE[version]
-    except KeyError:
-        raise ValueError(f"no volblocksize default known for OpenZFS {version!r}") from None
 
 
 def reservation_metadata_blocks(volsize: int, volblocksize: int, copies: int = 1) -> int:
@@ -183,7 +170,7 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
                   properties: dict[str, object] | None = None) -> Dataset:
     """zfs create [-s] -V: a volume, thick (refreservation from volsize_to_reservation)
     unless ``sparse``. Checks as zfs does; raises ValueError with zfs's reason."""
-    block = volblocksize or default_volblocksize(pool.version.name)
+    block = volblocksize or pool.version.default_volblocksize
     reason = check_volblocksize(block) or check_volsize(volsize, block)
     if reason:
         raise ValueError(reason)

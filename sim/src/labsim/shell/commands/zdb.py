@@ -66,7 +66,8 @@ def zdb_view(pool: Pool) -> fmt.ZdbPool:
             fmt.ZdbMetaslab(
                 id=i, start=ms.start, size=ms.size, sm_object=ms.sm_object,
                 sm_alloc=ms.sm_alloc, sm_length=ms.sm_entries * 8,
-                unflushed_txg=ms.unflushed_txg, fragmentation=ms.fragmentation(vdev.ashift),
+                unflushed_txg=ms.unflushed_txg,
+                fragmentation=ms.fragmentation(vdev.ashift, vdev.rules.frag_table),
                 histogram=tuple(ms.histogram(vdev.ashift)), sm_shift=vdev.ashift)
             for i, ms in enumerate(vdev.metaslabs)
         ]

@@ -59,10 +59,17 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         raise UsageError(msg.zfs_missing_command(), 2)
     sub = {"list": list_datasets, "get": get, "set": set_property, "create": create,
            "destroy": destroy, "snapshot": snapshot, "snap": snapshot, "clone": clone,
-           "promote": promote, "rollback": rollback}.get(argv[1])
+           "promote": promote, "rollback": rollback, "version": version}.get(argv[1])
     if sub is None:
         raise UsageError(msg.zfs_unrecognized_command(argv[1]), 2)
     return sub(session, argv[2:])
+
+
+def version(session: Session, args: list[str]) -> CommandResult:
+    """zfs version: the same two lines as `zpool version` (zfs_version_print() in
+    lib/libzfs/libzfs_util.c, shared by both commands)."""
+    return CommandResult(stdout=msg.zpool_version(session.version.release,
+                                                  session.version.package_release) + "\n")
 
 
 def _getopt(args: list[str], optstring: str, subcommand: str):

@@ -39,6 +39,7 @@ from labsim.zfs.pool import (
     freeze_pool,
     remove_log_vdev,
 )
+from labsim.zfs.versions import VdevListSize
 
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
                   "spare", "special", "dedup"}
@@ -354,7 +355,8 @@ def sync(session: Session, args: list[str]) -> CommandResult:
 
 
 def version(session: Session, args: list[str]) -> CommandResult:
-    return CommandResult(stdout=msg.zpool_version(session.version.release) + "\n")
+    return CommandResult(stdout=msg.zpool_version(session.version.release,
+                                                  session.version.package_release) + "\n")
 
 
 def _selected(session: Session, names: list[str]) -> list[Pool]:
@@ -408,7 +410,7 @@ def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
 
 
 def pool_row(pool: Pool) -> list_fmt.PoolRow:
-    physical = pool.version.vdev_list_size == "physical"
+    physical = pool.version.vdev_list_size is VdevListSize.PHYSICAL
     vdevs = [_vdev_row(v, physical, pool.version.list_vdev_type_id) for v in pool.vdevs]
     logs = [_vdev_row(v, physical, pool.version.list_vdev_type_id) for v in pool.logs]
     return list_fmt.PoolRow(
