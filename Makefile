@@ -61,3 +61,10 @@ record-real:                      ## record labs/scripts/*.sh on real OpenZFS in
 
 vm-box:                           ## build (or reuse) the cached CI box and print its path
 	bash vagrant/build-ci-box.sh
+
+# --- A fresh machine: a throwaway Debian root (mmdebstrap) that clones this repository's HEAD
+# and runs the README's host test command in it, timed (needs root; see tools/fresh-machine.sh).
+SUITE ?= trixie
+.PHONY: fresh-machine
+fresh-machine:                    ## `make test-host` and `make build` in a fresh Debian root: make fresh-machine SUITE=bookworm|trixie (root)
+	bash tools/fresh-machine.sh $(SUITE)
