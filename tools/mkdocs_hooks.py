@@ -9,7 +9,15 @@ On every build (``mkdocs build`` and ``mkdocs serve`` alike) this module
   sha256) that the Web Worker reads;
 * embeds, into every ``<div class="labsim-widget" data-scenario="...">`` of a page, the scenario's
   controls and first result computed here in CPython (``labsim.web.initial_payload``), so the
-  first chart renders with plotly.js without waiting for Python in the browser.
+  first chart renders with plotly.js without waiting for Python in the browser;
+* puts, under the title of every page with a ZFS terminal (one without ``data-network``) or a
+  widget with a release control, an empty, hidden ``<div class="zfl-release">`` holding the
+  releases the page's OpenZFS release selector offers (``labsim.web.release_choices``); the
+  page's glue renders the selector into it, so a reader without JavaScript sees no dead control;
+* replaces ``[[zfs:VERSION:FIELD]]`` in every page's Markdown with that field of the release in
+  ``labsim.zfs.versions`` (``[[zfs:2.3:default_volblocksize]]`` is ``16K``), so numbers in the
+  prose are the simulator's; an unknown release, field or format is a build error naming the
+  page (see ``zfs_substitute``).
 
 Pages without a widget or terminal get nothing extra (the small ``javascripts/site.js`` loads the
 heavy parts only when a page needs them). The markup convention is documented in
@@ -22,6 +30,8 @@ package; the default is ``sim/src`` of this repository.
 from __future__ import annotations
 
 import base64
+import dataclasses
+import enum
 import hashlib
 import html
 import importlib
@@ -60,6 +70,11 @@ VENDOR_FILES = [
 WIDGET_TAG = re.compile(r"<div\b[^>]*\bclass\s*=\s*([\"'])(?:(?!\1).)*\blabsim-widget\b[^>]*>",
                         re.S)
 TERMINAL_TAG = re.compile(r"<div\b[^>]*\bclass\s*=\s*([\"'])(?:(?!\1).)*\blabsim-terminal\b", re.S)
+TERMINAL_FULL_TAG = re.compile(
+    r"<div\b[^>]*\bclass\s*=\s*([\"'])(?:(?!\1).)*\blabsim-terminal\b[^>]*>", re.S)
+# [[zfs:2.3:default_volblocksize]], [[zfs:2.1:metaslab_aliquot|iec]]; a backslash before it
+# (\[[zfs:...]]) keeps it as written, for pages that show the syntax.
+ZFS_TOKEN = re.compile(r"(\\?)\[\[zfs:([^\]\s]*?)\]\]")
 ATTR = re.compile(r"([\w:-]+)\s*=\s*(\"[^\"]*\"|'[^']*')")
 
 # The served MIME types must be right for module scripts and streaming WebAssembly compilation;
@@ -78,7 +93,10 @@ class _Build:
         self.version = ""
         self.sha256 = ""
         self.web = None
+        self.versions = None  # labsim.zfs.versions, for [[zfs:...]]
+        self.nicenum = None
         self.payloads: dict[tuple[str, str], str] = {}
+        self.release_controls: dict[str, bool] = {}
 
 
 _build = _Build()
@@ -136,7 +154,8 @@ def build_wheel(src: Path = SIM_SRC, version: str | None = None) -> tuple[str, b
 
 
 def _import_labsim_web():
-    """Import labsim.web from SIM_SRC, fresh (``mkdocs serve`` rebuilds after edits)."""
+    """Import labsim.web from SIM_SRC, fresh (``mkdocs serve`` rebuilds after edits); the
+    modules [[zfs:...]] reads come along (labsim.zfs.versions, labsim.format.numbers)."""
     for name in [n for n in sys.modules if n == "labsim" or n.startswith("labsim.")]:
         del sys.modules[name]
     if str(SIM_SRC) in sys.path:
@@ -144,6 +163,109 @@ def _import_labsim_web():
     sys.path.insert(0, str(SIM_SRC))
     importlib.invalidate_caches()
     return importlib.import_module("labsim.web")
+
+
+# ---------------------------------------------------------------------------------------------
+# [[zfs:VERSION:FIELD]]: numbers in the prose from labsim.zfs.versions
+# ---------------------------------------------------------------------------------------------
+
+ZFS_FORMATS = ("", "iec", "raw")
+
+
+def _iec(value: int) -> str:
+    """Bytes as the lessons' prose writes them: 512 KiB, 1 MiB, 1.5 GiB, 128 MiB."""
+    for shift, unit in ((60, "EiB"), (50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"),
+                        (10, "KiB")):
+        if value >= 1 << shift:
+            return f"{value / (1 << shift):.4g} {unit}"
+    return f"{value} B"
+
+
+def zfs_value(spec: str, versions, nicenum) -> str:
+    """The text for the inside of one ``[[zfs:...]]``: ``VERSION:FIELD`` or
+    ``VERSION:FIELD|FORMAT``; ValueError, with what is known, for anything unknown.
+
+    VERSION is a name of ``versions.VERSIONS`` ("2.3", "2.1", "0.6.5") or ``default``. FIELD
+    is a field of ``ZfsVersion``: text as it is (``release`` is "2.3.9"), an enum by its
+    value, true/false as yes/no, a fraction as a number, and an integer as a size the way the
+    OpenZFS tools print one (``nicenum``: 16K, 1M, 128G), except ``*_shift`` fields, which
+    are plain numbers (a count of 1024 or more needs ``|raw``).
+    FORMAT ``iec`` writes a size as the prose does (512 KiB, 1 MiB), ``raw`` as a number.
+    """
+    body, _, fmt = spec.partition("|")
+    name, _, field_name = body.partition(":")
+    if fmt not in ZFS_FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (known: iec, raw)")
+    if name == "default":
+        version = versions.DEFAULT_VERSION
+    elif name in versions.VERSIONS:
+        version = versions.VERSIONS[name]
+    else:
+        known = ", ".join(["default", *versions.VERSIONS])
+        raise ValueError(f"unknown OpenZFS version {name!r} (known: {known})")
+    fields = [f.name for f in dataclasses.fields(version)]
+    if field_name not in fields:
+        raise ValueError(f"unknown field {field_name!r} of labsim.zfs.versions.ZfsVersion "
+                         f"(known: {', '.join(fields)})")
+    value = getattr(version, field_name)
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if fmt == "raw" or field_name.endswith("_shift"):
+            return str(value)
+        return _iec(value) if fmt == "iec" else nicenum(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    what = "no value" if value is None else f"a {type(value).__name__}, not a single value"
+    raise ValueError(f"{field_name} of {version.name} is {what}")
+
+
+def zfs_substitute(markdown: str, page_name: str, versions, nicenum) -> tuple[str, list[str]]:
+    """``markdown`` with every ``[[zfs:...]]`` replaced, and the errors (each naming the page
+    and the token; a wrong token stays as written)."""
+    errors: list[str] = []
+
+    def replace(match: re.Match) -> str:
+        if match.group(1):  # \[[zfs:...]]: shown as written
+            return match.group(0)[1:]
+        try:
+            return zfs_value(match.group(2), versions, nicenum)
+        except ValueError as err:
+            errors.append(f"{page_name}: {match.group(0)}: {err}")
+            return match.group(0)
+
+    return ZFS_TOKEN.sub(replace, markdown), errors
+
+
+# ---------------------------------------------------------------------------------------------
+# The OpenZFS release selector's place on a page
+# ---------------------------------------------------------------------------------------------
+
+def _has_release_control(scenario: str) -> bool:
+    if scenario not in _build.release_controls:
+        try:
+            _build.release_controls[scenario] = _build.web.has_release_control(scenario)
+        except Exception:  # an unknown scenario: its widget reports the error
+            _build.release_controls[scenario] = False
+    return _build.release_controls[scenario]
+
+
+def is_zfs_page(html_text: str) -> bool:
+    """A page with a ZFS terminal (a machine of its own: no data-network) or a widget whose
+    scenario has a release control gets the release selector."""
+    if any("data-network" not in _attrs(m.group(0)) for m in TERMINAL_FULL_TAG.finditer(html_text)):
+        return True
+    return any(_has_release_control(_attrs(m.group(0)).get("data-scenario", ""))
+               for m in WIDGET_TAG.finditer(html_text))
+
+
+def _release_slot() -> str:
+    choices = json.dumps(_build.web.release_choices(), separators=(",", ":"))
+    return f'<div class="zfl-release" data-choices="{html.escape(choices)}" hidden></div>'
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,19 +324,33 @@ def on_pre_build(config, **kwargs) -> None:
     _build.sha256 = hashlib.sha256(_build.wheel_bytes).hexdigest()
     try:
         _build.web = _import_labsim_web()
+        _build.versions = importlib.import_module("labsim.zfs.versions")
+        _build.nicenum = importlib.import_module("labsim.format.numbers").nicenum
     except Exception as exc:
         raise PluginError(f"cannot import labsim.web from {SIM_SRC}: "
                           f"{type(exc).__name__}: {exc}") from exc
 
 
+def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
+    """``[[zfs:VERSION:FIELD]]`` -> the value labsim.zfs.versions has for it. An error is
+    logged (so `mkdocs build --strict` fails, and `mkdocs serve` keeps serving)."""
+    markdown, errors = zfs_substitute(markdown, page.file.src_uri, _build.versions,
+                                      _build.nicenum)
+    for error in errors:
+        log.error(error)
+    return markdown
+
+
 def on_page_content(html_text: str, page, config, files, **kwargs) -> str:
-    """Instructors see the timings (front matter `teaching`, `exercises`) under the title."""
+    """Under the title: the timings for instructors (front matter `teaching`, `exercises`)
+    and, on a ZFS page, the place of the OpenZFS release selector."""
     parts = [f"{label}: {page.meta[key]} min" for key, label in
              (("teaching", "Teaching"), ("exercises", "Exercises")) if page.meta.get(key)]
-    if not parts or "</h1>" not in html_text:
-        return html_text
-    badge = f'<p class="zfl-timing zfl-instructor-only">{" · ".join(parts)}</p>'
-    return html_text.replace("</h1>", "</h1>" + badge, 1)
+    badge = f'<p class="zfl-timing zfl-instructor-only">{" · ".join(parts)}</p>' if parts else ""
+    slot = _release_slot() if is_zfs_page(html_text) else ""
+    if "</h1>" in html_text:
+        return html_text.replace("</h1>", "</h1>" + badge + slot, 1)
+    return slot + html_text
 
 
 def on_post_page(output: str, page, config, **kwargs) -> str:

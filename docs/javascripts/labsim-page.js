@@ -8,6 +8,11 @@
 //  * Terminals (<div class="labsim-terminal" data-session="..." data-prompt="...">): see
 //    labsim-terminal.js. Terminals with the same data-network are hosts (data-host) of one
 //    simulated network; data-setup holds command lines run, unseen, when a host is made.
+//  * The OpenZFS release selector (<div class="zfl-release" data-choices="..."> under the title of
+//    a ZFS page, put there empty and hidden by the site build): the reader's release, kept in
+//    localStorage for every page. Changing it, there or in a widget's own release control,
+//    re-runs every widget that has that control and gives every ZFS terminal (a machine of its
+//    own, not a host of a network) a fresh machine of that release.
 // sync() is called from mkdocs-material's document$ (first load and every instant navigation):
 // it unmounts what left the page and mounts what arrived.
 
@@ -164,6 +169,66 @@ function restorePlotlyStyles() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The OpenZFS release
+// ---------------------------------------------------------------------------------------------
+
+const RELEASE_KEY = "zfl:zfs-version:v1";
+
+// choices: labsim.web.release_choices() from the page, {control, default, versions: [[name,
+// release], ...]}, or null on a page without the selector; value: the reader's release.
+const release = { choices: null, value: null };
+
+const isTaught = (name) => Boolean(release.choices?.versions.some(([n]) => n === name));
+
+function storedRelease() {
+  try {
+    const value = localStorage.getItem(RELEASE_KEY);
+    if (isTaught(value)) return value;
+  } catch { /* storage disabled */ }
+  return release.choices.default;
+}
+
+/** The reader chose a release, in the page's selector or in a widget's release control. */
+function chooseRelease(value) {
+  if (!isTaught(value) || value === release.value) return;
+  release.value = value;
+  try { localStorage.setItem(RELEASE_KEY, value); } catch { /* storage full or disabled */ }
+  for (const component of mounted.values()) component.releaseChanged?.(value);
+  // Machines of other pages' terminals: made afresh, with this release, by their next command.
+  const shown = new Set([...mounted.values()].map((c) => c.session));
+  for (const [session, state] of terminalState) {
+    if (shown.has(session) || !state.release || state.release === value) continue;
+    python.call("reset", session).catch(() => {});
+    state.release = null;
+    state.screen += releaseNote(value);
+  }
+}
+
+const releaseNote = (value) => `\x1b[2mOpenZFS ${value} now: a fresh machine\x1b[0m\r\n`;
+
+class ReleasePicker {
+  constructor(slot) {
+    this.slot = slot;
+    const id = "zfl-release-select";
+    this.select = el("select", { id, class: "zfl-release__select" },
+      ...release.choices.versions.map(([name]) => el("option", { value: name, text: name })));
+    this.select.addEventListener("change", () => chooseRelease(this.select.value));
+    this.hint = el("span", { class: "zfl-release__hint" });
+    slot.replaceChildren(el("label", { for: id, text: "OpenZFS release" }), this.select, this.hint);
+    slot.hidden = false;
+    this.releaseChanged(release.value);
+  }
+
+  releaseChanged(value) {
+    this.select.value = value;
+    const full = release.choices.versions.find(([name]) => name === value)?.[1] ?? value;
+    this.hint.textContent = `Simulations and terminals behave as OpenZFS ${full}, on every lesson.`;
+  }
+
+  dispose() {}
+}
+
+// ---------------------------------------------------------------------------------------------
 // Widgets
 // ---------------------------------------------------------------------------------------------
 
@@ -269,7 +334,15 @@ class Widget {
     this.defaults = { ...this.describe.defaults };
     for (const c of this.controls) if (!(c.name in this.defaults)) this.defaults[c.name] = c.default;
     this.storageKey = `labsim:${root.dataset.build ?? "dev"}:${location.pathname}:${index}:${this.scenario}`;
-    this.params = { ...this.defaults, ...this.restore() };
+    const restored = this.restore();
+    this.params = { ...this.defaults, ...restored };
+    // The control the page's release selector drives, if this widget has it. The page's
+    // release replaces a stored one, unless that is a release the selector does not offer
+    // (0.6.5 of the source posts), picked here on purpose.
+    const name = release.choices?.control;
+    this.release = this.controls.some((c) => c.name === name) ? name : null;
+    if (this.release && (!(name in restored) || isTaught(restored[name]))) this.params[name] = release.value;
+    this.shown = null; // the parameters of the chart on screen
     this.figure = null;
     this.wanted = null;
     this.inflight = false;
@@ -318,6 +391,7 @@ class Widget {
     this.form.addEventListener("submit", (event) => event.preventDefault());
     this.inputs = new Map();
     for (const control of this.controls) this.form.append(this.buildControl(control));
+    this.note = el("p", { class: "labsim-note", hidden: true });
     this.chart = el("div", { class: "labsim-chart" });
     this.chart.style.minHeight = `${this.payload.result?.figure?.layout?.height ?? 380}px`;
     this.summary = el("p", { class: "labsim-summary", "aria-live": "polite" });
@@ -328,7 +402,7 @@ class Widget {
     this.transcriptBox = el("details", { class: "labsim-transcript" },
       el("summary", { text: "Commands behind this chart" }), el("pre", {}, this.transcript));
     const title = this.describe.title ? el("div", { class: "labsim-title", text: this.describe.title }) : null;
-    this.ui = el("div", { class: "labsim-ui" }, title, this.form, this.chart,
+    this.ui = el("div", { class: "labsim-ui" }, title, this.form, this.note, this.chart,
       el("div", { class: "labsim-bar" }, this.status, this.resetButton), this.summary, this.transcriptBox);
     this.root.append(this.ui);
     this.showValues();
@@ -436,6 +510,21 @@ class Widget {
     this.showValues();
     this.save();
     this.request(dragging ? 60 : 0);
+    if (control.name === this.release) chooseRelease(params[control.name]);
+  }
+
+  // The page's release changed: run this widget as that release.
+  releaseChanged(value) {
+    if (!this.release || this.params[this.release] === value) return;
+    this.params = { ...this.params, [this.release]: value };
+    this.showValues();
+    this.save();
+    this.request(0);
+  }
+
+  // The lesson's values, with the page's release.
+  lessonParams() {
+    return this.release ? { ...this.defaults, [this.release]: release.value } : { ...this.defaults };
   }
 
   request(delay) {
@@ -455,7 +544,7 @@ class Widget {
     const t0 = performance.now();
     try {
       const result = JSON.parse(await python.call("simulate", this.scenario, JSON.stringify(params)));
-      if (!this.disposed && !this.wanted) await this.render(result, performance.now() - t0);
+      if (!this.disposed && !this.wanted) await this.render(result, performance.now() - t0, params);
     } catch (error) {
       this.error = error.message;
       console.error(`labsim: scenario ${this.scenario} failed`, error.traceback ?? error);
@@ -469,20 +558,23 @@ class Widget {
   reset() {
     clearTimeout(this.debounce);
     this.wanted = null;
-    this.params = { ...this.defaults };
+    this.params = this.lessonParams();
     this.showValues();
     this.save();
     this.error = null;
     if (this.inflight) this.wanted = { ...this.params }; // overtake the run in flight
-    else this.render(this.payload.result, 0); // the embedded result: no Python needed
+    else if (sameParams(this.params, this.defaults)) this.render(this.payload.result, 0, this.defaults); // no Python needed
+    else this.request(0); // another release than the embedded chart's
     this.updateStatus();
   }
 
-  async render(result, ms) {
+  async render(result, ms, params) {
     const ticket = (this.ticket = (this.ticket ?? 0) + 1);
     const Plotly = await loadPlotly();
     if (this.disposed || ticket !== this.ticket) return; // a newer result got here first
     this.figure = result.figure;
+    this.shown = params;
+    this.updateNote();
     restorePlotlyStyles();
     await Plotly.react(this.chart, result.figure.data ?? [], this.layout(), PLOT_CONFIG);
     snapshotPlotlyStyles();
@@ -528,11 +620,26 @@ class Widget {
     else [state, text] = ["ready", "Ready"];
     this.root.dataset.state = state;
     if (this.status.textContent !== text) this.status.textContent = text;
+    this.updateNote();
+  }
+
+  // While Python loads, the embedded chart (the default release) stands in for the reader's.
+  updateNote() {
+    const shown = this.release && this.shown?.[this.release];
+    const wanted = this.release && this.params[this.release];
+    const visible = Boolean(shown) && shown !== wanted && python.state !== "ready";
+    if (visible) {
+      const text = python.state === "failed"
+        ? `The chart shows OpenZFS ${shown}: Python could not run ${wanted}.`
+        : `The chart shows OpenZFS ${shown} until Python is ready to run ${wanted}.`;
+      if (this.note.textContent !== text) this.note.textContent = text;
+    }
+    this.note.hidden = !visible;
   }
 
   mount() {
     this.updateStatus();
-    const first = this.render(this.payload.result, 0);
+    const first = this.render(this.payload.result, 0, this.defaults);
     if (!sameParams(this.params, this.defaults)) this.request(0); // restored from localStorage
     this.warmUp();
     return first;
@@ -596,6 +703,17 @@ export function sync() {
       mounted.delete(element);
     }
   }
+  const slot = document.querySelector(".zfl-release[data-choices]");
+  try {
+    release.choices = slot ? JSON.parse(slot.dataset.choices) : null;
+  } catch (error) {
+    console.error("labsim: unreadable release choices", error);
+    release.choices = null;
+  }
+  if (release.choices) {
+    if (!isTaught(release.value)) release.value = storedRelease();
+    if (!mounted.has(slot)) mounted.set(slot, new ReleasePicker(slot));
+  }
   const widgets = [...document.querySelectorAll(".labsim-widget")];
   const terminals = [...document.querySelectorAll(".labsim-terminal")];
   if (widgets.length || terminals.length) startPythonAfterFirstPaint();
@@ -616,7 +734,8 @@ export function sync() {
     if (mounted.has(element)) continue;
     const { network = "", host = "" } = element.dataset;
     const session = element.dataset.session || (network ? `${network}:${host}` : "default");
-    if (!terminalState.has(session)) terminalState.set(session, { history: [], screen: "" });
+    // release: the OpenZFS release of the session's machine in Python, once made (ZFS only)
+    if (!terminalState.has(session)) terminalState.set(session, { history: [], screen: "", release: null });
     if (network) {
       if (!networkSessions.has(network)) networkSessions.set(network, new Set());
       networkSessions.get(network).add(session);
@@ -634,6 +753,9 @@ export function sync() {
       host,
       hosts: network ? networkHosts(terminals, network) : "",
       onReset: network ? (from) => networkReset(network, from) : null,
+      // A machine of its own is a ZFS machine: it runs the page's release.
+      release: network ? null : () => (release.choices ? release.value : ""),
+      releaseNote,
     });
     mounted.set(element, terminal);
   }

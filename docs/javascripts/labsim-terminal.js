@@ -8,6 +8,9 @@
 // navigation; "Reset machine" starts the session afresh. A terminal on a network (data-network,
 // data-host) is one host of a simulated network shared with the page's other terminals on it:
 // "Reset network" starts every host of it afresh (labsim.web.Bridge).
+// A terminal with a machine of its own runs the page's OpenZFS release (``release()``): its
+// commands name it, so the machine is made as that release, and when the reader picks another
+// one, the page calls releaseChanged() for a fresh machine of it, said in one line.
 
 const MAX_SCREEN = 200_000; // characters of output kept to repaint the screen after navigation
 const FONT_SIZES = [12, 11, 10]; // px, tried in this order
@@ -33,7 +36,8 @@ const THEME = {
 const ESCAPE = /^\x1b(?:\[[0-9;]*[A-Za-z~]|O[A-Za-z])/;
 
 export class LabTerminal {
-  constructor(root, { python, session, prompt, state, assets, network = "", host = "", hosts = "", onReset = null }) {
+  constructor(root, { python, session, prompt, state, assets, network = "", host = "", hosts = "", onReset = null,
+    release = null, releaseNote = null }) {
     this.root = root;
     this.python = python;
     this.session = session;
@@ -41,6 +45,9 @@ export class LabTerminal {
     this.host = host;
     this.hosts = hosts; // JSON: the page's [host, setup] pairs of this network, in page order
     this.onReset = onReset; // tells the network's other terminals
+    this.release = release; // () => the page's OpenZFS release ("" for the default); null: no ZFS
+    this.releaseNote = releaseNote; // release => the line that says the machine is fresh
+    this.pendingNote = "";
     this.prompt = prompt;
     this.state = state; // {history: [], screen: ""} shared by every mount of this session
     this.line = [];
@@ -285,7 +292,10 @@ export class LabTerminal {
     this.updateStatus();
     if (this.python.state !== "ready") this.write(`${DIM}starting Python…${RESET}\r\n`);
     try {
-      const reply = JSON.parse(await this.python.call("terminal", this.session, text, this.network, this.host, this.hosts));
+      const version = this.release?.() ?? "";
+      if (version && !this.state.release) this.state.release = version; // the machine is made as it
+      const reply = JSON.parse(await this.python.call("terminal", this.session, text, this.network, this.host,
+        this.hosts, version));
       if (reply.stdout) this.write(withNewline(reply.stdout));
       if (reply.stderr) this.write(`${RED}${withNewline(reply.stderr).replace(/\n$/, "")}${RESET}\n`);
     } catch (error) {
@@ -293,6 +303,8 @@ export class LabTerminal {
       console.error(`labsim: terminal command failed: ${text}`, error.traceback ?? error);
     }
     this.busy = false;
+    if (this.pendingNote) this.write(this.pendingNote);
+    this.pendingNote = "";
     if (this.disposed) return;
     this.showPrompt();
     this.updateStatus();
@@ -305,14 +317,38 @@ export class LabTerminal {
   }
 
   async resetMachine() {
+    const version = this.release?.() ?? "";
     try {
-      await this.python.call("reset", this.session);
+      await this.python.call("reset", this.session, version);
+      this.state.release = version || null;
     } catch (error) {
       console.error("labsim: reset failed", error);
     }
     this.onReset?.(this);
-    this.fresh(this.network ? "(fresh network)" : "(fresh machine)");
+    this.fresh(this.network ? "(fresh network)" : version ? `(fresh machine: OpenZFS ${version})` : "(fresh machine)");
     this.term?.focus();
+  }
+
+  /** The reader picked another OpenZFS release: a fresh machine of it, said in one line. The
+   * screen and the history stay, so the same commands can be run again on the new release. */
+  releaseChanged(version) {
+    if (!this.release) return;
+    this.state.release = version;
+    this.python.call("reset", this.session, version)
+      .catch((error) => console.error("labsim: reset failed", error));
+    const note = this.releaseNote(version);
+    if (this.busy) {
+      this.pendingNote = note; // after the output of the command that runs
+    } else if (this.disposed || !this.term) {
+      this.state.screen += note;
+    } else {
+      // Over the prompt (and any line being typed), then prompt and line again below it.
+      const up = Math.floor(this.drawn / this.term.cols);
+      this.term.write(`${up ? `\x1b[${up}A` : ""}\r\x1b[J`);
+      this.write(note);
+      this.drawn = 0;
+      this.redraw();
+    }
   }
 
   /** A clean screen and history after a reset (of this terminal or of its network). */

@@ -4,8 +4,8 @@
 // Protocol: the page posts {id, method, args}; the worker answers {id, ok: true, result} or
 // {id, ok: false, error}. It also posts {event: "ready", ms, version} once Python is up, or
 // {event: "failed", error}. Methods: describe, simulate, terminal (session, line, and for a
-// host of a shared network: network, host, hosts), reset (labsim.web.Bridge, JSON strings in
-// and out), ping, and _exec (run Python source, return repr of the last
+// host of a shared network: network, host, hosts; then the OpenZFS release a new machine
+// runs), reset (session, release) (labsim.web.Bridge, JSON strings in and out), ping, and _exec (run Python source, return repr of the last
 // expression; used by the benchmark and the tests).
 
 const ROOT = new URL("../", import.meta.url);
@@ -57,9 +57,9 @@ const methods = {
   describe: (scenario) => bridge.describe(scenario),
   simulate: (scenario, paramsJson) => bridge.simulate(scenario, paramsJson),
   warm: (scenario) => { bridge.warm(scenario); return null; },
-  terminal: (sessionId, line, network = "", host = "", hosts = "") =>
-    bridge.terminal(sessionId, line, network, host, hosts),
-  reset: (sessionId) => { bridge.reset(sessionId); return null; },
+  terminal: (sessionId, line, network = "", host = "", hosts = "", zfsVersion = "") =>
+    bridge.terminal(sessionId, line, network, host, hosts, zfsVersion),
+  reset: (sessionId, zfsVersion = "") => { bridge.reset(sessionId, zfsVersion); return null; },
   _exec: (source) => {
     const value = pyodide.runPython(source);
     const text = value?.toString?.() ?? String(value);

@@ -16,6 +16,11 @@ made is as old on both sides. Resetting any terminal of a network resets the who
 every host starts afresh, with the same names, addresses and key generators. The hosts'
 states are tied together (peers hold each other's keys, endpoints and handshakes), so a
 fresh host among old ones would leave them with peers that no longer exist.
+
+A terminal's machine runs one OpenZFS release (``zfs_version``: "2.3", "2.2", "2.1", the
+names of labsim.zfs.versions; empty for the default). The page passes the reader's choice
+with every command and with a reset; a session is made with the release of the call that
+makes it and keeps it until it is reset, so changing the release means a fresh machine.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass, field
 from labsim.net.model import Network, add_host
 from labsim.scenarios import controls, get_scenario
 from labsim.shell.session import CommandResult, Session
+from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
 
 
 @dataclass
@@ -47,6 +53,12 @@ class SharedNetwork:
             # What the setup changes lives in the host (links, addresses, WireGuard), so a
             # session of its own is enough; the terminal's session comes later.
             Session(network=self.network, hostname=name).run(setup)
+
+
+def _version(zfs_version: str) -> ZfsVersion:
+    """The release a page names ("2.1"), the default for an empty name; ValueError for one
+    labsim does not know."""
+    return get_version(zfs_version) if zfs_version else DEFAULT_VERSION
 
 
 def _host_list(hosts: str) -> list[tuple[str, str]]:
@@ -83,13 +95,15 @@ class Bridge:
         return json.dumps(get_scenario(scenario).run(params))
 
     def terminal(self, session_id: str, line: str, network: str = "", host: str = "",
-                 hosts: str = "") -> str:
+                 hosts: str = "", zfs_version: str = "") -> str:
         """Run one command line in the named session; returns {stdout, stderr, status}.
 
         With ``network``, the session is host ``host`` (default: the session id) of that
         shared network; ``hosts`` (JSON: names, or [name, setup] pairs) are the page's
-        hosts of the network, in page order, added first when the network is new."""
-        session = self._session(session_id, network, host or session_id, hosts)
+        hosts of the network, in page order, added first when the network is new.
+        ``zfs_version`` is the release a new session runs; an existing one keeps its own."""
+        version = _version(zfs_version)
+        session = self._session(session_id, network, host or session_id, hosts, version)
         try:
             result = session.run(line)
         except Exception as err:  # a simulator bug must not kill the page's terminal
@@ -98,12 +112,16 @@ class Bridge:
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
                            "status": result.status})
 
-    def _session(self, session_id: str, network: str, host: str, hosts: str) -> Session:
+    def _session(self, session_id: str, network: str, host: str, hosts: str,
+                 version: ZfsVersion = DEFAULT_VERSION) -> Session:
         session = self.sessions.get(session_id)
-        # A session keeps what it was made as: a machine of its own, or a host of a network.
+        # A session keeps what it was made as: a machine of its own, or a host of a network,
+        # and its OpenZFS release.
         name = self.session_networks.get(session_id, "" if session is not None else network)
         if not name:
-            return self.sessions.setdefault(session_id, Session())
+            if session is None:
+                session = self.sessions[session_id] = Session(version=version)
+            return session
         listed = _host_list(hosts)
         shared = self.networks.get(name)
         if shared is None:
@@ -112,17 +130,24 @@ class Bridge:
                 shared.host(other, setup)
         if session is None:
             shared.host(host, dict(listed).get(host, ""))
-            session = Session(network=shared.network, hostname=host)
+            session = Session(network=shared.network, hostname=host, version=version)
             self.sessions[session_id] = shared.sessions[session_id] = session
             self.session_networks[session_id] = name
         session.clock = max(s.clock for s in shared.sessions.values())
         return session
 
-    def reset(self, session_id: str) -> None:
-        """A fresh machine for the session; for a host of a network, a fresh network."""
+    def reset(self, session_id: str, zfs_version: str = "") -> None:
+        """A fresh machine for the session; for a host of a network, a fresh network.
+
+        With ``zfs_version``, a machine of its own is made at once, running that release
+        (the page's release selector resets its terminals so); without, the next command
+        makes it, with the release that command names."""
+        version = _version(zfs_version)  # an unknown release fails before anything is lost
         self.sessions.pop(session_id, None)
         name = self.session_networks.get(session_id)
         if name is None:
+            if zfs_version:
+                self.sessions[session_id] = Session(version=version)
             return
         old = self.networks[name]
         fresh = self.networks[name] = SharedNetwork()
@@ -137,10 +162,28 @@ def initial_payload(scenario: str, overrides: dict | None = None) -> dict:
     """What the site build embeds in a page so the first chart needs no Python in the browser.
 
     ``overrides`` (a page's data-params) replace some defaults, and the defaults of the
-    controls that follow them; the page's "reset" returns to these values.
+    controls that follow them; the page's "reset" returns to these values. A widget with a
+    release control (controls.ZFS_VERSION) is computed for the default release, whatever
+    the reader chose: the page re-runs it in the browser when the choice differs.
     """
     sc = get_scenario(scenario)
     description = sc.describe()
     description["defaults"] = controls.with_overrides(
         description["controls"], description["defaults"], overrides or {})
     return {"describe": description, "result": sc.run(description["defaults"])}
+
+
+def release_choices() -> dict:
+    """What the page's OpenZFS release selector offers (the site build embeds it in every
+    page with a ZFS terminal or a widget with a release control): the taught releases,
+    newest first, as [name, release] pairs, the default's name, and the name of the widget
+    control it drives."""
+    return {"control": controls.ZFS_VERSION, "default": DEFAULT_VERSION.name,
+            "versions": [[v.name, v.release] for v in TAUGHT_VERSIONS]}
+
+
+def has_release_control(scenario: str) -> bool:
+    """Whether a scenario's widget picks the OpenZFS release (its controls have one named
+    controls.ZFS_VERSION), so that the page's selector drives it."""
+    return any(c["name"] == controls.ZFS_VERSION
+               for c in get_scenario(scenario).describe()["controls"])
