@@ -34,6 +34,7 @@ from labsim.format.zprop import (
     get_fields,
     lookup,
 )
+from labsim.zfs.versions import ColumnWidths
 
 __all__ = [
     "DEFAULT_COLUMNS",
@@ -109,8 +110,10 @@ def format_zfs_list(
     parsable: bool = False,
     scripted: bool = False,
     columns: Sequence[str] | None = None,
+    widths_rule: ColumnWidths = ColumnWidths.ENUM_COLLISIONS,
 ) -> str:
-    """What ``zfs list [-H] [-p] [-o ...]`` prints on stdout.
+    """What ``zfs list [-H] [-p] [-o ...]`` prints on stdout; ``widths_rule`` is the
+    release's (ZfsVersion.column_widths).
 
     Each row maps property names (``name`` included) to raw values.  Column names
     may be property names or their lower-case column names ("avail", "refer").
@@ -123,7 +126,8 @@ def format_zfs_list(
         return ""
     values = [[format_dataset_prop(p.name, _raw(row, p, g), parsable=parsable)
                for p, g in zip(props, given, strict=True)] for row in rows]
-    widths = [expanded_width(p, (v[i] for v in values), parsable) for i, p in enumerate(props)]
+    widths = [expanded_width(p, (v[i] for v in values), parsable, widths_rule)
+              for i, p in enumerate(props)]
 
     def line(cells: list[str], scripted: bool) -> str:
         out = []
@@ -150,6 +154,7 @@ def format_zfs_get(
     scripted: bool = False,
     columns: str | Sequence[str] | None = None,
     fields: str | Sequence[str] | None = None,
+    widths_rule: ColumnWidths = ColumnWidths.ENUM_COLLISIONS,
 ) -> str:
     """What ``zfs get [-H] [-p] [-o field,...] prop[,prop] dataset ...`` prints.
 
@@ -169,5 +174,6 @@ def format_zfs_get(
         # zfs_expand_proplist() sizes the VALUE column by the human-readable values:
         # "69996544" overflows a 5-wide column ("1.46   -" in the recordings).
         by_prop.setdefault(prop.name, []).append(format_dataset_prop(prop.name, value))
-    widths = [expanded_width(DATASET_PROPS[p], texts, False) for p, texts in by_prop.items()]
+    widths = [expanded_width(DATASET_PROPS[p], texts, False, widths_rule)
+              for p, texts in by_prop.items()]
     return format_get_table(cooked, widths, scripted=scripted, columns=chosen)

@@ -41,6 +41,7 @@ from labsim.format.zprop import (
     get_fields,
     lookup,
 )
+from labsim.zfs.versions import ColumnWidths
 
 __all__ = [
     "COLUMNS",
@@ -328,6 +329,7 @@ def format_zpool_list(
     parsable: bool = False,
     scripted: bool = False,
     columns: Sequence[str] | None = None,
+    widths_rule: ColumnWidths = ColumnWidths.ENUM_COLLISIONS,
 ) -> str:
     """What ``zpool list [-H] [-p] [-v] [-o ...]`` prints on stdout.
 
@@ -339,7 +341,7 @@ def format_zpool_list(
     if not pools:
         return ""
     values = [[pool_value(pool, prop, parsable) for prop in props] for pool in pools]
-    widths = [expanded_width(prop, (row[i] for row in values), parsable)
+    widths = [expanded_width(prop, (row[i] for row in values), parsable, widths_rule)
               for i, prop in enumerate(props)]
     vwidth = namewidth(pools) if verbose else 0
     if verbose:
@@ -373,6 +375,7 @@ def format_zpool_get(
     parsable: bool = False,
     scripted: bool = False,
     columns: str | Sequence[str] | None = None,
+    widths_rule: ColumnWidths = ColumnWidths.ENUM_COLLISIONS,
 ) -> str:
     """What ``zpool get [-H] [-p] [-o field,...] prop[,prop] pool`` prints.
 
@@ -389,6 +392,7 @@ def format_zpool_get(
         text = format_pool_prop(prop.name, value, parsable=parsable)
         cooked.append((name, prop.name, text, source))
         by_prop.setdefault(prop.name, []).append(text)
-    widths = [expanded_width(POOL_PROPS[p], texts, parsable) for p, texts in by_prop.items()]
+    widths = [expanded_width(POOL_PROPS[p], texts, parsable, widths_rule)
+              for p, texts in by_prop.items()]
     return format_get_table(cooked, widths, scripted=scripted, columns=get_fields(columns))
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from labsim.zfs.versions import ColumnWidths
+
 __all__ = [
     "GET_COLUMNS",
     "InvalidColumn",
@@ -53,6 +55,9 @@ class Prop:
     kind: str  # NUMBER, STRING or INDEX
     enum: int  # position in zpool_prop_t / zfs_prop_t (include/sys/fs/zfs.h)
     values: tuple[str, ...] = ()  # index table names, for the column width
+    # Registered flexible (zprop_register_number(..., flex = B_TRUE) since 2.2): a
+    # number column the values may widen without -p.
+    flex: bool = False
 
     @property
     def right_align(self) -> bool:
@@ -74,7 +79,7 @@ POOL_PROPS: dict[str, Prop] = _table(
     Prop("capacity", "CAP", NUMBER, 2),
     Prop("altroot", "ALTROOT", STRING, 3),
     Prop("health", "HEALTH", NUMBER, 4),
-    Prop("guid", "GUID", NUMBER, 5),
+    Prop("guid", "GUID", NUMBER, 5, flex=True),
     Prop("version", "VERSION", NUMBER, 6),
     Prop("bootfs", "BOOTFS", STRING, 7),
     Prop("delegation", "DELEGATION", INDEX, 8, _ON_OFF),
@@ -95,7 +100,7 @@ POOL_PROPS: dict[str, Prop] = _table(
     Prop("leaked", "LEAKED", NUMBER, 24),
     Prop("multihost", "MULTIHOST", INDEX, 28, _ON_OFF),
     Prop("checkpoint", "CKPOINT", NUMBER, 29),
-    Prop("load_guid", "LOAD_GUID", NUMBER, 30),
+    Prop("load_guid", "LOAD_GUID", NUMBER, 30, flex=True),
     Prop("autotrim", "AUTOTRIM", INDEX, 31, _ON_OFF),
     Prop("compatibility", "COMPATIBILITY", STRING, 32),
 )
@@ -115,7 +120,7 @@ _DEDUP = ("on", "off", "verify", "sha256", "sha256,verify", "sha512", "sha512,ve
 # module/zcommon/zfs_prop.c (2.1) with zfs_prop_t numbering (include/sys/fs/zfs.h)
 DATASET_PROPS: dict[str, Prop] = _table(
     Prop("type", "TYPE", STRING, 0),
-    Prop("creation", "CREATION", NUMBER, 1),
+    Prop("creation", "CREATION", NUMBER, 1, flex=True),
     Prop("used", "USED", NUMBER, 2),
     Prop("available", "AVAIL", NUMBER, 3),
     Prop("referenced", "REFER", NUMBER, 4),
@@ -137,14 +142,14 @@ DATASET_PROPS: dict[str, Prop] = _table(
     Prop("setuid", "SETUID", INDEX, 20, _ON_OFF),
     Prop("readonly", "RDONLY", INDEX, 21, _ON_OFF),
     Prop("snapdir", "SNAPDIR", INDEX, 23, ("hidden", "visible")),
-    Prop("createtxg", "CREATETXG", NUMBER, 26),
+    Prop("createtxg", "CREATETXG", NUMBER, 26, flex=True),
     Prop("name", "NAME", STRING, 27),
     Prop("canmount", "CANMOUNT", INDEX, 28, ("off", "on", "noauto")),
     Prop("xattr", "XATTR", INDEX, 30, ("off", "on", "sa", "dir")),
     Prop("copies", "COPIES", INDEX, 32, ("1", "2", "3")),
     Prop("refquota", "REFQUOTA", NUMBER, 40),
     Prop("refreservation", "REFRESERV", NUMBER, 41),
-    Prop("guid", "GUID", NUMBER, 42),
+    Prop("guid", "GUID", NUMBER, 42, flex=True),
     Prop("primarycache", "PRIMARYCACHE", INDEX, 43, ("none", "metadata", "all")),
     Prop("secondarycache", "SECONDARYCACHE", INDEX, 44, ("none", "metadata", "all")),
     Prop("usedbysnapshots", "USEDSNAP", NUMBER, 45),
@@ -197,9 +202,21 @@ def lookup(table: dict[str, Prop], name: str) -> Prop:
     raise UnknownProperty(name)
 
 
-def column_width(prop: Prop) -> tuple[int, bool]:
-    """``zprop_width()``: (minimum width, fixed).  Only non-fixed columns are
-    widened by their values, except under ``-p`` where every column is."""
+def column_width(prop: Prop, rule: ColumnWidths = ColumnWidths.ENUM_COLLISIONS
+                 ) -> tuple[int, bool]:
+    """``zprop_width()``: (minimum width, fixed), as the release's ``rule`` has it
+    (labsim.zfs.versions.ColumnWidths).  Only non-fixed columns are widened by their
+    values, except under ``-p`` where every column is."""
+    if rule is ColumnWidths.FLEX_FLAGS:
+        width = len(prop.colname)
+        if prop.kind == NUMBER:
+            width = max(width, 5)
+            if prop.name == "health":  # type == ZFS_TYPE_POOL && prop == ZPOOL_PROP_HEALTH
+                width = 8
+        elif prop.kind == INDEX:
+            width = max([width, *(len(v) for v in prop.values)])
+        # zprop_register_string() and _index() register every one flexible.
+        return width, not (prop.flex or prop.kind != NUMBER)
     width = len(prop.colname)
     fixed = True
     if prop.kind == NUMBER:
@@ -215,9 +232,10 @@ def column_width(prop: Prop) -> tuple[int, bool]:
     return width, fixed
 
 
-def expanded_width(prop: Prop, values: Iterable[str], literal: bool) -> int:
+def expanded_width(prop: Prop, values: Iterable[str], literal: bool,
+                   rule: ColumnWidths = ColumnWidths.ENUM_COLLISIONS) -> int:
     """Width after ``zpool_expand_proplist()`` / ``zfs_expand_proplist()``."""
-    width, fixed = column_width(prop)
+    width, fixed = column_width(prop, rule)
     if fixed and not literal:
         return width
     return max([width, *(len(v) for v in values)])

@@ -96,7 +96,8 @@ class Session:
     device_speed: dict[str, float] = field(default_factory=dict)
     # The zfs module's intent-log counters, /proc/spl/kstat/zfs/zil: for the whole
     # machine, every pool together, since the module was loaded.
-    zil_stats: ZilStats = field(default_factory=ZilStats.zero)
+    # The ZIL's kstat counters (their set is the release's; made in __post_init__).
+    zil_stats: ZilStats | None = None
     # Disk images qemu-img made, by path (labsim.shell.commands.qemu_img.Qcow2Image).
     images: dict[str, object] = field(default_factory=dict)
     # qemu-nbd servers by pid (labsim.shell.commands.qemu_nbd.NbdServer; None once stopped).
@@ -115,6 +116,8 @@ class Session:
     last_ping: tuple = ()
 
     def __post_init__(self) -> None:
+        if self.zil_stats is None:
+            self.zil_stats = ZilStats.zero(self.version.zil_kstat)
         if self.network is None:
             self.network = Network()
         host = self.network.hosts.get(self.hostname)

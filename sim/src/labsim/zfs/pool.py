@@ -47,13 +47,6 @@ from labsim.zfs.versions import (
 if TYPE_CHECKING:
     from labsim.zfs.snapshots import Snapshot
 
-# Share of allocations made while every vdev's queue is full, for a writer that streams
-# as fast as it can (dd). Only used by versions with the allocation throttle.
-# Calibrated on real OpenZFS 2.1.11 in the lab VM (tests/fixtures/real/2.1.11): with file
-# vdevs under software emulation, values from 0.65 to 0.8 reproduce the recordings of lab 1
-# within 5 % per vdev; 0.6 and 0.85 do not. Other machines and disks may well differ.
-STREAMING_THROTTLE_PRESSURE = 0.75
-
 # A mirror's write is done when its slowest child is (vdev_mirror_io_done() waits for
 # every child), so under the allocation throttle, which counts a top-level vdev's
 # writes in flight until they complete, a 2-way mirror takes fewer blocks than a single
@@ -804,7 +797,7 @@ def write_file(
     name: str,
     nbytes: int,
     content: str | DataPattern,
-    pressure: float = STREAMING_THROTTLE_PRESSURE,
+    pressure: float | None = None,
 ) -> int:
     """Create (or replace) ``name`` with ``nbytes`` of "zero" or "random" content, or
     data of a DataPattern (fio's half-compressible buffers).
@@ -812,8 +805,11 @@ def write_file(
     Each record is compressed as the dataset's compression says (records.block_plan);
     holes allocate nothing. Data is placed a transaction group at a time. Returns the
     bytes written; raises NoSpace (carrying the bytes that did fit) when the pool runs
-    out of room.
+    out of room. ``pressure`` is the throttle's (ZfsVersion.streaming_throttle_pressure
+    when None: a writer as fast as dd).
     """
+    if pressure is None:
+        pressure = pool.version.streaming_throttle_pressure
     if name in dataset.files:
         remove_file(pool, dataset, name)
     recordsize = int(property_value(pool, dataset, "recordsize")[0])

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labsim.zfs.versions import KiB
+from labsim.zfs.versions import KiB, ZilKstat
 
 # zfs_txg_timeout (module/zfs/txg.c): the longest a txg stays open, in seconds.
 ZFS_TXG_TIMEOUT = 5.0
@@ -249,7 +249,7 @@ def log_traffic(writes: list[AppWrite], settings: SyncSettings) -> LogTraffic:
 # The named kstat /proc/spl/kstat/zfs/zil (zil_stats_t in include/sys/zil.h, OpenZFS 2.1),
 # in its order. They count for the whole module, every pool and dataset together, from
 # the time it was loaded.
-ZIL_KSTAT_NAMES = (
+ZIL_KSTAT_NAMES_2_1 = (
     "zil_commit_count",  # zil_commit() calls that did something (not sync=disabled)
     "zil_commit_writer_count",  # of which the caller itself wrote the log blocks
     "zil_itx_count",  # log records written into log blocks
@@ -264,6 +264,21 @@ ZIL_KSTAT_NAMES = (
     "zil_itx_metaslab_slog_count",  # log blocks written to a log vdev
     "zil_itx_metaslab_slog_bytes",
 )
+# From 2.2.0 (zil_stats_t, module/zfs/zil.c zil_kstats_global): commits that failed,
+# stalled or were suspended, and per class the bytes written and allocated.
+ZIL_KSTAT_NAMES_2_2 = (
+    "zil_commit_count", "zil_commit_writer_count", "zil_commit_error_count",
+    "zil_commit_stall_count", "zil_commit_suspend_count",
+    *ZIL_KSTAT_NAMES_2_1[2:9],
+    "zil_itx_metaslab_normal_count", "zil_itx_metaslab_normal_bytes",
+    "zil_itx_metaslab_normal_write", "zil_itx_metaslab_normal_alloc",
+    "zil_itx_metaslab_slog_count", "zil_itx_metaslab_slog_bytes",
+    "zil_itx_metaslab_slog_write", "zil_itx_metaslab_slog_alloc",
+)
+ZIL_KSTAT_NAMES = {ZilKstat.COUNTS: ZIL_KSTAT_NAMES_2_1,
+                   ZilKstat.COUNTS_WRITE_ALLOC: ZIL_KSTAT_NAMES_2_2}
+# ZIL_MIN_BLKSZ (include/sys/zil.h): a slim log block is written up to the next 4K.
+ZIL_MIN_BLKSZ = 4096
 
 
 @dataclass
@@ -273,8 +288,8 @@ class ZilStats:
     counters: dict[str, int]
 
     @classmethod
-    def zero(cls) -> ZilStats:
-        return cls({name: 0 for name in ZIL_KSTAT_NAMES})
+    def zero(cls, layout: ZilKstat = ZilKstat.COUNTS) -> ZilStats:
+        return cls({name: 0 for name in ZIL_KSTAT_NAMES[layout]})
 
     def add(self, name: str, amount: int = 1) -> None:
         self.counters[name] += amount
@@ -431,4 +446,12 @@ def commit_writes(stats: ZilStats, *, writes: int, write_size: int, first_record
         kind = "slog" if block.slog else "normal"
         stats.add(f"zil_itx_metaslab_{kind}_count")
         stats.add(f"zil_itx_metaslab_{kind}_bytes", block.nused)
+        if f"zil_itx_metaslab_{kind}_write" in stats.counters:
+            # zil_lwb_write_issue(): a slim block writes its used bytes rounded up to
+            # ZIL_MIN_BLKSZ. Allocated: the block's size, which zil_lwb_plan() picks from
+            # what the commit holds; labsim takes the written size (the allocation can be
+            # larger when a commit was predicted bigger than it turned out).
+            written = -(-block.nused // ZIL_MIN_BLKSZ) * ZIL_MIN_BLKSZ
+            stats.add(f"zil_itx_metaslab_{kind}_write", written)
+            stats.add(f"zil_itx_metaslab_{kind}_alloc", written)
     return CommitResult(commits, tuple(blocks), indirect)

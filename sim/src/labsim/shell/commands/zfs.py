@@ -239,7 +239,8 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
             for pool, ds in found]
     return CommandResult(stdout=fmt.format_zfs_list(rows, columns=columns,
                                                     parsable="-p" in flags,
-                                                    scripted="-H" in flags))
+                                                    scripted="-H" in flags,
+                                                    widths_rule=session.version.column_widths))
 
 
 def get(session: Session, args: list[str]) -> CommandResult:
@@ -265,7 +266,8 @@ def get(session: Session, args: list[str]) -> CommandResult:
             value, source = value_of(pool, ds, prop)
             rows.append((ds.name, prop, value, source))
     return CommandResult(stdout=fmt.format_zfs_get(rows, fields=fields, parsable="-p" in flags,
-                                                   scripted="-H" in flags))
+                                                   scripted="-H" in flags,
+                                                   widths_rule=session.version.column_widths))
 
 
 def set_property(session: Session, args: list[str]) -> CommandResult:

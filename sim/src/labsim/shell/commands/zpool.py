@@ -382,7 +382,8 @@ def list_pools(session: Session, args: list[str]) -> CommandResult:
         return CommandResult(stdout=msg.no_pools_available() + "\n")
     rows = [pool_row(p) for p in sorted(pools, key=lambda p: p.name)]
     text = list_fmt.format_zpool_list(rows, verbose="-v" in flags, parsable="-p" in flags,
-                                      scripted="-H" in flags, columns=columns)
+                                      scripted="-H" in flags, columns=columns,
+                                      widths_rule=session.version.column_widths)
     return CommandResult(stdout=text)
 
 
@@ -716,7 +717,8 @@ def get(session: Session, args: list[str]) -> CommandResult:
         for prop in wanted:
             value, source = pool_property(pool, prop)
             rows.append((pool.name, prop, value, source))
-    text = list_fmt.format_zpool_get(rows, parsable="-p" in flags, scripted="-H" in flags)
+    text = list_fmt.format_zpool_get(rows, parsable="-p" in flags, scripted="-H" in flags,
+                                     widths_rule=session.version.column_widths)
     return CommandResult(stdout=text)
 
 
