@@ -180,12 +180,20 @@ class ZfsVersion:
     compression_min_savings: MinSavings
     column_widths: ColumnWidths
     zil_kstat: ZilKstat
+    # The largest recordsize and volblocksize (the pool's maxblocksize, MIN(zfs_max_recordsize,
+    # SPA_MAXBLOCKSIZE)): zfs_max_recordsize (module/zfs/dsl_dataset.c) is 1 MiB up to 2.1
+    # and 16 MiB from 2.2.0 (f2330bd156), which also moves the error text's "to 1M" to
+    # "to 16M".
+    max_recordsize: int
     # ZVOL_DEFAULT_BLOCKSIZE (include/sys/fs/zfs.h): 8192 up to 2.1, 16384 from 2.2.0.
     default_volblocksize: int
     # Space the pool's own metadata (MOS, root dataset) takes at creation, per top-level
     # vdev: the estimate used where ``create_metadata`` is None. Measured in the lab VM.
     create_alloc_per_vdev: int
     vdev_list_size: VdevListSize
+    # The heading line of a "logs"/"cache" class in `zpool list -v`: 2.1 prints the last
+    # dash two spaces after DEDUP's, 2.2.0 (cdb3eb5aa4) under HEALTH.
+    class_heading_dash_under_health: bool
     # Whether `zpool list -v` names a group with its id, "mirror-0", as `zpool status`
     # does (OpenZFS PR #13031, in 2.1 since 2.1.3) or "mirror".
     list_vdev_type_id: bool
@@ -250,10 +258,12 @@ ZFS_0_6_5 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS,
     column_widths=ColumnWidths.ENUM_COLLISIONS,
     zil_kstat=ZilKstat.COUNTS,
+    max_recordsize=1 * MiB,
     default_volblocksize=8 * KiB,
     create_alloc_per_vdev=168 * KiB,
     vdev_list_size=VdevListSize.ALLOCATABLE,
     list_vdev_type_id=False,
+    class_heading_dash_under_health=False,
 )
 
 # The 2.1.11 metadata profile. Fitted to the 2.1.11 recordings at ashift 12
@@ -285,10 +295,12 @@ ZFS_2_1 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS,
     column_widths=ColumnWidths.ENUM_COLLISIONS,
     zil_kstat=ZilKstat.COUNTS,
+    max_recordsize=1 * MiB,
     default_volblocksize=8 * KiB,
     create_alloc_per_vdev=176 * KiB,
     vdev_list_size=VdevListSize.PHYSICAL,
     list_vdev_type_id=True,
+    class_heading_dash_under_health=False,
     create_metadata=_CREATE_METADATA_2_1,
 )
 
@@ -308,10 +320,12 @@ ZFS_2_2 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS,
     column_widths=ColumnWidths.FLEX_FLAGS,
     zil_kstat=ZilKstat.COUNTS_WRITE_ALLOC,
+    max_recordsize=16 * MiB,
     default_volblocksize=16 * KiB,
     create_alloc_per_vdev=176 * KiB,
     vdev_list_size=VdevListSize.PHYSICAL,
     list_vdev_type_id=True,
+    class_heading_dash_under_health=True,
     # Not recorded on 2.2: the 2.1 profile is the nearest measured one.
     create_metadata=_CREATE_METADATA_2_1,
     block_cloning_feature=True,
@@ -335,10 +349,12 @@ ZFS_2_3 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS_IN_SECTORS,
     column_widths=ColumnWidths.FLEX_FLAGS,
     zil_kstat=ZilKstat.COUNTS_WRITE_ALLOC,
+    max_recordsize=16 * MiB,
     default_volblocksize=16 * KiB,
     create_alloc_per_vdev=176 * KiB,
     vdev_list_size=VdevListSize.PHYSICAL,
     list_vdev_type_id=True,
+    class_heading_dash_under_health=True,
     create_metadata=_CREATE_METADATA_2_1,
     metaslab_rules=METASLAB_RULES_2_3,
     streaming_throttle_pressure=0.55,

@@ -76,13 +76,14 @@ def volsize_to_reservation(volsize: int, volblocksize: int, copies: int = 1) -> 
         1 << DN_MAX_INDBLKSHIFT)
 
 
-def check_volblocksize(volblocksize: int) -> str | None:
+def check_volblocksize(volblocksize: int, largest: int = 1 << 20) -> str | None:
     """None if ``volblocksize`` is acceptable, else libzfs's complaint (zfs_valid_proplist(),
-    whose limit is the pool's maxblocksize: 1M in 2.1). Sizes above MAX_VOLBLOCKSIZE up to
-    1M are refused as not modelled (they need large_blocks)."""
-    if volblocksize < MIN_VOLBLOCKSIZE or volblocksize > 1 << 20 or \
+    whose limit is the pool's maxblocksize, ``largest``: ZfsVersion.max_recordsize). Sizes
+    above MAX_VOLBLOCKSIZE up to that are refused as not modelled (large_blocks)."""
+    if volblocksize < MIN_VOLBLOCKSIZE or volblocksize > largest or \
             volblocksize & (volblocksize - 1):
-        return "'volblocksize' must be power of 2 from 512B to 1M"
+        top = f"{largest >> 20}M"
+        return f"'volblocksize' must be power of 2 from 512B to {top}"
     if volblocksize > MAX_VOLBLOCKSIZE:
         return "labsim: a volblocksize above 128K is not modelled"
     return None
@@ -171,7 +172,8 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
     """zfs create [-s] -V: a volume, thick (refreservation from volsize_to_reservation)
     unless ``sparse``. Checks as zfs does; raises ValueError with zfs's reason."""
     block = volblocksize or pool.version.default_volblocksize
-    reason = check_volblocksize(block) or check_volsize(volsize, block)
+    reason = (check_volblocksize(block, pool.version.max_recordsize)
+              or check_volsize(volsize, block))
     if reason:
         raise ValueError(reason)
     props = dict(properties or {})

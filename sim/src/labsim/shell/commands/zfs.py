@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from labsim.format import zfs_list as fmt
+from labsim.format.numbers import nicenum
 from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
@@ -24,6 +25,7 @@ from labsim.zfs.pool import (
     destroy_dataset,
     property_value,
 )
+from labsim.zfs.versions import ZfsVersion
 
 COMPRESSION = re.compile(
     r"^(on|off|lzjb|gzip|gzip-[1-9]|zle|lz4|zstd|zstd-([1-9]|1[0-9])|zstd-fast"
@@ -51,7 +53,6 @@ ALIASES = {"avail": "available", "refer": "referenced", "compress": "compression
 LIST_TYPES = {"filesystem": "filesystem", "fs": "filesystem", "snapshot": "snapshot",
               "snap": "snapshot", "volume": "volume", "vol": "volume", "bookmark": "bookmark",
               "all": "all"}
-MAX_RECORDSIZE = 1 << 20  # zfs_max_recordsize in OpenZFS 2.1
 
 
 def main(session: Session, argv: list[str]) -> CommandResult:
@@ -286,11 +287,12 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
             raise UsageError(msg.zfs_set_invalid_property(ds.name, prop), 1)
         if prop not in SETTABLE:
             raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
-        ds.properties[prop] = validate(ds.name, prop, value)
+        ds.properties[prop] = validate(ds.name, prop, value, session.version)
     return CommandResult()
 
 
-def validate(name: str, prop: str, value: str, action: str = "set") -> object:
+def validate(name: str, prop: str, value: str, version: ZfsVersion,
+             action: str = "set") -> object:
     """A property value as zfs set (or, with action "create", zfs create -o) checks it;
     the error names the action as zfs_valid_proplist()'s caller does."""
     if prop == "compression":
@@ -308,8 +310,9 @@ def validate(name: str, prop: str, value: str, action: str = "set") -> object:
         raise UsageError(msg.zfs_bad_numeric_value(name, prop, value, action), 1)
     if prop == "refreservation":
         return size
-    if size < 512 or size > MAX_RECORDSIZE or size & (size - 1):
-        raise UsageError(msg.zfs_bad_recordsize(name, action), 1)
+    largest = version.max_recordsize
+    if size < 512 or size > largest or size & (size - 1):
+        raise UsageError(msg.zfs_bad_recordsize(name, action, nicenum(largest)), 1)
     return size
 
 
@@ -331,7 +334,7 @@ def create(session: Session, args: list[str]) -> CommandResult:
         if k == "-o":
             prop, _, value = v.partition("=")
             properties[ALIASES.get(prop, prop)] = validate(name, ALIASES.get(prop, prop),
-                                                           value, "create")
+                                                           value, session.version, "create")
     volsize = next((v for k, v in opts if k == "-V"), None)
     if volsize is not None:
         return _create_volume(pool, name, volsize, opts, properties)

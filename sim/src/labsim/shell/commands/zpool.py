@@ -39,7 +39,7 @@ from labsim.zfs.pool import (
     freeze_pool,
     remove_log_vdev,
 )
-from labsim.zfs.versions import VdevListSize
+from labsim.zfs.versions import VdevListSize, ZfsVersion
 
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
                   "spare", "special", "dedup"}
@@ -197,7 +197,8 @@ def create(session: Session, args: list[str]) -> CommandResult:
             raise UsageError(msg.bad_pool_property(prop.partition("=")[0]), 2)
     # -O properties are checked while the options are read (add_prop_list()), before
     # any vdev is looked at.
-    fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"])
+    fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"],
+                                        session.version)
     specs, log_specs, ashift = _vdev_specs(session, operands[1:], "create", None, name, props,
                                            force="-f" in flags)
     if name in session.pools:
@@ -218,7 +219,8 @@ def create(session: Session, args: list[str]) -> CommandResult:
     return CommandResult()
 
 
-def _root_dataset_properties(pool: str, assignments: list[str]) -> dict[str, object]:
+def _root_dataset_properties(pool: str, assignments: list[str],
+                             version: ZfsVersion) -> dict[str, object]:
     """-O file-system-property=value: set on the root dataset as zfs create -o would
     (zpool create hands them to zfs_create's property checks). labsim keeps the
     properties it models, compression and recordsize."""
@@ -234,7 +236,7 @@ def _root_dataset_properties(pool: str, assignments: list[str]) -> dict[str, obj
         if prop not in zfs.SETTABLE:
             raise UsageError(f"labsim: zpool create -O {prop} is not modelled "
                              f"(only {', '.join(zfs.SETTABLE)})", 1)
-        props[prop] = zfs.validate(pool, prop, value)
+        props[prop] = zfs.validate(pool, prop, value, version)
     return props
 
 
@@ -418,6 +420,7 @@ def pool_row(pool: Pool) -> list_fmt.PoolRow:
         name=pool.name, size=pool.space, alloc=pool.alloc, free=pool.free,
         frag=pool.fragmentation, cap=pool.capacity, dedup=1.0,
         health=health.pool_state(pool), vdevs=vdevs, logs=logs,
+        short_class_heading=not pool.version.class_heading_dash_under_health,
     )
 
 
