@@ -1,5 +1,5 @@
 # Lesson 1 lab: a lopsided pool of sparse files, scaled for a small VM.
-# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
+# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS (2.3 in the lab VM; the 2.1.11 recordings show the older release).
 # "# step" comments divide it into the lab's steps (labs/steps/01-pools-vdevs.toml checks them).
 
 # step files: Two sparse files, one four times the size of the other

@@ -1,6 +1,6 @@
 # Lesson 2 lab: a mirror and a RAID-Z1 of sparse files; damage and scrub, replace and resilver,
 # and the detach/attach trick for building a balanced pool of mirrors. Sized for a slow VM.
-# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
+# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS (2.3 in the lab VM; the 2.1.11 recordings show the older release).
 
 # step files: Eight 512 MiB sparse files
 mkdir -p /var/tmp/labs

@@ -1,5 +1,5 @@
 # Lesson 3 lab: the metaslabs of a small and a large vdev, read with zdb.
-# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
+# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS (2.3 in the lab VM; the 2.1.11 recordings show the older release).
 # zdb reads the pool from disk. On a live pool, OpenZFS 2.x keeps recent changes in its log
 # space maps, so each look with zdb exports the pool first (every change written to its
 # metaslab's own space map), reads it with zdb -e, and imports it again.

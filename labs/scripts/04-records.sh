@@ -1,6 +1,6 @@
 # Lesson 4 lab: records, recordsize and compression. The same half-compressible data is written
 # to datasets with 4K, 128K and 1M records; random data and short files follow.
-# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
+# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS (2.3 in the lab VM; the 2.1.11 recordings show the older release).
 # fio's buffer_compress_percentage=50 with 4K chunks gives data that LZ4 can halve: each 4 KiB
 # chunk is 2 KiB of random bytes followed by 2 KiB of zeros.
 

@@ -5,7 +5,7 @@
 # are written with and without the log, and an export and import show what a power failure
 # would have kept. (A clean export commits the records still waiting, zil_close(); with
 # sync=disabled set before it, it cannot, and the disks are left as a crash would leave them.)
-# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
+# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS (2.3 in the lab VM; the 2.1.11 recordings show the older release).
 
 # step files: A 512 MiB sparse file for data and a 256 MiB one for the log
 mkdir -p /var/tmp/labs

@@ -10,7 +10,7 @@
 # image on a unix socket (no nbd kernel module) and fio's nbd engine writes to it, so every
 # write goes through QEMU's qcow2 layer into the image file. qemu-nbd is stopped through its
 # pid file as soon as fio is done (labkit's reset stops it too if a step broke off).
-# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
+# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS (2.3 in the lab VM; the 2.1.11 recordings show the older release).
 
 # step files: A 256 MiB sparse file for the pool
 mkdir -p /var/tmp/labs
@@ -40,7 +40,7 @@ zfs snapshot lab7/thick@s1
 zpool sync lab7
 zfs list -p -r -t all -o name,used,avail,refer,usedbyrefreservation lab7
 
-# step random: 1 MiB of 4K random writes on the sparse volume (volblocksize 8K)
+# step random: 1 MiB of 4K random writes on the sparse volume (volblocksize 16K)
 zfs destroy -r lab7/thick
 zfs destroy -r lab7/files
 fio --name=zvol --filename=/dev/zvol/lab7/sparse --rw=randwrite --bs=4k --size=48M --io_size=1M --direct=1 --ioengine=psync --output=/dev/null

@@ -4,7 +4,7 @@
 # repairs what has a good copy elsewhere and lists the files that have none. Then a disk of the
 # striped pool is moved out of the directory zpool import searches: copies=2 or not, the pool
 # cannot be imported without it. Data is 4 MiB per file from /dev/urandom.
-# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS 2.1.
+# Runs unchanged in the simulator (python -m labsim) and, as root, on real OpenZFS (2.3 in the lab VM; the 2.1.11 recordings show the older release).
 
 # step files: Four 128 MiB sparse files, and a directory zpool import -d /var/tmp/labs does not search
 mkdir -p /var/tmp/labs/lab8-away
