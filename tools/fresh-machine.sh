@@ -14,7 +14,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: tools/fresh-machine.sh [--keep] bookworm|trixie [make target, default test-host]
+Usage: tools/fresh-machine.sh [--keep] [--clone-dir=DIR] bookworm|trixie [make target, default test-host]
 
 Builds a throwaway fresh Debian root for the suite (mmdebstrap --variant=important) under
 /var/tmp, installs the README's prerequisites in it with apt's defaults (Recommends on),
@@ -24,6 +24,9 @@ and PID namespaces, with /proc, /sys, /dev, /dev/pts, /dev/shm and a tmpfs /run)
 test-results/fresh-machine/SUITE.txt (full output: SUITE.log). Exits non-zero if a make fails.
 
   --keep     keep the root (its path is printed) instead of deleting it
+  --clone-dir=DIR
+             where in the root to clone (default /root/zfs-field-labs, root's home, which
+             Debian makes mode 700: no other user can read a clone there)
   -h, --help this text
 
 `make fresh-machine SUITE=trixie` runs it from the Makefile. Needs root.
@@ -31,11 +34,13 @@ EOF
 }
 
 KEEP=0
+CLONE=/root/zfs-field-labs          # where the repository is cloned, inside the root
 ARGS=()
 for arg in "$@"; do
   case "$arg" in
     -h|--help) usage; exit 0 ;;
     --keep) KEEP=1 ;;
+    --clone-dir=/*) CLONE=${arg#--clone-dir=} ;;
     -*) echo "fresh-machine: unknown option $arg" >&2; usage >&2; exit 2 ;;
     *) ARGS+=("$arg") ;;
   esac
@@ -56,7 +61,6 @@ LOG=$RESULTS_DIR/$SUITE.log
 # What the README says a machine needs: "python3 (3.11 or newer) with venv, npm, and make";
 # git to clone the repository. Everything else `make TARGET` must install by itself.
 README_PACKAGES=(python3 python3-venv npm make git)
-CLONE=/root/zfs-field-labs          # where the repository is cloned, inside the root
 # The variant: Priority required + important, which is what the Debian installer always
 # installs (the "standard system utilities" task, Priority standard, is an option one may
 # untick; cloud images are built from this set too). It is the smallest set a real Debian
@@ -274,7 +278,7 @@ phase_end() {
 T0=$EPOCHREALTIME
 record "fresh-machine: Debian $SUITE, variant $VARIANT, make $TARGET (+ make build)"
 record "started: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-record "root: $ROOT"
+record "root: $ROOT, clone in $CLONE"
 
 command -v mmdebstrap >/dev/null || {
   say "installing mmdebstrap on the host"

@@ -16,7 +16,8 @@ def test_parses():
 def test_help():
     done = subprocess.run(["bash", str(SCRIPT), "--help"], capture_output=True, text=True,
                           check=True, timeout=30)
-    assert done.stdout.startswith("Usage: tools/fresh-machine.sh [--keep] bookworm|trixie")
+    assert done.stdout.startswith("Usage: tools/fresh-machine.sh [--keep]")
+    assert "bookworm|trixie [make target, default test-host]" in done.stdout
     assert "test-host" in done.stdout and "test-results/fresh-machine/" in done.stdout
 
 
