@@ -215,9 +215,10 @@ class ZfsVersion:
     # boot_ncpus / spa_cpus_per_allocator = 4), 1), which is 1 on the 2-CPU lab VM.
     allocators_per_cpus: int = 0
     # Block cloning (the block_cloning feature, 2.2.0): `cp --reflink` and
-    # copy_file_range() share blocks instead of copying them. zfs_bclone_enabled
-    # (module/zfs/zfs_vnops.c) is 0 in every 2.2 release (turned off in 2.2.2 after the
-    # data-corruption reports of 2.2.0/2.2.1, and off by default since) and 1 in 2.3.
+    # copy_file_range() share blocks instead of copying them. 2.2.0 always cloned; 2.2.1
+    # added the tunable zfs_bclone_enabled (module/zfs/zfs_vnops.c in later releases) at 0,
+    # as a precaution after 2.2.0's data-corruption reports (479dca51c6), and it stays 0 in
+    # every later 2.2 release; 2.3.0 sets it to 1.
     block_cloning_feature: bool = False
     bclone_enabled: bool = False
     # RAID-Z expansion (`zpool attach POOL raidzN-M NEWDEV`, the raidz_expansion feature):
