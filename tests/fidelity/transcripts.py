@@ -15,7 +15,11 @@ ratios (RATIO, compressratio, printed with two decimals) within 0.01; ORIGIN and
 know or can only estimate: the duration and the date of the `scan:` line are the
 recording machine's (they are not compared), the bytes a scrub repaired or a resilver
 copied are compared within the per-vdev ALLOC tolerance once the human-readable size is
-parsed back, and the READ/WRITE/CKSUM counters within COUNTER_TOLERANCE.
+parsed back, and the READ/WRITE/CKSUM counters within COUNTER_TOLERANCE. The same goes
+for a scan in progress (OpenZFS 2.2 and later: its date, rates, percentage and time to go
+are not compared, its byte counts are, within the per-vdev ALLOC tolerance) and for the
+`expand:` line of a RAID-Z expansion (OpenZFS 2.3, print_raidz_expand_status(): its date,
+rate, percentage and durations are not compared, the bytes copied and to copy are).
 """
 
 from __future__ import annotations
@@ -62,6 +66,24 @@ GET_PROPERTY_COLUMNS = {"used": "USED", "available": "AVAIL", "referenced": "REF
 # "  scan: resilvered 24.4M in 00:00:00 with 0 errors on Sun Nov 22 06:31:07 2026"
 SCAN_LINE = re.compile(r"^  scan: (scrub repaired|resilvered) (\S+) in (.+?) with (\d+) errors "
                        r"on (.+)$")
+# print_scan_scrub_resilver_status() (2.2 and later) for a scan in progress:
+# "  scan: scrub in progress since Wed Nov 25 17:08:04 2026"
+# "\t73.0M / 73.0M scanned[ at 12M/s], 0B / 72.6M issued[ at 1M/s]"
+# "\t0B repaired, 0.00% done, no estimated completion time" (or ", 00:00:05 to go")
+SCAN_RUNNING = re.compile(r"^  scan: (scrub|resilver) in progress since .+$")
+SCAN_PROGRESS = re.compile(r"^\t(\S+) / (\S+) scanned(?: at \S+/s)?, (\S+) / (\S+) issued"
+                           r"(?: at \S+/s)?$")
+SCAN_DONE_SO_FAR = re.compile(r"^\t(\S+) (repaired|resilvered), \d+\.\d\d% done, (.*)$")
+# print_raidz_expand_status() (2.3):
+# "expand: expansion of raidz1-0 in progress since Wed Nov 25 17:08:01 2026"
+# "\t1 / 72.8M copied at 1/s, 0.00% done, (copy is slow, no estimated time)"
+# "expand: expanded raidz1-0 copied 59.8M in 00:00:03, on Wed Nov 25 17:08:04 2026"
+EXPAND_RUNNING = re.compile(r"^expand: expansion of (\S+) in progress since .+$")
+EXPAND_PROGRESS = re.compile(r"^\t(\S+) / (\S+) copied at \S+/s, \d+\.\d\d% done, (.*)$")
+EXPAND_DONE = re.compile(r"^expand: expanded (\S+) copied (\S+) in .+?, on .+$")
+# The end of a progress line: how long is left (timing) is not compared, whether an
+# estimate is given is.
+TIME_TO_GO = re.compile(r"^\S+( days \S+)? to go$")
 # print_status_config(): "\t<indent><name>  <state> <read> <write> <cksum>[  <note>]"
 CONFIG_ROW = re.compile(r"^(\t\s*\S+\s+[A-Z]+)(\s+)(\S+)(\s+)(\S+)(\s+)(\S+)(.*)$")
 _UNITS = "BKMGTPE"
@@ -298,6 +320,10 @@ def status_shape(output: str, presence: bool = False) -> StatusShape:
                 errors = "<n>"
             lines.append(f"  scan: {kind} {amount} in <duration> with {errors} errors on <date>")
             continue
+        shaped = _progress_shape(line, amounts)
+        if shaped is not None:
+            lines.append(shaped)
+            continue
         row = CONFIG_ROW.match(line)
         values = [parse_nicenum(row.group(i)) for i in (3, 5, 7)] if row else [None]
         if row and None not in values and "NAME" not in line:
@@ -307,6 +333,38 @@ def status_shape(output: str, presence: bool = False) -> StatusShape:
             continue
         lines.append(line)
     return StatusShape("\n".join(lines), amounts, counters)
+
+
+def _progress_shape(line: str, amounts: list[float]) -> str | None:
+    """A line of a scan in progress or of a RAID-Z expansion as text with placeholders,
+    its byte counts appended to ``amounts``; None for any other line."""
+    def amount(text: str) -> str:
+        value = parse_nicenum(text)
+        if value is None:
+            return text
+        amounts.append(value)
+        return "<bytes>"
+
+    def to_go(text: str) -> str:
+        return "<duration> to go" if TIME_TO_GO.match(text) else text
+
+    if (match := SCAN_RUNNING.match(line)) is not None:
+        return f"  scan: {match.group(1)} in progress since <date>"
+    if (match := SCAN_PROGRESS.match(line)) is not None:
+        a, b, c, d = (amount(g) for g in match.groups())
+        return f"\t{a} / {b} scanned, {c} / {d} issued"
+    if (match := SCAN_DONE_SO_FAR.match(line)) is not None:
+        return (f"\t{amount(match.group(1))} {match.group(2)}, <percent> done, "
+                f"{to_go(match.group(3))}")
+    if (match := EXPAND_RUNNING.match(line)) is not None:
+        return f"expand: expansion of {match.group(1)} in progress since <date>"
+    if (match := EXPAND_PROGRESS.match(line)) is not None:
+        copied, total = amount(match.group(1)), amount(match.group(2))
+        return f"\t{copied} / {total} copied at <rate>, <percent> done, {to_go(match.group(3))}"
+    if (match := EXPAND_DONE.match(line)) is not None:
+        return (f"expand: expanded {match.group(1)} copied {amount(match.group(2))} in "
+                f"<duration>, on <date>")
+    return None
 
 
 def compare_status(where: str, reals: list[str], simulated: str,

@@ -175,8 +175,10 @@ def format_pool_prop(name: str, value: object, *, parsable: bool = False) -> str
         return "-"
     if isinstance(value, str):
         return value if value else "-"  # zpool_get_prop_string(): "-" when unset
-    if name in ("size", "allocated", "free", "freeing", "leaked", "ashift"):
-        # ZPOOL_PROP_SIZE/ALLOCATED/FREE/FREEING/LEAKED/ASHIFT: "%llu" or zfs_nicenum()
+    if name in ("size", "allocated", "free", "freeing", "leaked", "ashift", "bcloneused",
+                "bclonesaved"):
+        # ZPOOL_PROP_SIZE/ALLOCATED/FREE/FREEING/LEAKED/ASHIFT/BCLONE{USED,SAVED}:
+        # "%llu" or zfs_nicenum()
         return str(value) if parsable else num.nicenum(int(value))  # type: ignore[call-overload]
     if name in ("checkpoint", "expandsize"):
         # ZPOOL_PROP_EXPANDSZ/CHECKPOINT: "-" when 0, else "%llu" or zfs_nicebytes()
@@ -187,7 +189,8 @@ def format_pool_prop(name: str, value: object, *, parsable: bool = False) -> str
         return num.fragmentation(None if value is None else int(value), parsable=parsable)  # type: ignore[call-overload]
     if name == "capacity":
         return num.nicenum_percent(int(value), parsable=parsable)  # type: ignore[call-overload]
-    if name == "dedupratio":
+    if name in ("dedupratio", "bcloneratio"):
+        # ZPOOL_PROP_DEDUPRATIO, ZPOOL_PROP_BCLONERATIO: "%llu.%02llu" or "%llu.%02llux"
         return num.dedup_ratio(value, parsable=parsable)  # type: ignore[arg-type]
     return str(value)  # guid, load_guid, version: "%llu"
 
@@ -388,11 +391,20 @@ def format_zpool_get(
     for row in rows:
         name, prop_name, value, source = (row.name, row.property, row.value, row.source) \
             if isinstance(row, PoolPropertyRow) else row
+        if prop_name.startswith("feature@"):
+            # zpool_prop_get_feature(): a feature is a user property to zprop, its
+            # value printed as is ("enabled", "active").
+            cooked.append((name, prop_name, str(value), source))
+            by_prop.setdefault(prop_name, []).append(str(value))
+            continue
         prop = lookup(POOL_PROPS, prop_name)
         text = format_pool_prop(prop.name, value, parsable=parsable)
         cooked.append((name, prop.name, text, source))
         by_prop.setdefault(prop.name, []).append(text)
-    widths = [expanded_width(POOL_PROPS[p], texts, parsable, widths_rule)
+    # addlist(): a feature's column is as wide as its name (pl_width = strlen(propname))
+    # and not widened by its values (zpool_expand_proplist() skips user properties).
+    widths = [len(p) if p.startswith("feature@")
+              else expanded_width(POOL_PROPS[p], texts, parsable, widths_rule)
               for p, texts in by_prop.items()]
     return format_get_table(cooked, widths, scripted=scripted, columns=get_fields(columns))
 

@@ -35,9 +35,12 @@ __all__ = [
     "PoolStatus",
     "VdevStatus",
     "REASONS",
+    "expand_finished",
+    "expand_in_progress",
     "format_zpool_status",
     "scan_resilver_finished",
     "scan_scrub_finished",
+    "scan_scrub_in_progress",
     "status_namewidth",
 ]
 
@@ -95,6 +98,9 @@ class PoolStatus:
     # With -v: the paths print_error_log() lists for the pool's error log (None without
     # -v, when only the count is printed).
     error_files: tuple[str, ...] | None = None
+    # The text after "expand: " (print_raidz_expand_status(), OpenZFS 2.3), including its
+    # final newline: see expand_in_progress() and expand_finished(); None without one.
+    expand: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("vdevs", "dedup_vdevs", "special", "logs", "cache", "spares"):
@@ -170,6 +176,57 @@ def scan_resilver_finished(resilvered: int, seconds: int, errors: int, end: floa
             f"with {errors} errors on {_ctime(end)}")
 
 
+def scan_scrub_in_progress(start: float, examined: int, to_examine: int, issued: int,
+                           skipped: int, repaired: int, scan_rate: int = 0,
+                           issue_rate: int = 0) -> str:
+    """``print_scan_scrub_resilver_status()`` (OpenZFS 2.2 and later) for a scrub in
+    progress, not paused: three lines, the text after "  scan: ". A rate of 0 is left
+    out, as zpool does (the pass counters are reset when a sorted scrub's walk ends)."""
+    total_i = to_examine - skipped
+    line = f"\t{num.nicebytes(examined)} / {num.nicebytes(to_examine)} scanned"
+    if scan_rate > 0:
+        line += f" at {num.nicebytes(scan_rate)}/s"
+    line += f", {num.nicebytes(issued)} / {num.nicebytes(total_i)} issued"
+    if issue_rate > 0:
+        line += f" at {num.nicebytes(issue_rate)}/s"
+    done = 100 * issued / total_i if total_i else 0.0
+    # An estimate needs an issue rate of at least 10M/s and something issued already.
+    if total_i >= issued and issue_rate >= 10 << 20 and issued > 0:
+        eta = f", {num.secs_to_dhms((total_i - issued) // issue_rate)} to go\n"
+    else:
+        eta = ", no estimated completion time\n"
+    return (f"scrub in progress since {_ctime(start)}{line}\n"
+            f"\t{num.nicebytes(repaired)} repaired, {done:.2f}% done{eta}")
+
+
+def expand_in_progress(vdev: str, start: float, reflowed: int, to_reflow: int,
+                       now: float, waiting_for_resilver: bool = False) -> str:
+    """``print_raidz_expand_status()`` (cmd/zpool/zpool_main.c, OpenZFS 2.3) while a
+    RAID-Z expansion runs: the text after "expand: ", "expansion of raidz1-0 in progress
+    since <date>" and the progress line. Nothing copied yet counts as 1 byte, and the
+    rate is at least 1/s, as zpool computes them; no estimate past 30 days."""
+    copied = reflowed if reflowed > 0 else 1
+    elapsed = max(int(now - start), 1)
+    rate = copied // elapsed or 1
+    secs_left = (to_reflow - copied) // rate
+    line = (f"\t{num.nicenum(copied)} / {num.nicenum(to_reflow)} copied at "
+            f"{num.nicenum(rate)}/s, {100 * copied / to_reflow:.2f}% done")
+    if waiting_for_resilver:
+        line += ", paused for resilver or clear\n"
+    elif secs_left < 30 * 24 * 3600:
+        line += f", {num.secs_to_dhms(secs_left)} to go\n"
+    else:
+        line += ", (copy is slow, no estimated time)\n"
+    return f"expansion of {vdev} in progress since {_ctime(start)}{line}"
+
+
+def expand_finished(vdev: str, reflowed: int, start: float, end: float) -> str:
+    """``print_raidz_expand_status()`` once done: "expanded raidz1-0 copied 59.8M in
+    00:00:03, on <date>" (zfs_nicenum, without a "B")."""
+    return (f"expanded {vdev} copied {num.nicenum(reflowed)} in "
+            f"{num.secs_to_dhms(int(end - start))}, on {_ctime(end)}")
+
+
 def _max_width(vdev: VdevStatus, depth: int) -> int:
     return max([len(vdev.name) + depth, *(_max_width(c, depth + 2) for c in vdev.children)])
 
@@ -220,6 +277,10 @@ def _one(pool: PoolStatus, parsable: bool) -> str:
         text += f"   see: https://openzfs.github.io/openzfs-docs/msg/{pool.see}\n"
     if pool.scan is not None:
         text += f"  scan: {pool.scan}"
+    # print_raidz_expand_status(), after the scan, removal and checkpoint lines;
+    # printf_color(ANSI_BOLD, "expand: ") has no leading spaces.
+    if pool.expand is not None:
+        text += f"expand: {pool.expand}"
     width = status_namewidth(pool)
     text += "config:\n\n"
     text += f"\t{'NAME'.ljust(width)}  {'STATE':<8} {'READ':>5} {'WRITE':>5} {'CKSUM':>5}\n"

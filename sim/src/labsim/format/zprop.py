@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from labsim.zfs.versions import ColumnWidths
+from labsim.zfs.versions import VERSIONS, ColumnWidths, ZfsVersion
 
 __all__ = [
     "GET_COLUMNS",
@@ -37,6 +37,7 @@ __all__ = [
     "format_get_table",
     "get_fields",
     "lookup",
+    "pool_lookup",
 ]
 
 NUMBER, STRING, INDEX = "number", "string", "index"
@@ -103,6 +104,12 @@ POOL_PROPS: dict[str, Prop] = _table(
     Prop("load_guid", "LOAD_GUID", NUMBER, 30, flex=True),
     Prop("autotrim", "AUTOTRIM", INDEX, 31, _ON_OFF),
     Prop("compatibility", "COMPATIBILITY", STRING, 32),
+    # 2.2 (67a1b03791, block cloning): zprop_register_number(..., "BCLONE_USED", B_FALSE)
+    # in zpool_prop_init(), ZPOOL_PROP_BCLONEUSED.. after ZPOOL_PROP_COMPATIBILITY. Known
+    # to a release only if it lists them (pool_lookup()).
+    Prop("bcloneused", "BCLONE_USED", NUMBER, 33),
+    Prop("bclonesaved", "BCLONE_SAVED", NUMBER, 34),
+    Prop("bcloneratio", "BCLONE_RATIO", NUMBER, 35),
 )
 
 _COMPRESS = (
@@ -200,6 +207,20 @@ def lookup(table: dict[str, Prop], name: str) -> Prop:
         if prop.colname.lower() == name:
             return prop
     raise UnknownProperty(name)
+
+
+# Pool properties some release added (ZfsVersion.pool_properties_added): unknown to the
+# releases that do not list them.
+_POOL_PROPS_ADDED = frozenset().union(*(v.pool_properties_added for v in VERSIONS.values()))
+
+
+def pool_lookup(name: str, version: ZfsVersion) -> Prop:
+    """``zprop_name_to_prop()`` for a pool property as ``version``'s tools know them: a
+    property a later release added is as unknown as a misspelt one (UnknownProperty)."""
+    prop = lookup(POOL_PROPS, name)
+    if prop.name in _POOL_PROPS_ADDED and prop.name not in version.pool_properties_added:
+        raise UnknownProperty(name)
+    return prop
 
 
 def column_width(prop: Prop, rule: ColumnWidths = ColumnWidths.ENUM_COLLISIONS

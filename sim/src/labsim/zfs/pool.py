@@ -10,7 +10,7 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from labsim.zfs import records, spacemaps
+from labsim.zfs import bclone, raidz_expansion, records, spacemaps
 from labsim.zfs.allocator import GroupState, Rotor
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import DeviceTooSmall, NoSpace
@@ -124,6 +124,9 @@ class TopVdev:
     rules: MetaslabRules = METASLAB_RULES_2_1
     free: int = -1  # kept equal to the sum of the metaslabs' free space
     deflate_ratio: int = 0  # vdev_deflate_ratio, set from the layout when 0
+    # A RAID-Z vdev that has been expanded: its blocks' width by birth txg
+    # (labsim.zfs.raidz_expansion); None for every other vdev.
+    geometry: raidz_expansion.Geometry | None = None
     # Write I/Os and bytes the vdev has done since the pool was imported, as far as
     # labsim counts them (file data blocks, one I/O each, and intent-log blocks):
     # zpool iostat's operations and bandwidth. Real vdevs aggregate neighbouring
@@ -152,6 +155,11 @@ class TopVdev:
         return f"{self.layout.type_name}-{self.id}"
 
     def psize_to_asize(self, psize: int) -> int:
+        """What a block allocated now costs: after a RAID-Z expansion, at the width in
+        force in the open txg (vdev_raidz_asize() with the block's birth txg)."""
+        if self.geometry is not None:
+            return raidz_expansion.block_asize(psize, self.ashift, self.layout.nparity,
+                                               self.geometry, self.geometry.txg)
         return psize_to_asize(self.layout, psize, self.ashift)
 
     @property
@@ -381,6 +389,12 @@ class Pool:
     # MOS blocks of the metaslabs' space maps made since the pool was created, counted in
     # USED and AVAIL but not placed (SPACE_MAP_MOS_BYTES).
     space_map_bytes: int = 0
+    # Block cloning's reference table (labsim.zfs.bclone).
+    brt: bclone.Brt = field(default_factory=bclone.Brt)
+    # RAID-Z expansion (labsim.zfs.raidz_expansion): the running one or the latest done,
+    # and the scrub its completion set up that has not run yet.
+    expansion: raidz_expansion.Expansion | None = None
+    scrub_pending: raidz_expansion.PendingScrub | None = None
 
     @property
     def space(self) -> int:
@@ -410,7 +424,10 @@ class Pool:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
         return (self.dalloc + self.space_map_bytes
-                - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred))
+                - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred)
+                # A cloned block is charged to every file that points at it
+                # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
+                + self.brt.saved)
 
     @property
     def fragmentation(self) -> int | None:
@@ -567,7 +584,10 @@ def dataset_available(pool: Pool, dataset: Dataset) -> int:
     dataset's own, which only it may use."""
     reserved = sum(_refreservation_unfilled(pool, d) for d in pool.datasets.values())
     own = _refreservation_unfilled(pool, dataset) if dataset.name != pool.name else 0
-    return max(0, pool.dspace - pool.slop_space - pool.dsl_used - reserved) + own
+    # spa_update_dspace() adds brt_get_dspace() (bclonesaved) to what the DSL may use,
+    # so clones do not shrink AVAIL; the slop is taken from spa_rdspace, without it.
+    dspace = pool.dspace + pool.brt.saved
+    return max(0, dspace - pool.slop_space - pool.dsl_used - reserved) + own
 
 
 def _refreservation_unfilled(pool: Pool, dataset: Dataset) -> int:
@@ -683,6 +703,8 @@ def advance_txg(pool: Pool) -> None:
         else:
             keep.append((freed, extent))
     pool.deferred = keep
+    if pool.expansion is not None or pool.scrub_pending is not None:
+        raidz_expansion.sync_txg(pool, pool.txg - 1)
 
 
 def freeze_pool(pool: Pool) -> None:
@@ -993,8 +1015,7 @@ def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:
     # A snapshot or a clone that still holds the file keeps its blocks (they go on the
     # dataset's deadlist, dsl_dataset_block_kill() in module/zfs/dsl_dataset.c).
     if not file_is_referenced(pool, file):
-        for extent in file.extents:
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        bclone.free_file(pool, file)  # cloned blocks only lose a reference
     advance_txg(pool)
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from labsim.zfs import zvols
+from labsim.zfs import bclone, zvols
 from labsim.zfs.pool import (
     Dataset,
     Extent,
@@ -383,8 +383,7 @@ def _free_unheld(pool: Pool, files: Iterable[File]) -> None:
         if id(file) in seen or file_is_referenced(pool, file):
             continue
         seen.add(id(file))
-        for extent in file.extents:
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        bclone.free_file(pool, file)  # cloned blocks only lose a reference
 
 
 def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:

@@ -201,27 +201,64 @@ def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
     return entries
 
 
-def cp(session: Session, argv: list[str]) -> CommandResult:
-    """cp SRC DST for a file in a pool's dataset (or a host file): the copy is a new file
-    of the same size, written through the pool's normal write path into the destination
-    dataset (pool.write_file), so it is laid out by the destination's allocator. Contents
-    are not modelled; the copy inherits the source's kind of data (zeros or random), which
-    is all that compression looks at."""
-    from labsim.zfs.errors import NoSpace
-    from labsim.zfs.pool import write_file
+REFLINK_MODES = ("auto", "always", "never")
 
+
+def _reflink_mode(value: str) -> str:
+    """argmatch() of --reflink's argument: a mode or an unambiguous start of one."""
+    if value in REFLINK_MODES:
+        return value
+    matches = [mode for mode in REFLINK_MODES if mode.startswith(value)]
+    if len(matches) == 1:
+        return matches[0]
+    problem = "ambiguous" if matches else "invalid"
+    valid = "".join(f"\n  - '{mode}'" for mode in REFLINK_MODES)
+    raise _usage("cp", f"{problem} argument '{value}' for '--reflink'\n"
+                       f"Valid arguments are:{valid}")
+
+
+def cp(session: Session, argv: list[str]) -> CommandResult:
+    """cp [--reflink[=WHEN]] SRC DST for a file in a pool's dataset (or a host file), as GNU
+    coreutils 9 does it (--reflink=auto by default): it first asks for a clone (the
+    FICLONE ioctl), then copies with copy_file_range(), and only then by reading and
+    writing.
+
+    On OpenZFS with block cloning on (zfs_bclone_enabled, 2.3; labsim.zfs.bclone) both of
+    the first two reach zfs_clone_range(), so a plain cp within a pool clones the file;
+    FICLONE alone insists on one file system (vfs_clone_file_range(): EXDEV across
+    datasets), copy_file_range() does not. Otherwise (2.1, 2.2, another pool, a host
+    file) the copy is a new file of the same size written through the destination's
+    write path (pool.write_file()), with the source's kind of data (zeros or random),
+    all that compression looks at. --reflink=always fails where no clone can be made,
+    leaving the destination created and empty, as cp does: "failed to clone 'DST' from
+    'SRC': Operation not supported" (measured with coreutils 9.1 on tmpfs; the text is
+    copy.c's "failed to clone %s from %s")."""
+    from labsim.zfs import bclone
+    from labsim.zfs.errors import NoSpace
+    from labsim.zfs.pool import remove_file, write_file
+
+    # --reflink without an argument is --reflink=always (an optional argument, which
+    # Python's getopt does not have).
+    args = ["--reflink=always" if a == "--reflink" else a for a in argv[1:]]
     try:
-        _, names = getopt.gnu_getopt(argv[1:], "afprv", ["force"])
+        opts, names = getopt.gnu_getopt(args, "afprv", ["force", "reflink="])
     except getopt.GetoptError as err:
         raise _usage("cp", fmt.getopt_message(err)) from None
+    reflink = "auto"
+    for key, value in opts:
+        if key == "--reflink":
+            reflink = _reflink_mode(value)
     if not names:
         raise _usage("cp", "missing file operand")
     if len(names) < 2:
         raise _usage("cp", f"missing destination file operand after '{names[0]}'")
     source, target = names[0], names[-1]
     src_path, dst_path = session.absolute(source), session.absolute(target)
+    shown = target  # the destination as cp names it in messages
     if fs.is_dir(session, dst_path):
-        dst_path = dst_path.rstrip("/") + "/" + src_path.rsplit("/", 1)[-1]
+        base = src_path.rsplit("/", 1)[-1]
+        dst_path = dst_path.rstrip("/") + "/" + base
+        shown = target.rstrip("/") + "/" + base
     src = fs.mounted_dataset(session, src_path)
     if src_path in session.host_files:
         size, content = session.host_files[src_path].size, "zero"
@@ -235,8 +272,28 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
     if not fs.parent_exists(session, dst_path):
         return CommandResult.fail(f"cp: cannot create regular file '{target}': "
                                   "No such file or directory")
+    if src_path == dst_path:
+        return CommandResult.fail(f"cp: '{source}' and '{shown}' are the same file")
     dst = fs.mounted_dataset(session, dst_path)
-    if dst is not None and dst.name:
+    in_pools = (src is not None and src_path not in session.host_files
+                and dst is not None and bool(dst.name))
+    clonable = in_pools and bclone.can_clone(src.pool, dst.pool)
+    if reflink == "always" and not (clonable and src.dataset is dst.dataset):
+        # FICLONE: another file system (dataset, pool or host) is EXDEV before the file
+        # system is asked; a ZFS without cloning (or a host file system) says EOPNOTSUPP.
+        same_fs = (src.dataset is dst.dataset) if in_pools else (src is None and dst is None)
+        reason = "Operation not supported" if same_fs else "Invalid cross-device link"
+        if dst is not None and dst.name:
+            if dst.name in dst.dataset.files:
+                remove_file(dst.pool, dst.dataset, dst.name)  # opened with O_TRUNC
+            dst.dataset.files[dst.name] = File(dst.name, mtime=session.clock)
+        else:
+            session.host_files[dst_path] = HostFile(0, session.clock)
+        return CommandResult.fail(f"cp: failed to clone '{shown}' from '{source}': {reason}")
+    if clonable and reflink != "never":
+        clone = bclone.clone_file(src.pool, src.dataset, file, dst.dataset, dst.name)
+        clone.mtime = session.clock
+    elif dst is not None and dst.name:
         try:
             write_file(dst.pool, dst.dataset, dst.name, size, content)
         except NoSpace:

@@ -1,6 +1,6 @@
-"""zpool: create, add, list, status, iostat, get, destroy, sync, version, freeze; and the
-device commands scrub, clear, offline, online, attach, detach, replace and remove (of log
-vdevs).
+"""zpool: create, add, list, status, iostat, get, destroy, sync, version, freeze, wait; and
+the device commands scrub, clear, offline, online, attach (RAID-Z expansion from 2.3
+included), detach, replace and remove (of log vdevs).
 
 Option parsing follows zpool's getopt strings (GNU getopt, so options may follow
 operands). Vdev specifications are read as in cmd/zpool/zpool_vdev.c (see
@@ -17,12 +17,13 @@ import re
 from labsim.format import zpool_iostat as iostat_fmt
 from labsim.format import zpool_list as list_fmt
 from labsim.format import zpool_status as status_fmt
+from labsim.format import zprop
 from labsim.shell import fs, vdev_spec
 from labsim.shell import messages as msg
 from labsim.shell.commands import zpool_import
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
-from labsim.zfs import ditto, health, scan
+from labsim.zfs import bclone, ditto, health, raidz_expansion, scan
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
@@ -55,7 +56,7 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         "scrub": scrub, "clear": clear, "offline": offline, "online": online,
         "attach": attach, "detach": detach, "replace": replace,
         "export": zpool_import.export, "import": zpool_import.import_,
-        "remove": remove, "iostat": iostat, "freeze": freeze,
+        "remove": remove, "iostat": iostat, "freeze": freeze, "wait": wait,
     }.get(argv[1])
     if sub is None:
         raise UsageError(msg.zpool_unrecognized_command(argv[1]), 2)
@@ -435,7 +436,7 @@ def status(session: Session, args: list[str]) -> CommandResult:
         return CommandResult(stderr=msg.status_no_pools() + "\n")
     verbose = "-v" in flags
     if "-x" not in flags:
-        text = "\n".join(status_fmt.format_zpool_status(status_row(p, verbose))
+        text = "\n".join(status_fmt.format_zpool_status(status_row(p, verbose, session.now()))
                          for p in pools)
         return CommandResult(stdout=text)
     # status_callback() with -x: a healthy pool is one line when it was named, nothing
@@ -443,7 +444,8 @@ def status(session: Session, args: list[str]) -> CommandResult:
     chunks = []
     for pool in pools:
         if health.status_reason(pool) is not None:
-            chunks.append(status_fmt.format_zpool_status(status_row(pool, verbose)))
+            chunks.append(status_fmt.format_zpool_status(status_row(pool, verbose,
+                                                                    session.now())))
         elif names:
             chunks.append(msg.pool_is_healthy(pool.name) + "\n")
     if not chunks:
@@ -474,18 +476,43 @@ def _top_status(pool: Pool, v: TopVdev) -> status_fmt.VdevStatus:
         children=[_leaf_status(leaf) for leaf in v.leaves])
 
 
-def status_row(pool: Pool, verbose: bool = False) -> status_fmt.PoolStatus:
+def status_row(pool: Pool, verbose: bool = False, now: float = 0.0) -> status_fmt.PoolStatus:
     """What status_callback() prints for the pool; ``verbose`` (-v) lists the damaged
-    files by path (zpool_obj_to_path(): the dataset's mountpoint and the file's name)."""
+    files by path (zpool_obj_to_path(): the dataset's mountpoint and the file's name).
+    ``now`` is the time of asking, from which a running expansion's rate is computed."""
     vdevs = [_top_status(pool, v) for v in pool.vdevs]
     reason = health.status_reason(pool)
     text, action, see = status_fmt.REASONS[reason] if reason else (None, None, None)
+    scan_text = _scan_text(pool.scan)
+    pending = pool.scrub_pending
+    if pending is not None:
+        # The scrub an expansion set up, its walk done and nothing issued yet
+        # (labsim.zfs.raidz_expansion); blocks born in its setup txg would be skipped,
+        # which labsim does not track (pss_skipped 0).
+        scan_text = status_fmt.scan_scrub_in_progress(
+            pending.start_time, examined=pending.to_examine, to_examine=pending.to_examine,
+            issued=0, skipped=0, repaired=0)
     return status_fmt.PoolStatus(
         name=pool.name, state=health.pool_state(pool), vdevs=vdevs, status=text,
-        action=action, see=see, scan=_scan_text(pool.scan), cksum=pool.cksum_errors,
+        action=action, see=see, scan=scan_text, cksum=pool.cksum_errors,
         errors=pool.data_errors, logs=[_top_status(pool, v) for v in pool.logs],
         error_files=ditto.error_paths(pool) if verbose else None,
+        expand=_expand_text(pool, now),
     )
+
+
+def _expand_text(pool: Pool, now: float) -> str | None:
+    """print_raidz_expand_status() from spa_raidz_expand_get_stats(): the running
+    expansion, else the latest finished one; pres_to_reflow is the vdev's vs_alloc now."""
+    expansion = pool.expansion
+    if expansion is None:
+        return None
+    vdev = next(v for v in pool.vdevs if v.id == expansion.vdev)
+    if expansion.state is raidz_expansion.ExpandState.FINISHED:
+        return status_fmt.expand_finished(vdev.name, expansion.bytes_copied,
+                                          expansion.start_time, expansion.end_time)
+    return status_fmt.expand_in_progress(vdev.name, expansion.start_time,
+                                         expansion.bytes_copied, vdev.alloc, now)
 
 
 # ---------------------------------------------------------------- devices
@@ -523,10 +550,18 @@ def scrub(session: Session, args: list[str]) -> CommandResult:
     errors = []
     for name in names:
         pool = _pool(session, name)
-        if "-s" in flags or "-p" in flags:
+        if ("-s" in flags or "-p" in flags) and pool.scrub_pending is None:
             # zpool_scan(): ENOENT is EZFS_NO_SCRUB, "there is no active scrub".
             verb = "cancel" if "-s" in flags else "pause"
             errors.append(f"cannot {verb} scrubbing {name}: there is no active scrub\n")
+            continue
+        if pool.scrub_pending is not None:
+            if "-s" in flags or "-p" in flags:
+                raise UsageError("labsim: stopping or pausing the scrub a RAID-Z expansion "
+                                 "started is not modelled; zpool wait -t scrub finishes it", 1)
+            # zpool_scan(): EBUSY on a scrub in progress (2.2 and later wording).
+            errors.append(f"cannot scrub {name}: currently scrubbing; use 'zpool scrub -s' "
+                          "to cancel scrub\n")
             continue
         record = scan.scrub(pool, session.now())
         session.clock += record.seconds
@@ -608,8 +643,12 @@ def online(session: Session, args: list[str]) -> CommandResult:
     return CommandResult(stderr="".join(errors), status=1 if errors else 0)
 
 
-def _attach_operands(args: list[str], subcommand: str) -> tuple[list[str], list[str]]:
+def _attach_operands(args: list[str], subcommand: str,
+                     flags: set[str] | None = None) -> tuple[list[str], list[str]]:
+    """-o values and operands; ``flags``, when given, receives the flags (-f -s -w)."""
     opts, operands = _getopt(args, "fso:w", subcommand)
+    if flags is not None:
+        flags.update(k for k, _ in opts if k != "-o")
     usage = msg.zpool_subcommand_usage(subcommand)
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + usage, 2)
@@ -628,16 +667,25 @@ def _smallest_child_asize(vdev: TopVdev) -> int:
 
 def attach(session: Session, args: list[str]) -> CommandResult:
     """zpool attach pool existing new: a single device becomes a mirror, a mirror gets
-    one more child; the new child is resilvered with every block of the vdev. RAID-Z
-    cannot be widened in 2.1 (spa_vdev_attach(): ENOTSUP)."""
-    props, operands = _attach_operands(args, "attach")
+    one more child; the new child is resilvered with every block of the vdev. A RAID-Z
+    group named as such (raidz1-0) is widened by RAID-Z expansion from 2.3
+    (labsim.zfs.raidz_expansion); 2.1 and 2.2 refuse it, as they refuse a RAID-Z child
+    (spa_vdev_attach(): ENOTSUP). -w waits for the resilver or the expansion."""
+    flags: set[str] = set()
+    props, operands = _attach_operands(args, "attach", flags)
     pool = _pool(session, operands[0])
     existing, new = operands[1], operands[2]
     found = _device(pool, existing)
-    if found is None:
+    # zpool_find_vdev() also finds a group by its type-id name ("raidz1-0", "mirror-0").
+    group = None if found is not None else next(
+        (v for v in pool.vdevs if v.kind != SINGLE and v.name == existing), None)
+    if found is None and group is None:
         raise UsageError(msg.attach_no_such_device(existing, new), 1)
-    vdev, _ = found
     path, size = _new_device(session, new, props)
+    if group is not None:
+        return _attach_to_group(session, pool, group, existing, new, path, size,
+                                wait="-w" in flags)
+    vdev, _ = found
     if vdev.kind == RAIDZ:
         raise UsageError(msg.attach_not_mirror(existing, new), 1)
     if leaf_asize(size) < _smallest_child_asize(vdev):
@@ -645,6 +693,85 @@ def attach(session: Session, args: list[str]) -> CommandResult:
     vdev.leaves.append(Leaf(path, size))
     vdev.layout = Layout(MIRROR, len(vdev.leaves))
     _finish_resilver(session, pool, scan.resilver_bytes(pool, vdev, len(vdev.leaves) - 1))
+    return CommandResult()
+
+
+def _attach_to_group(session: Session, pool: Pool, vdev: TopVdev, existing: str, new: str,
+                     path: str, size: int, wait: bool) -> CommandResult:
+    """spa_vdev_attach() with a group as the old vdev: only RAID-Z, and only where the
+    release has RAID-Z expansion; the checks in the kernel's order."""
+    if vdev.kind != RAIDZ or not session.version.raidz_expansion:
+        # Not a leaf and not (expandable) RAID-Z: ENOTSUP; libzfs 2.1 and 2.2 have only
+        # this text for it, 2.3 too for a mirror group.
+        raise UsageError(msg.attach_not_mirror(existing, new), 1)
+    if raidz_expansion.expanding(pool):
+        # ZFS_ERR_RAIDZ_EXPAND_IN_PROGRESS: EZFS_RAIDZ_EXPAND_IN_PROGRESS's text
+        raise UsageError(msg.attach_failed(existing, new, "raidz expansion in progress"), 1)
+    # The new device against child 0's minimum size (vdev_get_min_asize()).
+    if leaf_asize(size) < _smallest_child_asize(vdev):
+        raise UsageError(msg.attach_too_small(existing, new), 1)
+    if any(leaf.state != health.ONLINE for leaf in vdev.leaves):
+        # ENXIO for a RAID-Z vdev (the typo is libzfs's own).
+        raise UsageError(msg.attach_failed(
+            existing, new, "raidz vdev has devices that are are offline or being replaced"), 1)
+    raidz_expansion.attach_child(pool, vdev, path, size, session.now())
+    if wait:  # zpool_wait(ZPOOL_WAIT_RAIDZ_EXPAND): old_disk starts with "raidz"
+        _wait_expansion(session, pool)
+    return CommandResult()
+
+
+def _wait_expansion(session: Session, pool: Pool) -> None:
+    raidz_expansion.wait(pool)
+    if pool.expansion is not None:
+        session.clock = max(session.clock, pool.expansion.end_time)
+
+
+def _wait_scrub(session: Session, pool: Pool) -> None:
+    """A scrub labsim has not run yet (the one an expansion started) ends with the txg
+    raidz_expansion.SCRUB_TXGS after its setup; the others finished at once."""
+    while pool.scrub_pending is not None:
+        advance_txg(pool)
+    if pool.scan is not None:
+        session.clock = max(session.clock, pool.scan.end)
+
+
+# zpool_wait_activity_t in include/sys/fs/zfs.h, as zpool_do_wait() names them;
+# raidz_expand came with RAID-Z expansion (2.3).
+WAIT_ACTIVITIES = ("discard", "free", "initialize", "replace", "remove", "resilver", "scrub",
+                   "trim", "raidz_expand")
+
+
+def wait(session: Session, args: list[str]) -> CommandResult:
+    """zpool wait [-Hp] [-T d|u] [-t activity[,...]] pool [interval]: returns once none of
+    the activities runs. In labsim only an expansion and the scrub after it take time;
+    everything else is done before its command returns."""
+    opts, operands = _getopt(args, "HpT:t:", "wait")
+    usage = msg.zpool_subcommand_usage("wait")
+    known = [a for a in WAIT_ACTIVITIES
+             if a != "raidz_expand" or session.version.raidz_expansion]
+    activities = set(known)
+    for key, value in opts:
+        if key == "-t":
+            activities = set()
+            for word in value.split(","):
+                if word not in known:
+                    raise UsageError(f"invalid activity '{word}'\n{usage}", 2)
+                activities.add(word)
+    if operands and operands[-1].isdigit() and len(operands) > 1:
+        raise UsageError("labsim: zpool wait with an interval is not modelled", 1)
+    if not operands:
+        raise UsageError(f"missing 'pool' argument\n{usage}", 2)
+    if len(operands) > 1:
+        raise UsageError(f"too many arguments\n{usage}", 2)
+    pool = session.pools.get(operands[0])
+    if pool is None:
+        raise UsageError(msg.no_such_pool(operands[0]), 1)
+    # zpool_do_wait() loops until no chosen activity runs: an expansion's scrub counts
+    # when scrubs are waited for too.
+    if "raidz_expand" in activities:
+        _wait_expansion(session, pool)
+    if "scrub" in activities:
+        _wait_scrub(session, pool)
     return CommandResult()
 
 
@@ -702,27 +829,86 @@ def detach(session: Session, args: list[str]) -> CommandResult:
 
 POOL_PROPERTIES = ("size", "capacity", "altroot", "health", "allocated", "free",
                    "fragmentation", "ashift", "dedupratio", "freeing", "leaked", "readonly")
+# Block cloning's pool properties (2.2 and later; labsim.zfs.bclone).
+BCLONE_PROPERTIES = ("bcloneused", "bclonesaved", "bcloneratio")
+
+
+def _known_properties(version: ZfsVersion) -> tuple[str, ...]:
+    """The pool properties labsim models that ``version`` has."""
+    return POOL_PROPERTIES + tuple(p for p in BCLONE_PROPERTIES
+                                   if p in version.pool_properties_added)
+
+
+def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
+    """zprop_get_list(): the properties named (or "all"), each a property of the release
+    (zprop.pool_lookup(); a feature@ name is always accepted, zpool_prop_feature())."""
+    if spec == "all":
+        return _known_properties(version)
+    wanted = []
+    for name in spec.split(","):
+        if name.startswith("feature@"):
+            wanted.append(name)
+            continue
+        try:
+            prop = zprop.pool_lookup(name, version)
+        except zprop.UnknownProperty:
+            raise UsageError(msg.pool_bad_property_list(name) + "\n"
+                             + msg.zpool_subcommand_usage("get"), 2) from None
+        if prop.name not in _known_properties(version):
+            raise UsageError(f"labsim: zpool get {prop.name} is not modelled (only "
+                             f"{', '.join(_known_properties(version))})", 1)
+        wanted.append(prop.name)
+    return tuple(wanted)
 
 
 def get(session: Session, args: list[str]) -> CommandResult:
     opts, operands = _getopt(args, "pHo:", "get")
     flags = {k for k, _ in opts}
+    columns = next((v for k, v in reversed(opts) if k == "-o"), None)
     if not operands:
         raise UsageError(msg.missing_property_argument() + "\n"
                          + msg.zpool_subcommand_usage("get"), 2)
-    wanted = POOL_PROPERTIES if operands[0] == "all" else tuple(operands[0].split(","))
-    for prop in wanted:
-        if prop not in POOL_PROPERTIES:
-            raise UsageError(msg.bad_pool_property(prop) + "\n"
-                             + msg.zpool_subcommand_usage("get"), 2)
+    wanted = _wanted_properties(operands[0], session.version)
     rows = []
     for pool in _selected(session, operands[1:]):
         for prop in wanted:
+            if prop.startswith("feature@"):
+                state = feature_state(pool, prop.removeprefix("feature@"))
+                if state is not None:  # else zpool_prop_get_feature() fails: not printed
+                    rows.append((pool.name, prop, state, "local"))
+                continue
             value, source = pool_property(pool, prop)
             rows.append((pool.name, prop, value, source))
-    text = list_fmt.format_zpool_get(rows, parsable="-p" in flags, scripted="-H" in flags,
-                                     widths_rule=session.version.column_widths)
+    try:
+        text = list_fmt.format_zpool_get(rows, parsable="-p" in flags, scripted="-H" in flags,
+                                         columns=columns,
+                                         widths_rule=session.version.column_widths)
+    except zprop.InvalidColumn as err:
+        raise UsageError(err.message + "\n" + msg.zpool_subcommand_usage("get"), 2) from None
     return CommandResult(stdout=text)
+
+
+# The features labsim models, by the ZfsVersion field that says whether a release has them.
+MODELLED_FEATURES = {"block_cloning": "block_cloning_feature",
+                     "raidz_expansion": "raidz_expansion"}
+
+
+def feature_state(pool: Pool, feature: str) -> str | None:
+    """zpool_prop_get_feature(): "enabled" or "active" (a refcount above 0) for a feature
+    of the release (zpool create enables them all); None for a name the release does not
+    know (zfeature_lookup_name() fails, get_callback() prints nothing)."""
+    field = MODELLED_FEATURES.get(feature)
+    if field is None:
+        raise UsageError(f"labsim: zpool get feature@{feature} is not modelled (only "
+                         + ", ".join(f"feature@{f}" for f in MODELLED_FEATURES) + ")", 1)
+    if not getattr(pool.version, field):
+        return None
+    if feature == "block_cloning":
+        # brt_vdev_create() increments it for each vdev with BRT entries on disk,
+        # brt_vdev_destroy() decrements it when the last one goes.
+        return "active" if pool.brt.entries else "enabled"
+    # vdev_raidz_attach_sync() increments it for each expansion; nothing decrements it.
+    return "active" if pool.expansion is not None else "enabled"
 
 
 def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
@@ -731,6 +917,9 @@ def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
         "capacity": pool.capacity, "fragmentation": pool.fragmentation,
         "health": health.pool_state(pool), "altroot": None, "dedupratio": 1.0,
         "freeing": 0, "leaked": 0, "readonly": "off",
+        # brt_get_used(), brt_get_saved(), brt_get_ratio() (labsim.zfs.bclone)
+        "bcloneused": pool.brt.used, "bclonesaved": pool.brt.saved,
+        "bcloneratio": bclone.ratio(pool.brt) / 100,
     }
     if prop == "ashift":
         return pool.vdevs[0].ashift, "local"
