@@ -608,6 +608,21 @@ def zfs_bad_property(prop: str) -> str:
     return f"bad property list: invalid property '{prop}'"
 
 
+def subcommand_not_simulated(tool: str, sub: str, release: str) -> str:
+    """A subcommand real OpenZFS ``release`` has and labsim does not simulate (exit 1)."""
+    return (f"labsim: {tool} {sub} exists in OpenZFS {release} but is not simulated here; "
+            f"try it on real OpenZFS in the lab VM (see vagrant/README.md)")
+
+
+def property_not_simulated(command: str, prop: str, release: str) -> str:
+    """A property real OpenZFS ``release`` has and labsim does not simulate: said as such,
+    never as the real tools' refusal of a property that does not exist (exit 1)."""
+    what = (f"user properties such as '{prop}' are" if ":" in prop
+            else f"the property '{prop}' exists in OpenZFS {release} but is")
+    return (f"labsim: {command}: {what} not simulated here; try it on real OpenZFS in the "
+            f"lab VM (see vagrant/README.md)")
+
+
 def zfs_set_invalid_property(dataset: str, prop: str) -> str:
     """zfs_valid_proplist() for zfs set: "cannot set property for 'tank': invalid
     property 'xyz'" (exit 1, no usage)."""

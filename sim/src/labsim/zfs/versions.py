@@ -35,7 +35,7 @@ class MetaslabSizing(Enum):
 
 
 class AliquotScaling(Enum):
-    """The n of mg_aliquot = metaslab_aliquot * MAX(1, n) in metaslab_group_create()
+    """The n of mg_aliquot = metaslab_aliquot * MAX(1, n) in metaslab_group_activate()
     (module/zfs/metaslab.c)."""
 
     # Up to zfs-2.1.5: the top-level vdev's children (a 2-way mirror took 2 aliquots a turn).
@@ -228,6 +228,77 @@ class ZfsVersion:
     # module/zcommon/zpool_prop.c): bcloneused/bclonesaved/bcloneratio in 2.2;
     # dedup_table_size, dedup_table_quota, dedupcached, last_scrubbed_txg in 2.3.
     pool_properties_added: frozenset[str] = frozenset()
+    # Dataset properties after 2.1's (module/zcommon/zfs_prop.c): snapshots_changed and
+    # prefetch in 2.2 (prefetch from 2.2.4: Ubuntu 24.04's 2.2.2 lacks it); volthreading,
+    # direct and longname in 2.3.
+    dataset_properties_added: frozenset[str] = frozenset()
+    # Subcommands after 2.1's (command_table[] in cmd/zpool/zpool_main.c and
+    # cmd/zfs/zfs_main.c): zpool prefetch and ddtprune in 2.3; zfs zone/unzone in 2.2,
+    # zfs rewrite in 2.3 (from 2.3.4).
+    zpool_subcommands_added: frozenset[str] = frozenset()
+    zfs_subcommands_added: frozenset[str] = frozenset()
+
+
+# Every property 2.1.11's tools accept by name (zprop_register_*() in module/zcommon/
+# zfs_prop.c and zpool_prop.c at zfs-2.1.11; the hidden ones, which `get` does not list, are
+# left out but "name"). Later releases add ``dataset_properties_added`` and
+# ``pool_properties_added``; none was removed up to 2.3.9.
+DATASET_PROPERTIES_2_1 = frozenset((
+    "aclinherit", "aclmode", "acltype", "atime", "available", "canmount", "casesensitivity",
+    "checksum", "clones", "compression", "compressratio", "context", "copies", "createtxg",
+    "creation", "dedup", "defcontext", "defer_destroy", "devices", "dnodesize", "encryption",
+    "encryptionroot", "exec", "filesystem_count", "filesystem_limit", "fscontext", "guid",
+    "jailed", "keyformat", "keylocation", "keystatus", "logbias", "logicalreferenced",
+    "logicalused", "mlslabel", "mounted", "mountpoint", "name", "nbmand", "normalization",
+    "objsetid", "origin", "overlay", "pbkdf2iters", "primarycache", "quota", "readonly",
+    "receive_resume_token", "recordsize", "redact_snaps", "redundant_metadata", "refcompressratio",
+    "referenced", "refquota", "refreservation", "relatime", "reservation", "rootcontext",
+    "secondarycache", "setuid", "sharenfs", "sharesmb", "snapdev", "snapdir", "snapshot_count",
+    "snapshot_limit", "special_small_blocks", "sync", "type", "used", "usedbychildren",
+    "usedbydataset", "usedbyrefreservation", "usedbysnapshots", "userrefs", "utf8only", "version",
+    "volblocksize", "volmode", "volsize", "vscan", "written", "xattr", "zoned"
+))
+POOL_PROPERTIES_2_1 = frozenset((
+    "allocated", "altroot", "ashift", "autoexpand", "autoreplace", "autotrim", "bootfs",
+    "cachefile", "capacity", "checkpoint", "comment", "compatibility", "dedupratio", "delegation",
+    "expandsize", "failmode", "fragmentation", "free", "freeing", "guid", "health", "leaked",
+    "listsnapshots", "load_guid", "multihost", "name", "readonly", "size", "version"
+))
+
+
+# command_table[] of zpool and zfs at zfs-2.1.11 (zpool freeze is a hidden debugging command
+# outside the table, which labsim models for the intent-log lesson).
+ZPOOL_SUBCOMMANDS_2_1 = frozenset((
+    "version", "create", "destroy", "add", "remove", "labelclear", "checkpoint", "list", "iostat",
+    "status", "online", "offline", "clear", "reopen", "attach", "detach", "replace", "split",
+    "initialize", "resilver", "scrub", "trim", "import", "export", "upgrade", "reguid", "history",
+    "events", "get", "set", "sync", "wait"
+))
+ZFS_SUBCOMMANDS_2_1 = frozenset((
+    "version", "create", "destroy", "snapshot", "rollback", "clone", "promote", "rename",
+    "bookmark", "program", "list", "set", "get", "inherit", "upgrade", "userspace", "groupspace",
+    "projectspace", "project", "mount", "unmount", "share", "unshare", "send", "receive", "allow",
+    "unallow", "hold", "holds", "release", "diff", "load-key", "unload-key", "change-key",
+    "redact", "wait", "jail", "unjail"
+))
+
+
+def zpool_subcommands(version: ZfsVersion) -> frozenset[str]:
+    return ZPOOL_SUBCOMMANDS_2_1 | version.zpool_subcommands_added
+
+
+def zfs_subcommands(version: ZfsVersion) -> frozenset[str]:
+    return ZFS_SUBCOMMANDS_2_1 | version.zfs_subcommands_added
+
+
+def dataset_property_names(version: ZfsVersion) -> frozenset[str]:
+    """The dataset properties ``version``'s `zfs get` and `zfs set` know by name."""
+    return DATASET_PROPERTIES_2_1 | version.dataset_properties_added
+
+
+def pool_property_names(version: ZfsVersion) -> frozenset[str]:
+    """The pool properties ``version``'s `zpool get` and `zpool set` know by name."""
+    return POOL_PROPERTIES_2_1 | version.pool_properties_added
 
 
 def allocator_count(version: ZfsVersion, cpus: int) -> int:
@@ -332,6 +403,8 @@ ZFS_2_2 = ZfsVersion(
     block_cloning_feature=True,
     bclone_enabled=False,
     pool_properties_added=frozenset({"bcloneused", "bclonesaved", "bcloneratio"}),
+    dataset_properties_added=frozenset({"snapshots_changed", "prefetch"}),
+    zfs_subcommands_added=frozenset({"zone", "unzone"}),
 )
 
 ZFS_2_3 = ZfsVersion(
@@ -366,6 +439,10 @@ ZFS_2_3 = ZfsVersion(
     pool_properties_added=frozenset({"bcloneused", "bclonesaved", "bcloneratio",
                                      "dedup_table_size", "dedup_table_quota", "dedupcached",
                                      "last_scrubbed_txg"}),
+    dataset_properties_added=frozenset({"snapshots_changed", "prefetch", "volthreading",
+                                        "direct", "longname"}),
+    zpool_subcommands_added=frozenset({"prefetch", "ddtprune"}),
+    zfs_subcommands_added=frozenset({"zone", "unzone", "rewrite"}),
 )
 
 VERSIONS: dict[str, ZfsVersion] = {v.name: v for v in (ZFS_0_6_5, ZFS_2_1, ZFS_2_2, ZFS_2_3)}

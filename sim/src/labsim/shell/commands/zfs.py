@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from labsim.format import zfs_list as fmt
 from labsim.format.numbers import nicenum
@@ -25,7 +26,7 @@ from labsim.zfs.pool import (
     destroy_dataset,
     property_value,
 )
-from labsim.zfs.versions import ZfsVersion
+from labsim.zfs.versions import ZfsVersion, dataset_property_names, zfs_subcommands
 
 COMPRESSION = re.compile(
     r"^(on|off|lzjb|gzip|gzip-[1-9]|zle|lz4|zstd|zstd-([1-9]|1[0-9])|zstd-fast"
@@ -61,6 +62,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     sub = {"list": list_datasets, "get": get, "set": set_property, "create": create,
            "destroy": destroy, "snapshot": snapshot, "snap": snapshot, "clone": clone,
            "promote": promote, "rollback": rollback, "version": version}.get(argv[1])
+    if sub is None and argv[1] in zfs_subcommands(session.version):
+        raise UsageError(msg.subcommand_not_simulated("zfs", argv[1],
+                                                      session.version.release), 1)
     if sub is None:
         raise UsageError(msg.zfs_unrecognized_command(argv[1]), 2)
     return sub(session, argv[2:])
@@ -151,13 +155,24 @@ def _snapshot_value(pool: Pool, s: snap.Snapshot, prop: str) -> tuple[object, st
     raise KeyError(prop)
 
 
-def _columns(spec: str, allowed: tuple[str, ...], subcommand: str) -> list[str]:
+def _refuse_unknown(version: ZfsVersion, command: str, prop: str, refusal: str,
+                    status: int) -> NoReturn:
+    """A property labsim does not handle: real OpenZFS ``version`` knows it (or it is a
+    user property, module:name) and labsim says it is not simulated; otherwise the real
+    tool's ``refusal``."""
+    if ":" in prop or prop in dataset_property_names(version):
+        raise UsageError(msg.property_not_simulated(command, prop, version.release), 1)
+    raise UsageError(refusal, status)
+
+
+def _columns(spec: str, allowed: tuple[str, ...], subcommand: str,
+             version: ZfsVersion) -> list[str]:
     columns = []
     for col in spec.split(","):
         col = ALIASES.get(col, col)
         if col != "name" and col not in allowed:
-            raise UsageError(msg.zfs_bad_property(col) + "\n"
-                             + msg.zfs_subcommand_usage(subcommand), 2)
+            _refuse_unknown(version, f"zfs {subcommand}", col, msg.zfs_bad_property(col)
+                            + "\n" + msg.zfs_subcommand_usage(subcommand), 2)
         columns.append(col)
     return columns
 
@@ -229,7 +244,7 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
     opts, names = _getopt(args, "HpPro:s:S:t:d:", "list")
     flags = {k for k, _ in opts}
     spec = next((v for k, v in opts if k == "-o"), None)
-    columns = _columns(spec, READABLE, "list") if spec else \
+    columns = _columns(spec, READABLE, "list", session.version) if spec else \
         [ALIASES.get(c, c) for c in LIST_DEFAULT]
     depth = next((int(v) for k, v in opts if k == "-d"), None)
     found = _datasets(session, names, "-r" in flags,
@@ -254,8 +269,8 @@ def get(session: Session, args: list[str]) -> CommandResult:
         tuple(ALIASES.get(p, p) for p in operands[0].split(","))
     for prop in props:
         if prop not in READABLE:
-            raise UsageError(msg.zfs_bad_property(prop) + "\n"
-                             + msg.zfs_subcommand_usage("get"), 2)
+            _refuse_unknown(session.version, "zfs get", prop, msg.zfs_bad_property(prop)
+                            + "\n" + msg.zfs_subcommand_usage("get"), 2)
     fields = next((v.split(",") for k, v in opts if k == "-o"),
                   ["name", "property", "value", "source"])
     rows = []
@@ -284,7 +299,8 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
         prop = ALIASES.get(prop, prop)
         pool, ds = find(session, names[0])
         if prop not in READABLE:
-            raise UsageError(msg.zfs_set_invalid_property(ds.name, prop), 1)
+            _refuse_unknown(session.version, "zfs set", prop,
+                            msg.zfs_set_invalid_property(ds.name, prop), 1)
         if prop not in SETTABLE:
             raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
         ds.properties[prop] = validate(ds.name, prop, value, session.version)
@@ -295,6 +311,11 @@ def validate(name: str, prop: str, value: str, version: ZfsVersion,
              action: str = "set") -> object:
     """A property value as zfs set (or, with action "create", zfs create -o) checks it;
     the error names the action as zfs_valid_proplist()'s caller does."""
+    if prop not in SETTABLE and prop not in ("volsize", "volblocksize"):
+        where = f"cannot create '{name}'" if action == "create" \
+            else f"cannot set property for '{name}'"
+        _refuse_unknown(version, f"zfs {action}", prop, f"{where}: invalid property '{prop}'",
+                        1)
     if prop == "compression":
         if not COMPRESSION.match(value):
             raise UsageError(msg.zfs_bad_compression(name, action), 1)

@@ -40,7 +40,12 @@ from labsim.zfs.pool import (
     freeze_pool,
     remove_log_vdev,
 )
-from labsim.zfs.versions import VdevListSize, ZfsVersion
+from labsim.zfs.versions import (
+    VdevListSize,
+    ZfsVersion,
+    pool_property_names,
+    zpool_subcommands,
+)
 
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
                   "spare", "special", "dedup"}
@@ -58,6 +63,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         "export": zpool_import.export, "import": zpool_import.import_,
         "remove": remove, "iostat": iostat, "freeze": freeze, "wait": wait,
     }.get(argv[1])
+    if sub is None and argv[1] in zpool_subcommands(session.version):
+        raise UsageError(msg.subcommand_not_simulated("zpool", argv[1],
+                                                      session.version.release), 1)
     if sub is None:
         raise UsageError(msg.zpool_unrecognized_command(argv[1]), 2)
     return sub(session, argv[2:])
@@ -852,11 +860,14 @@ def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
         try:
             prop = zprop.pool_lookup(name, version)
         except zprop.UnknownProperty:
+            if ":" in name or name in pool_property_names(version):
+                raise UsageError(msg.property_not_simulated("zpool get", name,
+                                                            version.release), 1) from None
             raise UsageError(msg.pool_bad_property_list(name) + "\n"
                              + msg.zpool_subcommand_usage("get"), 2) from None
         if prop.name not in _known_properties(version):
-            raise UsageError(f"labsim: zpool get {prop.name} is not modelled (only "
-                             f"{', '.join(_known_properties(version))})", 1)
+            raise UsageError(msg.property_not_simulated("zpool get", prop.name,
+                                                        version.release), 1)
         wanted.append(prop.name)
     return tuple(wanted)
 

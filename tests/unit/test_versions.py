@@ -1,0 +1,108 @@
+"""labsim.zfs.versions: each release's behaviour, and the honesty rules that follow from it
+(a real property or subcommand labsim does not simulate is said to be so, never refused as
+the real tools refuse what does not exist)."""
+
+import pytest
+
+from labsim import Session
+from labsim.zfs.versions import (
+    DEFAULT_VERSION,
+    TAUGHT_VERSIONS,
+    VERSIONS,
+    dataset_property_names,
+    get_version,
+    pool_property_names,
+    zfs_subcommands,
+    zpool_subcommands,
+)
+
+POOL = ("mkdir -p /var/tmp/labs", "truncate -s 256M /var/tmp/labs/v.raw",
+        "zpool create p /var/tmp/labs/v.raw")
+
+
+def session(release: str) -> Session:
+    s = Session(version=get_version(release))
+    for line in POOL:
+        assert s.run(line).status == 0, line
+    return s
+
+
+def test_the_course_teaches_2_3_and_offers_2_2_and_2_1():
+    assert DEFAULT_VERSION.name == "2.3" and DEFAULT_VERSION.release == "2.3.9"
+    assert [v.name for v in TAUGHT_VERSIONS] == ["2.3", "2.2", "2.1"]
+    assert get_version("2.3.9") is get_version("2.3") is VERSIONS["2.3"]
+    assert get_version("0.6.5.6").name == "0.6.5"
+    with pytest.raises(ValueError, match="unknown OpenZFS version '2.4'"):
+        get_version("2.4")
+
+
+@pytest.mark.parametrize(("release", "expected"), [
+    ("2.3", "zfs-2.3.9-0+deb13u1\nzfs-kmod-2.3.9-0+deb13u1\n"),  # Debian 13, recorded
+    ("2.1", "zfs-2.1.11-1\nzfs-kmod-2.1.11-1\n"),  # Debian 12, recorded
+])
+def test_zfs_and_zpool_version_answer_like_the_real_tools(release, expected):
+    s = Session(version=get_version(release))
+    assert s.run("zfs version").stdout == expected
+    assert s.run("zpool version").stdout == expected
+
+
+def test_defaults_that_changed_in_2_2():
+    old, new = session("2.1"), session("2.3")
+    assert old.run("zfs get -H -o value compression p").stdout == "off\n"
+    assert new.run("zfs get -H -o value compression p").stdout == "on\n"
+    for s, block in ((old, "8192"), (new, "16384")):
+        assert s.run("zfs create -V 16M p/v").status == 0
+        assert s.run("zfs get -Hp -o value volblocksize p/v").stdout == block + "\n"
+
+
+def test_recordsize_limit_moved_from_1m_to_16m_in_2_2():
+    old, new = session("2.1"), session("2.3")
+    assert new.run("zfs set recordsize=2M p").status == 0
+    refused = old.run("zfs set recordsize=2M p")
+    assert refused.status == 1
+    assert refused.stderr.endswith("'recordsize' must be power of 2 from 512B to 1M\n")
+    assert new.run("zfs set recordsize=32M p").stderr.endswith("from 512B to 16M\n")
+
+
+def test_property_sets_grow_by_release():
+    assert "direct" in dataset_property_names(get_version("2.3"))
+    assert "direct" not in dataset_property_names(get_version("2.2"))
+    assert "snapshots_changed" in dataset_property_names(get_version("2.2"))
+    assert "bcloneused" in pool_property_names(get_version("2.2"))
+    assert "bcloneused" not in pool_property_names(get_version("2.1"))
+    assert "ddtprune" in zpool_subcommands(get_version("2.3"))
+    assert "ddtprune" not in zpool_subcommands(get_version("2.2"))
+    assert "rewrite" in zfs_subcommands(get_version("2.3"))
+
+
+@pytest.mark.parametrize("line", ["zfs get checksum p", "zfs set atime=off p",
+                                  "zfs create -o quota=10M p/q", "zfs list -o name,quota p",
+                                  "zfs get com.example:note p", "zpool get comment p",
+                                  "zpool set autotrim=on p", "zfs send p@s"])
+def test_what_real_openzfs_accepts_is_not_simulated_never_refused(line):
+    result = session("2.3").run(line)
+    assert result.status == 1
+    assert "not simulated here" in result.stderr and "OpenZFS" in result.stderr
+    assert "invalid property" not in result.stderr
+    assert "unrecognized command" not in result.stderr
+
+
+@pytest.mark.parametrize(("line", "refusal"), [
+    ("zfs get bogus p", "bad property list: invalid property 'bogus'"),
+    ("zfs set bogus=1 p", "cannot set property for 'p': invalid property 'bogus'"),
+    ("zfs create -o bogus=4k p/b", "cannot create 'p/b': invalid property 'bogus'"),
+    ("zpool get bogus p", "bad property list: invalid property 'bogus'"),
+    ("zpool bogus", "unrecognized command 'bogus'"),
+])
+def test_what_does_not_exist_gets_the_real_refusal(line, refusal):
+    result = session("2.3").run(line)
+    assert result.status in (1, 2)
+    assert result.stderr.startswith(refusal)
+
+
+def test_a_later_release_s_property_is_unknown_to_an_earlier_one():
+    assert "not simulated" in session("2.3").run("zfs get direct p").stderr
+    assert session("2.1").run("zfs get direct p").stderr.startswith(
+        "bad property list: invalid property 'direct'")
+    assert session("2.2").run("zfs rewrite /p").stderr.startswith(
+        "unrecognized command 'rewrite'")
