@@ -106,3 +106,21 @@ def test_a_later_release_s_property_is_unknown_to_an_earlier_one():
         "bad property list: invalid property 'direct'")
     assert session("2.2").run("zfs rewrite /p").stderr.startswith(
         "unrecognized command 'rewrite'")
+
+
+def test_o_sync_writes_over_7680_bytes_are_no_longer_copied_from_2_2():
+    # zil_max_copied_data(): half a log block up to 2.1, at most zil_maxcopied (7680) since
+    # 2.2, so a 16K O_SYNC write with a log vdev is WR_NEED_COPY on 2.3, WR_COPIED on 2.1.
+    from labsim.zfs import zil
+
+    counts = {}
+    for release in ("2.1", "2.3"):
+        version = get_version(release)
+        stats = zil.ZilStats.zero(version.zil_kstat)
+        zil.commit_writes(stats, writes=4, write_size=16 * 1024, first_record=120,
+                          durability=zil.Durability(o_sync=True), sync_property="standard",
+                          logbias="latency", has_slog=True, writes_per_txg=0,
+                          max_copied=version.zil_max_copied)
+        counts[release] = (stats.counters["zil_itx_copied_count"],
+                           stats.counters["zil_itx_needcopy_count"])
+    assert counts == {"2.1": (4, 0), "2.3": (0, 4)}

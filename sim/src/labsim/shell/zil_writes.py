@@ -47,7 +47,8 @@ def log_writes(session: Session, pool: Pool, dataset: Dataset, name: str, writte
         has_slog=bool(pool.logs),
         writes_per_txg=max(1, pool.version.txg_bytes // write_size),
         log_exists=dataset.log_exists,
-        first_record_alone=first_record_alone and sync_property == "always")
+        first_record_alone=first_record_alone and sync_property == "always",
+        max_copied=pool.version.zil_max_copied)
     created = result.commits and not dataset.log_exists
     if result.commits:
         dataset.log_exists = True
@@ -92,7 +93,7 @@ def close_logs(session: Session, pool: Pool) -> None:
             first_record=zil.create_record_size(record.name),
             durability=Durability(end_fsync=True), sync_property="standard",
             logbias=logbias, has_slog=bool(pool.logs), writes_per_txg=0,
-            log_exists=dataset.log_exists)
+            log_exists=dataset.log_exists, max_copied=pool.version.zil_max_copied)
         dataset.log_exists = True
         _count_blocks(pool, result.blocks)
         log_record(pool, record)

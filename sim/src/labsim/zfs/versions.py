@@ -180,6 +180,11 @@ class ZfsVersion:
     compression_min_savings: MinSavings
     column_widths: ColumnWidths
     zil_kstat: ZilKstat
+    # The longest O_SYNC write logged with its data in the record (WR_COPIED; longer ones
+    # become WR_NEED_COPY, zfs_log_write()): zil_max_copied_data() in module/zfs/zil.c is
+    # half a 128K log block less the headers up to 2.1, and at most zil_maxcopied = 7680
+    # bytes from 2.2.0 (9be8ddfb3c). None: the 2.1 rule.
+    zil_max_copied: int | None
     # The largest recordsize and volblocksize (the pool's maxblocksize, MIN(zfs_max_recordsize,
     # SPA_MAXBLOCKSIZE)): zfs_max_recordsize (module/zfs/dsl_dataset.c) is 1 MiB up to 2.1
     # and 16 MiB from 2.2.0 (f2330bd156), which also moves the error text's "to 1M" to
@@ -330,6 +335,7 @@ ZFS_0_6_5 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS,
     column_widths=ColumnWidths.ENUM_COLLISIONS,
     zil_kstat=ZilKstat.COUNTS,
+    zil_max_copied=None,
     max_recordsize=1 * MiB,
     default_volblocksize=8 * KiB,
     create_alloc_per_vdev=168 * KiB,
@@ -367,6 +373,7 @@ ZFS_2_1 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS,
     column_widths=ColumnWidths.ENUM_COLLISIONS,
     zil_kstat=ZilKstat.COUNTS,
+    zil_max_copied=None,
     max_recordsize=1 * MiB,
     default_volblocksize=8 * KiB,
     create_alloc_per_vdev=176 * KiB,
@@ -392,6 +399,7 @@ ZFS_2_2 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS,
     column_widths=ColumnWidths.FLEX_FLAGS,
     zil_kstat=ZilKstat.COUNTS_WRITE_ALLOC,
+    zil_max_copied=7680,
     max_recordsize=16 * MiB,
     default_volblocksize=16 * KiB,
     create_alloc_per_vdev=176 * KiB,
@@ -423,6 +431,7 @@ ZFS_2_3 = ZfsVersion(
     compression_min_savings=MinSavings.SEVEN_EIGHTHS_IN_SECTORS,
     column_widths=ColumnWidths.FLEX_FLAGS,
     zil_kstat=ZilKstat.COUNTS_WRITE_ALLOC,
+    zil_max_copied=7680,
     max_recordsize=16 * MiB,
     default_volblocksize=16 * KiB,
     create_alloc_per_vdev=176 * KiB,

@@ -351,7 +351,8 @@ def _record_size(state: str, nbytes: int) -> int:
 def commit_writes(stats: ZilStats, *, writes: int, write_size: int, first_record: int,
                   durability: Durability, sync_property: str, logbias: str, has_slog: bool,
                   writes_per_txg: int, log_exists: bool = True,
-                  first_record_alone: bool = False) -> CommitResult:
+                  first_record_alone: bool = False,
+                  max_copied: int | None = None) -> CommitResult:
     """Log commits of one writer that writes ``writes`` blocks of ``write_size`` bytes
     into a new file, counted into ``stats`` as zil.c counts them.
 
@@ -379,7 +380,11 @@ def commit_writes(stats: ZilStats, *, writes: int, write_size: int, first_record
         return CommitResult(0, (), 0)
     state = write_state(write_size, logbias=logbias, has_slog=has_slog,
                         o_sync=durability.o_sync)
-    if state == WR_COPIED and write_size > ZIL_MAX_COPIED_DATA:
+    # zil_max_copied_data(): the release's limit (ZfsVersion.zil_max_copied), at most
+    # half a log block.
+    limit = ZIL_MAX_COPIED_DATA if max_copied is None else min(max_copied,
+                                                                ZIL_MAX_COPIED_DATA)
+    if state == WR_COPIED and write_size > limit:
         state = WR_NEED_COPY
     per_write = durability.o_sync or sync_property == "always"
     if not (per_write or durability.fsync_every or durability.end_fsync):
