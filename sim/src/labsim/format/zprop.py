@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from labsim.zfs.versions import VERSIONS, ColumnWidths, ZfsVersion
+from labsim.zfs.versions import ColumnWidths, ZfsVersion, pool_property_names
 
 __all__ = [
     "GET_COLUMNS",
@@ -209,16 +209,11 @@ def lookup(table: dict[str, Prop], name: str) -> Prop:
     raise UnknownProperty(name)
 
 
-# Pool properties some release added (ZfsVersion.pool_properties_added): unknown to the
-# releases that do not list them.
-_POOL_PROPS_ADDED = frozenset().union(*(v.pool_properties_added for v in VERSIONS.values()))
-
-
 def pool_lookup(name: str, version: ZfsVersion) -> Prop:
     """``zprop_name_to_prop()`` for a pool property as ``version``'s tools know them: a
     property a later release added is as unknown as a misspelt one (UnknownProperty)."""
     prop = lookup(POOL_PROPS, name)
-    if prop.name in _POOL_PROPS_ADDED and prop.name not in version.pool_properties_added:
+    if prop.name not in pool_property_names(version):
         raise UnknownProperty(name)
     return prop
 
