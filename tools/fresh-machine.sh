@@ -34,7 +34,10 @@ EOF
 }
 
 KEEP=0
-CLONE=/root/zfs-field-labs          # where the repository is cloned, inside the root
+# Where the repository is cloned, inside the root: root's home, where `git clone` as root
+# puts it. Debian makes /root mode 700, so no other user can read that clone (tests that run
+# netkit as user nobody from the checkout fail there; --clone-dir=/srv/... shows the rest).
+CLONE=/root/zfs-field-labs
 ARGS=()
 for arg in "$@"; do
   case "$arg" in
@@ -63,9 +66,9 @@ LOG=$RESULTS_DIR/$SUITE.log
 README_PACKAGES=(python3 python3-venv npm make git)
 # The variant: Priority required + important, which is what the Debian installer always
 # installs (the "standard system utilities" task, Priority standard, is an option one may
-# untick; cloud images are built from this set too). It is the smallest set a real Debian
-# machine has, so a missing install step shows; and it has what every real machine has,
-# among them nftables (Priority important), which once changed wg-quick's output.
+# untick). It is the smallest set a real Debian machine has, so a missing install step shows;
+# and it has what every real machine has, among them nftables (Priority important), which
+# once changed wg-quick's output.
 # `--variant=minbase` would be smaller than any real machine, `standard` may hide a missing step.
 VARIANT=important
 
@@ -339,7 +342,8 @@ run_make() {
   summary=$(tail -n +"$from" "$LOG" | grep -E '^=+ .*(passed|failed|error).* in [0-9.]+s' | tail -n 1 || true)
   if [ -n "$summary" ]; then
     record "  pytest: $(sed -E 's/^=+ //; s/ =+$//' <<<"$summary")"
-    tail -n +"$from" "$LOG" | grep -E '^(FAILED|ERROR) ' | sed 's/^/  /' | while read -r l; do record "  $l"; done
+    { tail -n +"$from" "$LOG" | grep -E '^(FAILED|ERROR) ' || true; } \
+      | while read -r l; do record "  $l"; done
   fi
 }
 run_make "$TARGET"
