@@ -15,6 +15,7 @@ standard library only, so it runs in the VM's Python and on the host.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -391,6 +392,13 @@ def stop_server(pidfile: str, wait_seconds: float = 30.0) -> str | None:
     deadline = time.monotonic() + wait_seconds
     while time.monotonic() < deadline and _process_state(pid) not in (None, "Z"):
         time.sleep(0.1)  # "Z": exited, its parent has yet to reap it
+    if _process_state(pid) not in (None, "Z"):
+        # Still there: a server signalled while it was still starting may never act on
+        # SIGTERM. The lab cannot wait for ever on its own server.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        while _process_state(pid) not in (None, "Z"):
+            time.sleep(0.1)
     return f"{name} (pid {pid})"
 
 

@@ -1,7 +1,9 @@
 """Lab 7 writes with fio to its own pool's volumes: the runner allows that and nothing else
 under /dev (labkit.refusal)."""
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -71,8 +73,12 @@ def test_stop_server_stops_a_real_qemu_nbd(tmp_path):
     subprocess.run(["qemu-nbd", "--fork", "--persistent", f"--pid-file={pidfile}",
                     f"--socket={sock}", "--format=qcow2", str(image)], check=True)
     pid = int(pidfile.read_text())
-    stopped = labkit.stop_server(str(pidfile))
-    assert stopped == f"qemu-nbd (pid {pid})"
-    state = labkit._process_state(pid)
-    assert state in (None, "Z"), state
-    assert labkit.stop_server(str(pidfile)) is None
+    try:
+        stopped = labkit.stop_server(str(pidfile), wait_seconds=10)
+        assert stopped == f"qemu-nbd (pid {pid})"
+        state = labkit._process_state(pid)
+        assert state in (None, "Z"), state
+        assert labkit.stop_server(str(pidfile)) is None
+    finally:  # never leave a server behind, whatever failed
+        if labkit._process_state(pid) not in (None, "Z"):
+            os.kill(pid, signal.SIGKILL)
