@@ -14,7 +14,7 @@ given and never compares release names: a behaviour that differs is a field here
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 KiB = 1 << 10
@@ -383,31 +383,21 @@ ZFS_2_1 = ZfsVersion(
     create_metadata=_CREATE_METADATA_2_1,
 )
 
-ZFS_2_2 = ZfsVersion(
+# Each later release is the one before it with what changed: these two definitions are the
+# course's changelog of the behaviour it teaches.
+ZFS_2_2 = replace(
+    ZFS_2_1,
     name="2.2",
     release="2.2.11",
-    package_release="1",
-    metaslab_sizing=MetaslabSizing.COUNT_BOUNDED,
-    metaslab_aliquot=1 * MiB,  # metaslab.c at zfs-2.2.11: unchanged from 2.1.11
-    aliquot_scaling=AliquotScaling.DATA_DISKS,
-    allocation_throttle=True,
-    slop_shift=5,
-    min_slop=128 * MiB,
-    max_slop=128 * GiB,
-    txg_bytes=64 * MiB,
     default_compression="on",
-    compression_min_savings=MinSavings.SEVEN_EIGHTHS,
     column_widths=ColumnWidths.FLEX_FLAGS,
     zil_kstat=ZilKstat.COUNTS_WRITE_ALLOC,
     zil_max_copied=7680,
     max_recordsize=16 * MiB,
     default_volblocksize=16 * KiB,
-    create_alloc_per_vdev=176 * KiB,
-    vdev_list_size=VdevListSize.PHYSICAL,
-    list_vdev_type_id=True,
     class_heading_dash_under_health=True,
-    # Not recorded on 2.2: the 2.1 profile is the nearest measured one.
-    create_metadata=_CREATE_METADATA_2_1,
+    # Not recorded on 2.2: the new pool's metadata stays 2.1's profile, the nearest
+    # measured one.
     block_cloning_feature=True,
     bclone_enabled=False,
     pool_properties_added=frozenset({"bcloneused", "bclonesaved", "bcloneratio"}),
@@ -415,43 +405,23 @@ ZFS_2_2 = ZfsVersion(
     zfs_subcommands_added=frozenset({"zone", "unzone"}),
 )
 
-ZFS_2_3 = ZfsVersion(
+ZFS_2_3 = replace(
+    ZFS_2_2,
     name="2.3",
     release="2.3.9",
     package_release="0+deb13u1",
-    metaslab_sizing=MetaslabSizing.COUNT_BOUNDED,
-    metaslab_aliquot=1 * MiB,  # metaslab.c at zfs-2.3.9: unchanged from 2.1.11
-    aliquot_scaling=AliquotScaling.DATA_DISKS,
-    allocation_throttle=True,
-    slop_shift=5,
-    min_slop=128 * MiB,
-    max_slop=128 * GiB,
-    txg_bytes=64 * MiB,
-    default_compression="on",
     compression_min_savings=MinSavings.SEVEN_EIGHTHS_IN_SECTORS,
-    column_widths=ColumnWidths.FLEX_FLAGS,
-    zil_kstat=ZilKstat.COUNTS_WRITE_ALLOC,
-    zil_max_copied=7680,
-    max_recordsize=16 * MiB,
-    default_volblocksize=16 * KiB,
-    create_alloc_per_vdev=176 * KiB,
-    vdev_list_size=VdevListSize.PHYSICAL,
-    list_vdev_type_id=True,
-    class_heading_dash_under_health=True,
-    create_metadata=_CREATE_METADATA_2_1,
     metaslab_rules=METASLAB_RULES_2_3,
     streaming_throttle_pressure=0.55,
     allocators_per_cpus=4,  # spa_cpus_per_allocator
-    block_cloning_feature=True,
     bclone_enabled=True,
     raidz_expansion=True,
-    pool_properties_added=frozenset({"bcloneused", "bclonesaved", "bcloneratio",
-                                     "dedup_table_size", "dedup_table_quota", "dedupcached",
-                                     "last_scrubbed_txg"}),
-    dataset_properties_added=frozenset({"snapshots_changed", "prefetch", "volthreading",
-                                        "direct", "longname"}),
+    pool_properties_added=ZFS_2_2.pool_properties_added | {
+        "dedup_table_size", "dedup_table_quota", "dedupcached", "last_scrubbed_txg"},
+    dataset_properties_added=ZFS_2_2.dataset_properties_added | {
+        "volthreading", "direct", "longname"},
     zpool_subcommands_added=frozenset({"prefetch", "ddtprune"}),
-    zfs_subcommands_added=frozenset({"zone", "unzone", "rewrite"}),
+    zfs_subcommands_added=ZFS_2_2.zfs_subcommands_added | {"rewrite"},
 )
 
 VERSIONS: dict[str, ZfsVersion] = {v.name: v for v in (ZFS_0_6_5, ZFS_2_1, ZFS_2_2, ZFS_2_3)}
