@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,33 @@ EPOCH = re.compile(r"\t1[0-9]{9}$", re.M)
 PING_TIMES = [(re.compile(r"time=[0-9.]+ ms"), "time=<T> ms"),
               (re.compile(r"rtt min/avg/max/mdev = \S+ ms"), "rtt min/avg/max/mdev = <RTT> ms"),
               (re.compile(r", time \d+ms"), ", time <T>ms")]
+
+
+def netkit_unprivileged(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`python -m netkit ARGS` as a user without privileges: this user, or user nobody when
+    the tests run as root. nobody runs a system python3 (the venv's may live under /root)
+    on a copy of labs/netkit and labs/net in a folder it may read: a clone in /root (mode
+    700 on Debian) is out of its reach. netkit needs only the standard library."""
+    if os.geteuid() != 0:
+        return subprocess.run([sys.executable, "-m", "netkit", *args], cwd=LABS_DIR,
+                              env={**os.environ, "PYTHONPATH": str(LABS_DIR), "HOME": "/tmp"},
+                              capture_output=True, text=True, timeout=timeout)
+    python = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3")
+                   if os.access(p, os.X_OK) and subprocess.run(
+                       [p, "-c", "import tomllib"], capture_output=True).returncode == 0),
+                  None) if shutil.which("setpriv") else None
+    assert python, "setpriv and a system python3 (3.11 or newer) to drop root"
+    with tempfile.TemporaryDirectory(prefix="zfl-netkit-") as folder:
+        labs = Path(folder) / "labs"
+        for part in ("netkit", "net"):
+            shutil.copytree(LABS_DIR / part, labs / part,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        for path in [Path(folder), *Path(folder).rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               python, "-m", "netkit", *args], cwd=labs,
+                              env={**os.environ, "PYTHONPATH": str(labs), "HOME": "/tmp"},
+                              capture_output=True, text=True, timeout=timeout)
 
 
 def netkit_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import subprocess
-import sys
 
 import pytest
 from netlab_support import (
-    LABS_DIR,
     PACKAGES,
     RealRun,
     assert_nothing_left,
     comparable,
     firewall_backend,
     netkit,
+    netkit_unprivileged,
     real,
     run_for_real,
     simulate,
@@ -198,20 +196,7 @@ def test_every_variant_is_run():
 def test_a_lab_with_nat_and_wg_quick_runs_without_root():
     """`netkit run` as a user without privileges (user nobody when the tests run as root):
     wg-quick, iptables, sysctl and the tmpfs mounts all work in its user namespace."""
-    if os.geteuid() == 0:
-        # A Python that user nobody may run (the venv's may live under /root); netkit needs
-        # only its standard library.
-        python = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3")
-                       if os.access(p, os.X_OK) and subprocess.run(
-                           [p, "-c", "import tomllib"], capture_output=True).returncode == 0),
-                      None) if shutil.which("setpriv") else None
-        assert python, "setpriv and a system python3 (3.11 or newer) to drop root"
-        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python]
-    else:
-        argv = [sys.executable]
-    done = subprocess.run([*argv, "-m", "netkit", "run", "02-wg-gateway", "-q"], cwd=LABS_DIR,
-                          env={**os.environ, "PYTHONPATH": str(LABS_DIR), "HOME": "/tmp"},
-                          capture_output=True, text=True, timeout=120)
+    done = netkit_unprivileged("run", "02-wg-gateway", "-q")
     assert done.returncode == netkit.PASSED, done.stdout + done.stderr
     assert "7 of 7 checks passed" in done.stdout
     assert "web: request from 198.51.100.1" in done.stdout

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -24,6 +23,7 @@ from netlab_support import (
     firewall_backend,
     netkit,
     netkit_cli,
+    netkit_unprivileged,
     real,
     run_for_real,
 )
@@ -179,20 +179,7 @@ def test_no_checks_exits_2(tmp_path):
 
 def test_refuses_politely_without_root():
     """Only `run` works without root; the others say what they need."""
-    if os.geteuid() == 0:
-        # A Python that user nobody may run (the venv's may live under /root); netkit needs
-        # only its standard library.
-        python = next((p for p in ("/usr/bin/python3", "/usr/local/bin/python3")
-                       if os.access(p, os.X_OK) and subprocess.run(
-                           [p, "-c", "import tomllib"], capture_output=True).returncode == 0),
-                      None) if shutil.which("setpriv") else None
-        assert python, "setpriv and a system python3 (3.11 or newer) to drop root"
-        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python]
-    else:
-        argv = [sys.executable]
-    done = subprocess.run([*argv, "-m", "netkit", "up", LAB], cwd=LABS_DIR,
-                          env={**os.environ, "PYTHONPATH": str(LABS_DIR), "HOME": "/tmp"},
-                          capture_output=True, text=True, timeout=60)
+    done = netkit_unprivileged("up", LAB, timeout=60)
     assert done.returncode == 1
     assert "needs root" in done.stderr and "netkit run" in done.stderr
     assert not real.namespaces(TOPOLOGY)

@@ -122,8 +122,14 @@ restore_host() {
     virsh -c qemu:///system destroy "$dom" >/dev/null 2>&1
     virsh -c qemu:///system undefine "$dom" --remove-all-storage >/dev/null 2>&1
   done
-  # libvirt networks that were not there before (vagrant-libvirt's management network).
-  [ -f "$STATE/nets.recorded" ] \
+  # libvirt networks that were not there before (vagrant-libvirt's management network),
+  # unless another VM still runs on them (a second run of these tools started meanwhile).
+  local others
+  others=$(virsh -c qemu:///system list --name 2>/dev/null | sed '/^$/d' | grep -v "^$ZFL_VM_NAME" || true)
+  if [ -n "$others" ]; then
+    log "leaving libvirt networks in place: other VMs still run ($(echo $others))"
+  fi
+  [ -f "$STATE/nets.recorded" ] && [ -z "$others" ] \
   && for net in $(virsh -c qemu:///system net-list --all --name 2>/dev/null | sed '/^$/d' | sort \
                | comm -13 "$STATE/nets.before" -); do
     log "removing libvirt network $net"
@@ -140,8 +146,10 @@ restore_host() {
   if [ "$STARTED_VIRTLOGD" = 1 ]; then
     kill "$(cat /run/virtlogd.pid 2>/dev/null)" 2>/dev/null
   fi
-  # iptables chains libvirt added (it leaves them behind, empty): unhook, flush, delete.
+  # iptables chains libvirt added (it leaves them behind, empty): unhook, flush, delete;
+  # not while another VM's network still needs them.
   save_chains "$STATE/chains.after"
+  [ -n "$others" ] && cp "$STATE/chains.before" "$STATE/chains.after"
   comm -13 "$STATE/chains.before" "$STATE/chains.after" | while read -r tool table chain; do
     $tool -w -t "$table" -S | awk -v c="$chain" '$1 == "-A" && $2 != c && / -j / {
         for (i = 1; i <= NF; i++) if ($i == "-j" && $(i+1) == c) print }' \
@@ -161,7 +169,7 @@ restore_host() {
   for f in $(ls /var/lib/libvirt/boot 2>/dev/null | comm -13 "$STATE/boot.before" -); do
     rm -f "/var/lib/libvirt/boot/$f"
   done
-  echo "$IP_FORWARD" >/proc/sys/net/ipv4/ip_forward
+  [ -z "$others" ] && echo "$IP_FORWARD" >/proc/sys/net/ipv4/ip_forward
   [ -n "$IP6_FORWARD" ] && echo "$IP6_FORWARD" >/proc/sys/net/ipv6/conf/all/forwarding
   step "done"
   printf '%s\n' "${TIMINGS[@]}" "total=$(( $(date +%s) - T0 ))s" "accel=$ACCEL" "rc=$rc" \
