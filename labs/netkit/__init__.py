@@ -72,7 +72,9 @@ class Check:
     * ``forwarding``: true if net.ipv4.ip_forward must be on, false if off;
     * ``file``: a path whose text has ``contains`` in it, or does not have ``lacks``.
     * ``ssh`` / ``ssh_mux`` (netkit/ssh.py, the slow-SSH lab): `ssh TARGET true` succeeds
-      over a fresh connection (in under ``under`` seconds if given) / over a master one.
+      over a fresh connection / over a master one; with ``baseline`` and ``within``, the
+      fresh login also takes less than ``within`` seconds longer than a login to a second
+      sshd on host ``baseline`` that looks up no names.
 
     ``expect = "failure"`` turns the check around (a ping that must not be answered).
     ``contains`` and ``lacks`` may name public keys as ``${HOST_PUBKEY}``.
@@ -90,10 +92,12 @@ class Check:
     file: str | None = None
     contains: str | None = None
     lacks: str | None = None
-    # netkit/ssh.py: a login to this target (in under ``under`` seconds), or one that
-    # reuses a master connection.
+    # netkit/ssh.py: a login to this target (no more than ``within`` seconds slower than a
+    # baseline login to host ``baseline`` that looks up no names), or one that reuses a
+    # master connection.
     ssh: str | None = None
-    under: float | None = None
+    baseline: str | None = None
+    within: float | None = None
     ssh_mux: str | None = None
     expect: str = "success"
     wait: int = 2
@@ -128,7 +132,7 @@ class Check:
         if sum(getattr(self, k) is not None for k in CHECK_KINDS) != 1:
             return f"give one of {', '.join(CHECK_KINDS)}"
         kind = self.kind
-        from netkit import ssh  # slow-SSH lab: `under` goes with ssh
+        from netkit import ssh  # slow-SSH lab: `baseline` and `within` go with ssh
         if ssh.problems(self):
             return ssh.problems(self)
         if self.table is not None and kind != "route":
@@ -274,6 +278,8 @@ def load(spec: str | Path) -> Topology:
             raise NetkitError(f"check {raw.get('name', '?')!r}: {err}") from None
         if check.host not in hosts:
             raise NetkitError(f"check {check.name!r}: no host {check.host!r}")
+        if check.baseline is not None and check.baseline not in hosts:
+            raise NetkitError(f"check {check.name!r}: no host {check.baseline!r} (baseline)")
         problem = check.problems()
         if problem:
             raise NetkitError(f"check {check.name!r}: {problem}")
@@ -555,12 +561,14 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def evaluate(check: Check, shell: Shell, keys: dict[str, str] | None = None) -> Outcome:
-    """Read the check's fact on its host (``keys`` fill in a file check's placeholders)."""
+def evaluate(check: Check, shell: Shell, keys: dict[str, str] | None = None,
+             topology: Topology | None = None) -> Outcome:
+    """Read the check's fact on its host (``keys`` fill in a file check's placeholders; an
+    ssh check with a baseline needs the ``topology`` for the baseline host's address)."""
     host = check.host
     if check.kind in ("ssh", "ssh_mux"):  # slow-SSH lab
         from netkit import ssh
-        return ssh.evaluate(check, shell)
+        return ssh.evaluate(check, shell, topology)
     want = check.expect == "success"
     if check.ping:
         result = shell(host, f"ping -c 1 -W {check.wait} {check.ping}")
@@ -616,7 +624,7 @@ def validate(topology: Topology, shell: Shell,
         read_keys(topology, shell, keys)
     outcomes = []
     for check in topology.checks:
-        outcome = evaluate(check, shell, keys)
+        outcome = evaluate(check, shell, keys, topology)
         outcomes.append(outcome)
         mark = "PASS" if outcome.passed else "FAIL"
         detail = f" ({outcome.detail})" if outcome.detail else ""

@@ -12,7 +12,9 @@ every script line's output and exit status byte for byte, every check's outcome,
 the checks' logins did (through the master or not, the error ssh printed). Times are
 compared by the outcome they give, not as numbers: the real time is wall time on a loaded
 2-core machine (0.35-0.8 s for a fixed login, measured), labsim's is the time its model
-gives (0.40 s); what the lab teaches is which side of the 1.2 s line each cause puts a login.
+gives (0.40 s); what the lab teaches is whether a cause makes a login wait for a name lookup,
+which the login check reads as the time the login takes beyond a baseline login to a second
+sshd that looks up nothing (netkit/ssh.py): on which side of 0.6 s that falls.
 
 Needs root (sshd's privilege separation calls setgroups(), which `unshare -Urnm` refuses) and
 Debian's openssh-server, openssh-client and libnss-mdns.
@@ -47,7 +49,7 @@ from netlab_support import (  # noqa: E402
 LAB = "05-slow-ssh"
 TOPOLOGY = netkit.load(LAB)
 PACKAGES = "openssh-server openssh-client libnss-mdns"
-FRESH = "a fresh login takes under 1.2 s"
+FRESH = "a fresh login takes under 0.6 s longer than one that looks up no names"
 MUX = "a second login rides on the first one's connection"
 # Which checks each variant must fail (the ping across the LAN passes in all of them).
 FAILING = {
@@ -57,13 +59,16 @@ FAILING = {
     "mdns": {FRESH, MUX},
     "no-master": {MUX},
 }
-# A generous bound on one whole run (up, scripts, checks, down); the slowest, mdns, takes
-# about 8 s: two logins that each wait out two 1 s lookups, plus the mux check's.
-MAX_SECONDS = 30
+# A generous bound on one whole run (up, scripts, checks, down); the slowest, gssapi, takes
+# about 12 s: three logins that each wait out two 1 s lookups, three baseline logins.
+MAX_SECONDS = 45
 KERNEL_RECORDINGS = ROOT / "tests" / "fixtures" / "real" / "wireguard-kernel"
-# A check's detail with its time taken out: "0.48 s, fastest of 2" -> "<T> s, fastest of 2";
-# ping's ", time 1ms" likewise.
-TIMES = [(re.compile(r"^\d+\.\d\d s"), "<T> s"), (re.compile(r", time \d+ms"), ", time <T>ms")]
+# A check's detail with its times taken out: "0.48 s, baseline 0.45 s: +0.03 s, fastest of 3
+# each" -> "<T> s, baseline <T> s: <T> s, fastest of <N> each" (a busy machine may take more
+# tries than three, netkit/ssh.py); ping's ", time 1ms" likewise.
+TIMES = [(re.compile(r"[+-]?\d+\.\d\d s\b"), "<T> s"),
+         (re.compile(r"fastest of \d+ each"), "fastest of <N> each"),
+         (re.compile(r", time \d+ms"), ", time <T>ms")]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -133,9 +138,12 @@ def test_each_cause_fails_its_check(variant, capsys):
     if variant == "mdns":
         # nss-mdns's SOA query for local. and then DNS both time out: no address at all.
         assert "Could not resolve hostname server.local" in fresh["detail"], fresh
-    if variant in ("usedns", "gssapi"):
-        # A slow cause is slow every time: the check tried twice.
-        assert "fastest of 2" in fresh["detail"], fresh
+    if variant != "mdns":
+        # At least three logins each way, the fastest of each compared.
+        assert re.search(r"fastest of [3-8] each$", fresh["detail"]), fresh
+    # The check's baseline sshd is gone with the check: it was one of the lab's processes
+    # (netkit adopts what runs in the lab's namespaces), stopped by the check itself.
+    assert sum(label.startswith("sshd") for label in data["processes"]) >= 2, data["processes"]
 
 
 def test_script_lines_and_keys():
@@ -152,9 +160,13 @@ def test_script_lines_and_keys():
 
 
 @pytest.mark.parametrize(("fields", "problem"), [
-    ({"under": 1.0}, "give one of"),
-    ({"ping": "192.168.50.11", "under": 1.0}, "under goes with ssh"),
-    ({"ssh": "server", "under": 0}, "under is a number of seconds above 0"),
+    ({"within": 1.0, "baseline": "a"}, "give one of"),
+    ({"ping": "192.168.50.11", "within": 1.0, "baseline": "a"}, "go with ssh"),
+    ({"ssh": "server", "within": 0.6}, "baseline and within go together"),
+    ({"ssh": "server", "baseline": "a"}, "baseline and within go together"),
+    ({"ssh": "server", "within": 0, "baseline": "a"}, "within is a number of seconds above 0"),
+    ({"ssh": "server", "within": 0.6, "baseline": "b"}, "no host 'b'"),
+    ({"ssh": "server", "under": 1.2}, "under"),
 ])
 def test_ssh_check_fields_are_validated(tmp_path, fields, problem):
     lab = tmp_path / "badcheck"
@@ -170,7 +182,8 @@ def test_ssh_check_fields_are_validated(tmp_path, fields, problem):
 
 def test_checks_describe_themselves():
     described = {c.name: c.describe() for c in TOPOLOGY.checks}
-    assert described[FRESH] == "ssh server true succeeds in under 1.2 s"
+    assert described[FRESH] == ("ssh server true succeeds, within 0.6 s of a baseline login to "
+                                "server port 2220 that looks up no names")
     assert described[MUX] == "ssh server reuses a master connection"
 
 

@@ -349,7 +349,8 @@ def test_unmodelled_ssh_forms_say_so():
     client, _server, _dns = lab()
     assert client.run("ssh server").stderr == (
         "labsim: ssh: an interactive login (give a command) is not modelled\n")
-    assert "not modelled" in client.run("ssh -p 2222 server true").stderr
+    assert "not modelled" in client.run("ssh -J jump server true").stderr
+    assert "not modelled" in client.run("ssh -p x server true").stderr
     assert "which no host of the network has" in client.run("ssh 192.168.50.99 true").stderr
     assert client.run("ssh 192.168.50.99 true").status == 2
 

@@ -1,5 +1,6 @@
-"""`sshd [-t] [-f FILE]`, `setpriv --clear-groups` (labsim.shell.commands.sshd), `mkdir -m`,
-and ssh against a server that a script starts, or has not started.
+"""`sshd [-t] [-f FILE] [-p PORT] [-o OPTION]`, `setpriv --clear-groups`
+(labsim.shell.commands.sshd), `mkdir -m`, `pkill -F`, and ssh against a server that a script
+starts, or has not started.
 
 Recorded on Debian 12 (openssh-server 1:9.2p1-2+deb12u10, util-linux 2.38.1) in
 `unshare -nm --propagation private` with a tmpfs on /run, a host key made by
@@ -177,6 +178,74 @@ def test_a_second_sshd_changes_nothing():
     assert (result.stdout, result.stderr, result.status) == ("", "", 0)
     assert server.run("cat /run/lab/sshd.pid").stdout == pid
     assert sum(isinstance(f, SshdProcess) for f in server.host_files.values()) == 1
+
+
+def test_a_second_sshd_on_another_port_for_netkits_baseline_login():
+    """netkit's login check (labs/netkit/ssh.py) starts a second sshd with -p and -o next to
+    the lab's, logs in to it by address with HostKeyAlias, and stops it with pkill -F. The
+    -o options win over the file's (UseDNS yes there). Texts recorded with the lab's files
+    (ssh -v as labsim abbreviates it)."""
+    client, server = lab()
+    ok(server, "mkdir -p /run/sshd")
+    ok(server, "echo 'nameserver 192.168.50.53' | tee /etc/resolv.conf; "
+               "echo 'options timeout:1 attempts:1' | tee -a /etc/resolv.conf")
+    write(server, "/etc/ssh/sshd_config", [*LAB_SSHD_CONFIG[:-1], "UseDNS yes"])
+    ok(server, "/usr/sbin/sshd")
+    exchange_keys(client, server)
+    baseline = ("/usr/sbin/sshd -p 2220 -o UseDNS=no -o GSSAPIAuthentication=no "
+                "-o PidFile=/run/netkit-baseline-sshd.pid")
+    assert server.run(baseline) == CommandResult()
+    ports = sorted(f.port for f in server.host_files.values() if isinstance(f, SshdProcess))
+    assert ports == [22, 2220]
+    assert server.run(baseline) == CommandResult()  # cannot bind 2220: nothing changes
+    assert server.run("cat /run/netkit-baseline-sshd.pid").stdout.strip().isdigit()
+    fixed = lm.KEX_SECONDS + lm.PUBKEY_SECONDS + lm.SESSION_SECONDS
+    start = client.clock
+    to_baseline = (f"ssh -v {LOGIN} -o HostKeyAlias=192.168.50.11 -p 2220 "
+                   "192.168.50.11 true")
+    result = client.run(to_baseline)
+    assert result.status == 0
+    assert client.clock - start == pytest.approx(fixed, abs=0.01)  # no reverse lookup
+    assert ("debug1: Connecting to 192.168.50.11 [192.168.50.11] port 2220.\n"
+            "debug1: Connection established.\n"
+            "debug1: Authenticating to 192.168.50.11:2220 as 'root'\n"
+            "debug1: using hostkeyalias: 192.168.50.11\n"
+            "debug1: using hostkeyalias: 192.168.50.11\n") in result.stderr
+    assert "debug1: Authentications that can continue: publickey,password\n" in result.stderr
+    assert ('Authenticated to 192.168.50.11 ([192.168.50.11]:2220) using "publickey".\n'
+            in result.stderr)
+    start = client.clock
+    ok(client, f"ssh {LOGIN} 192.168.50.11 true")  # port 22: UseDNS yes, a 1 s lookup
+    assert client.clock - start > fixed + 1.0
+    unknown = client.run(f"ssh {LOGIN} -o HostKeyAlias=other -p 2220 192.168.50.11 true")
+    assert (unknown.stderr, unknown.status) == (
+        "No ED25519 host key is known for other and you have requested strict checking.\n"
+        "Host key verification failed.\n", 255)
+    assert server.run("pkill -F /run/netkit-baseline-sshd.pid") == CommandResult()
+    assert server.run("cat /run/netkit-baseline-sshd.pid").status == 1  # sshd removed it
+    refused = client.run(f"ssh {LOGIN} -o HostKeyAlias=192.168.50.11 -p 2220 "
+                         "192.168.50.11 true")
+    assert (refused.stderr, refused.status) == (
+        "ssh: connect to host 192.168.50.11 port 2220: Connection refused\n", 255)
+    again = server.run("pkill -F /run/netkit-baseline-sshd.pid")
+    assert (again.stderr, again.status) == (
+        "pkill: pidfile not valid\nTry `pkill --help' for more information.\n", 1)
+    ok(client, f"ssh {LOGIN} 192.168.50.11 true")  # the lab's sshd runs on
+
+
+@pytest.mark.parametrize(("options", "stderr", "status"), [
+    ("-p 2221 -o Foo=bar", "command-line: line 0: Bad configuration option: Foo\n", 1),
+    ("-p 2221 -o UseDNS=maybe", 'command-line line 0: unsupported option "maybe".\n', 255),
+    ("-p 99999", "Bad port number.\n", 1),
+])
+def test_sshd_command_line_options_are_checked(options, stderr, status):
+    """Recorded: /usr/sbin/sshd OPTIONS with the lab's sshd_config."""
+    _client, server = lab()
+    ok(server, "mkdir -p /run/sshd")
+    write(server, "/etc/ssh/sshd_config", LAB_SSHD_CONFIG)
+    result = server.run(f"/usr/sbin/sshd {options}")
+    assert (result.stdout, result.stderr, result.status) == ("", stderr, status)
+    assert not any(isinstance(f, SshdProcess) for f in server.host_files.values())
 
 
 # Each configuration and what `sshd -t -f FILE` printed, and its exit status (recorded).

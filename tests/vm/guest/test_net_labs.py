@@ -33,10 +33,11 @@ RUNS = [(lab, variant) for lab in LABS for variant in [None, *netkit.load(lab).v
 ENOKEY = "ping: sendmsg: Required key not available"
 # wg-quick's fall-back to userspace (wireguard-tools src/wg-quick/linux.bash, add_if()).
 FALLBACK = "Missing WireGuard kernel module"
-# Under full emulation (TCG, the qemu64 CPU model) every SSH key exchange takes seconds of
-# emulated crypto, so the slow-SSH lab's "a fresh login takes under 1.2 s" cannot pass there.
+# Whether QEMU emulates this VM's CPU (TCG, the qemu64 CPU model), for the record: every SSH
+# key exchange takes seconds there. The slow-SSH lab's login check compares the login with a
+# baseline login that pays for the same crypto (labs/netkit/ssh.py), so every check holds on
+# an emulated CPU as on real hardware.
 EMULATED = "QEMU Virtual CPU" in Path("/proc/cpuinfo").read_text()
-TIMED_CHECKS = {"05-slow-ssh": {"a fresh login takes under 1.2 s"}}
 # Variants whose fault exists only in wireguard-go: on the kernel every check passes.
 KERNEL_PASSES = {
     ("03-wg-client-routing", "keepalive-only"):
@@ -98,10 +99,6 @@ def test_lab_on_kernel_wireguard(run, tmp_path):
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{fixture_name(lab, variant)}.json").write_text(json.dumps(data, indent=1))
 
-    failed = {c["name"] for c in data["checks"] if not c["passed"]}
-    if (variant is None and EMULATED and done.returncode == netkit.FAILED
-            and failed <= TIMED_CHECKS.get(lab, set())):
-        pytest.xfail(f"under TCG emulation an SSH login takes seconds: {sorted(failed)}")
     broken = variant is not None and (lab, variant) not in KERNEL_PASSES
     assert done.returncode == (netkit.FAILED if broken else netkit.PASSED), output
     assert data["wireguard_implementation"] == "kernel", data.get("wireguard_implementation")

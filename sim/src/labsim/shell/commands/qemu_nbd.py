@@ -108,7 +108,11 @@ def qemu_nbd(session: Session, argv: list[str]) -> CommandResult:
 
 def pkill(session: Session, argv: list[str]) -> CommandResult:
     """pkill -F PIDFILE (procps-ng): signal the process whose pid the file holds; status 1
-    if none runs. Only the servers qemu-nbd started here are processes labsim knows."""
+    if none runs. The processes labsim knows are the servers qemu-nbd started here and the
+    sshd servers a host started (labsim.shell.commands.sshd: the PidFile is the server; on
+    SIGTERM sshd closes its socket and removes the file, sshd.c server_accept_loop())."""
+    from labsim.shell.commands.sshd import SshdProcess
+
     words = argv[1:]
     if len(words) == 2 and words[0] in ("-F", "--pidfile"):
         path = words[1]
@@ -120,6 +124,9 @@ def pkill(session: Session, argv: list[str]) -> CommandResult:
     if held is None:  # procps-ng 4.0.2 (Debian 12), recorded
         return CommandResult.fail("pkill: pidfile not valid\nTry `pkill --help' for more "
                                   "information.", 1)
+    if isinstance(held, SshdProcess):
+        del session.host_files[session.absolute(path)]
+        return CommandResult()
     text = (held.text or "").strip()
     servers = _servers(session)
     if text.isdigit() and servers.get(int(text)) is not None:

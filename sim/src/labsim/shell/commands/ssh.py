@@ -6,8 +6,8 @@ settings it needs from the files of the hosts, as the real programs do, and turn
 model's phases into the clock and the output of the commands:
 
 * the client's ~/.ssh/config and /etc/ssh/ssh_config (GSSAPIAuthentication, HostName, User,
-  ControlMaster, ControlPath, ControlPersist; the first value read wins: `-o` options, then
-  ~/.ssh/config, then ssh_config),
+  Port, HostKeyAlias, ControlMaster, ControlPath, ControlPersist; the first value read
+  wins: `-o` and `-p` options, then ~/.ssh/config, then ssh_config),
   /etc/nsswitch.conf (the hosts line), /etc/resolv.conf (nameservers, options timeout and
   attempts) and /etc/hosts;
 * the server's /etc/ssh/sshd_config (UseDNS, GSSAPIAuthentication, and what decides the list
@@ -369,21 +369,21 @@ class SshCommand:
 
 
 def _parse_ssh(argv: list[str]) -> SshCommand:
-    """ssh [-v] [-M] [-S path] [-l user] [-o Key=Value]... [user@]host [command...]
-    (options stop at the destination, as ssh's getopt does)."""
+    """ssh [-v] [-M] [-S path] [-l user] [-p port] [-o Key=Value]... [user@]host
+    [command...] (options stop at the destination, as ssh's getopt does)."""
     options: dict[str, str] = {}
     verbose, args = False, argv[1:]
     while args and args[0].startswith("-") and len(args[0]) > 1:
         flag = args.pop(0)
         letter, attached = flag[1], flag[2:]
-        if letter in "oSl":
+        if letter in "oSlp":
             value = attached or (args.pop(0) if args else "")
             if not value:
                 raise NotModelled(f"`ssh {flag}' without its argument")
             if letter == "o":
                 key, value = _keyword(value)
             else:
-                key = {"S": "controlpath", "l": "user"}[letter]
+                key = {"S": "controlpath", "l": "user", "p": "port"}[letter]
             options.setdefault(key, value)
         elif set(flag[1:]) <= {"v", "M"}:
             verbose = verbose or "v" in flag
@@ -458,12 +458,13 @@ def _persist_seconds(value: str | None) -> float | None:
     return float(int(number) * scale) or math.inf
 
 
-def _control_path(path: str, local: str, host: str, user: str, typed: str) -> str:
+def _control_path(path: str, local: str, host: str, user: str, typed: str,
+                  port: int = SSH_PORT) -> str:
     """ssh_config(5) TOKENS; %C is the SHA-1 of %l%h%p%r (recorded: the hash of
     "vm192.168.50.1122root" named the lab's socket)."""
-    tokens = {"%": "%", "h": host, "p": str(SSH_PORT), "r": user, "l": local, "n": typed,
+    tokens = {"%": "%", "h": host, "p": str(port), "r": user, "l": local, "n": typed,
               "u": LOCAL_USER, "d": HOME, "i": "0",
-              "C": hashlib.sha1(f"{local}{host}{SSH_PORT}{user}".encode()).hexdigest()}
+              "C": hashlib.sha1(f"{local}{host}{port}{user}".encode()).hexdigest()}
     out, chars = [], iter(path)
     for ch in chars:
         if ch != "%":
@@ -528,6 +529,10 @@ def _ssh(session: Session, argv: list[str]) -> CommandResult:
     options, config_debug = _read_ssh_config(client.files, typed, parsed.options)
     host = options.get("hostname", typed)
     user = user or options.get("user", LOCAL_USER)
+    port_text = options.get("port", str(SSH_PORT))
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise NotModelled(f"the port {port_text}")
+    port = int(port_text)
     debug = [f"{OPENSSH_VERSION}\n", config_debug]
     if not parsed.command:
         raise NotModelled("an interactive login (give a command)")
@@ -536,7 +541,7 @@ def _ssh(session: Session, argv: list[str]) -> CommandResult:
         raise NotModelled(f"ControlMaster {master}")
     path = options.get("controlpath", "none")
     socket_path = (None if path.lower() == "none"
-                   else _control_path(path, session.hostname, host, user, typed))
+                   else _control_path(path, session.hostname, host, user, typed, port))
     target = _target(host, client.hosts_line, client.hosts)
     settings = _client_settings(client, target)
     # The mux client is tried first, before the host name is looked up (ssh.c).
@@ -578,9 +583,9 @@ def _ssh(session: Session, argv: list[str]) -> CommandResult:
     listener = server = None
     if server_host is not None:
         server = _machine(session, server_host.name)
-        listener = sshd_command.listening(session.network, server_host.name)
+        listener = sshd_command.listening(session.network, server_host.name, port)
         if listener is None:
-            return _refused(session, parsed, debug, settings, host, address)
+            return _refused(session, parsed, debug, settings, host, address, port)
         sshd = _read_sshd_config(listener.config)
         here = session.network.hosts[session.hostname] if session.network else None
         client_address = str(here.underlay()) if here is not None else ""
@@ -604,16 +609,19 @@ def _ssh(session: Session, argv: list[str]) -> CommandResult:
             # The login ends before the session: no `true`, no master.
             session.clock -= login_model.SESSION_SECONDS
             return CommandResult(stderr=refusal, status=255)
-    debug += [f"debug1: Connecting to {host} [{address}] port {SSH_PORT}.\n",
+    debug += [f"debug1: Connecting to {host} [{address}] port {port}.\n",
               "debug1: Connection established.\n",
-              f"debug1: Authenticating to {host}:{SSH_PORT} as '{user}'\n",
+              f"debug1: Authenticating to {host}:{port} as '{user}'\n",
+              # recorded: once for the host key lookup, once for its check
+              *[f"debug1: using hostkeyalias: {options.get('hostkeyalias')}\n"] * (
+                  2 * ("hostkeyalias" in options)),
               "debug1: SSH2_MSG_SERVICE_ACCEPT received\n",
               f"debug1: Authentications that can continue: {_auth_methods(sshd)}\n"]
     if any(p.name.startswith("GSSAPI") for p in login.phases):
         debug.append("debug1: Next authentication method: gssapi-with-mic\n")
         debug += [GSSAPI_NO_CREDENTIALS] * login_model.GSSAPI_MECHANISMS
     debug += ["debug1: Next authentication method: publickey\n",
-              f'Authenticated to {host} ([{address}]:{SSH_PORT}) using "publickey".\n']
+              f'Authenticated to {host} ([{address}]:{port}) using "publickey".\n']
     persist = _persist_seconds(options.get("controlpersist"))
     if socket_path is not None and master in ("yes", "auto"):
         debug.append("debug1: setting up multiplex master socket\n")
@@ -653,7 +661,8 @@ def _keys_refused(client: model.HostFiles, server: model.HostFiles, options: dic
     if host_key is None:
         return None  # Debian's own host keys: not modelled as files
     out = []
-    refusal = _host_key_refused(client, options, host, host_key)
+    # HostKeyAlias: the name looked up in the known hosts files instead of the host's
+    refusal = _host_key_refused(client, options, options.get("hostkeyalias", host), host_key)
     if refusal is not None:
         return refusal
     identities = [_home(p) for p in options.get("identityfile", "").split()] or [
@@ -714,16 +723,16 @@ def _host_key_refused(client: model.HostFiles, options: dict[str, str], host: st
 
 
 def _refused(session: Session, parsed: SshCommand, debug: list[str],
-             settings: login_model.ClientSettings, host: str, address: str | None
-             ) -> CommandResult:
-    """Nothing listens on port 22 of the server (no sshd started): after looking the name
+             settings: login_model.ClientSettings, host: str, address: str | None,
+             port: int = SSH_PORT) -> CommandResult:
+    """Nothing listens on the port of the server (no sshd started): after looking the name
     up, the connection is refused at once (sshconnect.c ssh_connect_direct())."""
     phases, _error = login_model.resolve(settings)
     session.clock += sum(p.seconds for p in phases) + login_model.ANSWER_SECONDS
-    debug += [f"debug1: Connecting to {host} [{address}] port {SSH_PORT}.\n",
-              f"debug1: connect to address {address} port {SSH_PORT}: Connection refused\n"]
+    debug += [f"debug1: Connecting to {host} [{address}] port {port}.\n",
+              f"debug1: connect to address {address} port {port}: Connection refused\n"]
     return CommandResult(stderr="".join(debug if parsed.verbose else [])
-                         + f"ssh: connect to host {host} port {SSH_PORT}: Connection refused\n",
+                         + f"ssh: connect to host {host} port {port}: Connection refused\n",
                          status=255)
 
 

@@ -1,9 +1,16 @@
-"""`sshd [-t] [-f FILE]` (OpenSSH 9.2p1) and `setpriv --clear-groups COMMAND...`, as the
-slow-SSH lab (labs/net/05-slow-ssh/server.sh) checks its configuration and starts its server.
+"""`sshd [-t] [-f FILE] [-p PORT] [-o KEYWORD=VALUE]...` (OpenSSH 9.2p1) and `setpriv
+--clear-groups COMMAND...`, as the slow-SSH lab (labs/net/05-slow-ssh/server.sh) checks its
+configuration and starts its server, and as netkit's login check starts a second one on
+another port for its baseline login (labs/netkit/ssh.py).
 
 sshd does what sshd.c main() does, in its order, with the real texts:
 
-1. read the configuration (servconf.c process_server_config_line()): an unknown keyword
+1. read the options given with -o, each as a line of the configuration read before the file
+   (so that for most keywords, where the first value wins, they win: an unknown keyword is
+   "command-line: line 0: Bad configuration option: Keyword", exit 1; a yes/no keyword with
+   another value 'command-line line 0: unsupported option "X".', exit 255); -p PORT (1 to
+   65535, else "Bad port number.", exit 1) replaces the file's Port lines;
+   then the configuration file (servconf.c process_server_config_line()): an unknown keyword
    ("FILE: line N: Bad configuration option: Keyword"), a keyword without its argument
    ("no argument after keyword") or with one too many ("extra arguments at end of line")
    are counted and reported together ("FILE: terminating, N bad configuration options",
@@ -17,17 +24,19 @@ sshd does what sshd.c main() does, in its order, with the real texts:
 4. check the privilege separation directory ("Missing privilege separation directory:
    /run/sshd", exit 255; on a host with Debian's packaged sshd, systemd has made it);
 5. -t: exit 0. Otherwise daemonize: the command prints nothing and exits 0, and the server
-   listens on port 22 of the host (an ``SshdProcess`` at its PidFile, with the configuration
-   it read: sshd reads it once, at start). A second sshd cannot bind the port; it logs that
-   and exits, but only after the command has returned 0, so nothing changes.
+   listens on its port of the host (-p, else the first Port line, else 22: an
+   ``SshdProcess`` at its PidFile, with the configuration it read, -o lines first: sshd
+   reads it once, at start). A second sshd cannot bind a port one listens on already; it
+   logs that and exits, but only after the command has returned 0, so nothing changes.
 
-labsim.shell.commands.ssh asks ``listening()`` which server answers on a host: what `sshd`
-started, else Debian's packaged sshd where the host has it (``model.Host.package_sshd``:
-every host of a page; a netkit lab host runs nothing until its script starts sshd), else
-nobody ("Connection refused").
+labsim.shell.commands.ssh asks ``listening()`` which server answers on a port of a host:
+what `sshd` started, else on port 22 Debian's packaged sshd where the host has it
+(``model.Host.package_sshd``: every host of a page; a netkit lab host runs nothing until its
+script starts sshd), else nobody ("Connection refused"). `pkill -F PIDFILE`
+(labsim.shell.commands.qemu_nbd.pkill) stops a server: sshd removes its PidFile as it exits.
 
 Not modelled: file modes (the "UNPROTECTED PRIVATE KEY FILE" refusal of a world-readable
-host key), Match blocks, Include, options other than -t and -f, stopping sshd.
+host key), Match blocks, Include, ListenAddress, options other than -t, -f, -p and -o.
 Recorded on Debian 12 (the texts are in tests/unit/test_sshd_command.py).
 """
 
@@ -160,9 +169,10 @@ def _host(session: Session) -> model.Host:
     return session.network.hosts[session.hostname]
 
 
-def running(files: model.HostFiles) -> SshdProcess | None:
-    """The sshd a host's script started, if one runs."""
-    return next((f for f in files.files.values() if isinstance(f, SshdProcess)), None)
+def running(files: model.HostFiles, port: int = SSH_PORT) -> SshdProcess | None:
+    """The sshd a host's script started on ``port``, if one runs."""
+    return next((f for f in files.files.values()
+                 if isinstance(f, SshdProcess) and f.port == port), None)
 
 
 @dataclass(frozen=True)
@@ -174,12 +184,13 @@ class Listener:
     config: str | None
 
 
-def listening(network: model.Network, host_name: str) -> Listener | None:
+def listening(network: model.Network, host_name: str, port: int = SSH_PORT
+              ) -> Listener | None:
     files = network.files.get(host_name, model.HostFiles())
-    process = running(files)
+    process = running(files, port)
     if process is not None:
         return Listener(True, process.config)
-    if network.hosts[host_name].package_sshd:
+    if network.hosts[host_name].package_sshd and port == SSH_PORT:
         current = files.files.get(SSHD_CONFIG)
         return Listener(False, None if current is None else current.text or "")
     return None
@@ -187,20 +198,35 @@ def listening(network: model.Network, host_name: str) -> Listener | None:
 
 def main(session: Session, argv: list[str]) -> CommandResult:
     args, test, config_path = argv[1:], False, SSHD_CONFIG
+    port: int | None = None
+    command_line: list[str] = []  # -o options, as configuration lines
     while args:
         word = args.pop(0)
         if word == "-t":
             test = True
         elif word == "-f" and args:
             config_path = session.absolute(args.pop(0))
+        elif word == "-p" and args:
+            value = args.pop(0)
+            # sshd.c main(): a2port(), 1-65535
+            if not value.isdigit() or not 0 < int(value) < 65536:
+                return CommandResult(stderr="Bad port number.\n", status=1)
+            port = int(value)
+        elif word == "-o" and args:
+            command_line.append(args.pop(0).replace("=", " ", 1))
         else:
             return CommandResult.fail(f"labsim: sshd: `{' '.join(argv)}' is not modelled "
-                                      "(only -t and -f FILE)", 2)
+                                      "(only -t, -f FILE, -p PORT and -o OPTION)", 2)
     file = session.host_files.get(config_path)
     if file is None and config_path != SSHD_CONFIG:
         return CommandResult.fail(f"labsim: sshd: a missing {config_path} is not modelled", 2)
+    if file is None and (command_line or port is not None):
+        return CommandResult.fail("labsim: sshd: -p or -o with Debian's packaged "
+                                  f"{SSHD_CONFIG} is not modelled", 2)
     text = None if file is None else file.text or ""
     try:
+        for line in command_line:
+            _command_line_option(line)
         options = parse_config(config_path, text or "")
         if not test and not argv[0].startswith("/"):
             raise ConfigError("sshd re-exec requires execution with an absolute path\n",
@@ -214,17 +240,45 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         return CommandResult(stderr=err.message, status=err.status)
     if test:
         return CommandResult(stderr=warnings)
+    if command_line or port is not None:
+        # What the server runs with: the -o lines before the file's (the first value of a
+        # keyword wins), and -p instead of the file's Port lines.
+        lines = [*command_line, *(f"Port {port}" for _ in [port] if port is not None)]
+        kept = [raw for raw in (text or "").splitlines()
+                if port is None or _keyword(raw) != "port"]
+        text = "\n".join([*lines, *kept]) + "\n"
+        options = parse_config(config_path, text)
+    port = int(first(options, "port", str(SSH_PORT)))
     assert session.network is not None
-    if listening(session.network, session.hostname) is not None:
-        # The new daemon cannot bind port 22; it logs that and exits.
+    if listening(session.network, session.hostname, port) is not None:
+        # The new daemon cannot bind the port; it logs that and exits.
         return CommandResult(stderr=warnings)
     # The PidFile marks the server in labsim (a real sshd whose PidFile cannot be written
     # logs that and runs on; labsim keeps the file then too).
     pid_file = session.absolute(first(options, "pidfile", DEFAULT_PID_FILE))
     assert session.wireguard is not None  # the host's seeded generator
     pid = f"{session.wireguard.rng.randrange(300, 32768)}\n"
-    session.host_files[pid_file] = SshdProcess(len(pid), session.clock, pid, config=text)
+    session.host_files[pid_file] = SshdProcess(len(pid), session.clock, pid, config=text,
+                                                port=port)
     return CommandResult(stderr=warnings)
+
+
+def _keyword(line: str) -> str:
+    words = line.split("#", 1)[0].replace("=", " ", 1).split()
+    return words[0].lower() if words else ""
+
+
+def _command_line_option(line: str) -> None:
+    """Check one -o option as sshd does (recorded on Debian 12): raises ConfigError."""
+    words = line.split()
+    key = words[0].lower() if words else ""
+    if key not in KEYWORDS or key == "match":
+        raise ConfigError(f"command-line: line 0: Bad configuration option: "
+                          f"{words[0] if words else ''}\n", 1)
+    if key in FLAGS and (len(words) < 2 or words[1].lower() not in ("yes", "no")):
+        value = words[1] if len(words) > 1 else ""
+        raise ConfigError(f'command-line line 0: unsupported option "{value}".\n',
+                          FATAL_STATUS)
 
 
 def _load_host_keys(session: Session, options: dict[str, list[str]]) -> str:
