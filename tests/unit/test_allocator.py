@@ -2,7 +2,14 @@
 
 import pytest
 
-from labsim.zfs.allocator import GroupState, Rotor, free_space_bias, records_per_turn, rotor_shares
+from labsim.zfs.allocator import (
+    GroupState,
+    Rotor,
+    free_space_bias,
+    group_allocatable,
+    records_per_turn,
+    rotor_shares,
+)
 from labsim.zfs.versions import KiB, MiB
 
 ALIQUOT = 512 * KiB
@@ -58,3 +65,22 @@ def test_throttle_moves_a_saturated_stream_toward_the_faster_vdev():
     saturated = Rotor().distribute(groups, 1000, ALIQUOT, 128 * KiB, throttle_pressure=1.0)
     assert light == [500, 500]
     assert saturated == [100, 900]
+
+
+def test_a_group_over_the_fragmentation_threshold_takes_nothing_while_another_can():
+    # metaslab_group_alloc_update(): FRAG 96 % > zfs_mg_fragmentation_threshold (95).
+    assert not group_allocatable(1 << 30, 1 << 29, 96)
+    assert group_allocatable(1 << 30, 1 << 29, 95)
+    assert group_allocatable(1 << 30, 1 << 29, None)  # ZFS_FRAG_INVALID counts as fine
+    assert not group_allocatable(1 << 30, (1 << 30) - 4096, 10)  # 0 % free capacity
+    groups = [GroupState(free=64 * MiB, allocatable=False), GroupState(free=64 * MiB)]
+    # Skipped; the other takes every block (its bias still counts the skipped group's
+    # free space in mc_free, which only shortens its turns).
+    shares = rotor_shares(groups, ALIQUOT, 128 * KiB)
+    assert shares[0] == 0 and shares[1] > 0
+    # When no group is allocatable (mc_alloc_groups == 0) every group takes blocks again,
+    # each one per turn (ratio 0: the bias cancels the aliquot).
+    neither = [GroupState(free=64 * MiB, allocatable=False)] * 2
+    assert rotor_shares(neither, ALIQUOT, 128 * KiB) == [1, 1]
+    # The smallest block (SPA_MINBLOCKSIZE) is never refused.
+    assert rotor_shares(groups, ALIQUOT, 512)[0] > 0

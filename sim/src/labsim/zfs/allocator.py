@@ -21,6 +21,14 @@ This follows metaslab_alloc_dva() in module/zfs/metaslab.c.
   allocations is skipped while another still has room. Under a saturated stream of
   writes, vdevs that finish writes faster take more blocks. ``throttle_pressure`` is
   the share of allocations made in that saturated state (0 = the rotor alone decides).
+* A vdev stops taking new blocks while the others can: metaslab_group_alloc_update()
+  clears ``mg_allocatable`` when its free capacity is at or below
+  ``zfs_mg_noalloc_threshold`` (0 %) or its fragmentation is above
+  ``zfs_mg_fragmentation_threshold`` (95 %), recomputed each txg, and
+  metaslab_group_allocatable() skips such a group unless no group is allocatable
+  (``mc_alloc_groups`` == 0) or the block is the smallest there is (SPA_MINBLOCKSIZE).
+  The same thresholds in 2.1.11, 2.2 and 2.3.9. ``mc_alloc_groups`` also scales the
+  free-space bias: a vdev left alone takes every block.
 * Top-level vdevs of different layouts differ in two ways the rotor sees: a block costs
   more on RAID-Z (its asize includes parity), and since OpenZFS 2.1 a group's aliquot
   is ``metaslab_aliquot`` times its data disks (metaslab_group_activate():
@@ -41,12 +49,27 @@ class GroupState:
     speed: float = 1.0  # relative write throughput, used only by the throttle
     asize: int = 0  # bytes one block takes on this vdev; 0: the caller's nominal asize
     aliquot: int = 0  # mg_aliquot; 0: the class-wide metaslab_aliquot
+    allocatable: bool = True  # mg_allocatable (group_allocatable())
 
     def block(self, asize: int) -> int:
         return self.asize or asize
 
     def turn(self, aliquot: int) -> int:
         return self.aliquot or aliquot
+
+
+# module/zfs/metaslab.c (2.1.11 to 2.3.9): the allocatable thresholds of a metaslab group.
+ZFS_MG_NOALLOC_THRESHOLD = 0  # percent free capacity
+ZFS_MG_FRAGMENTATION_THRESHOLD = 95  # percent
+SPA_MINBLOCKSIZE = 512
+
+
+def group_allocatable(space: int, alloc: int, fragmentation: int | None) -> bool:
+    """metaslab_group_alloc_update(): mg_free_capacity above zfs_mg_noalloc_threshold and a
+    fragmentation that is invalid (None) or at most zfs_mg_fragmentation_threshold."""
+    free_capacity = (space - alloc) * 100 // (space + 1)
+    return free_capacity > ZFS_MG_NOALLOC_THRESHOLD and (
+        fragmentation is None or fragmentation <= ZFS_MG_FRAGMENTATION_THRESHOLD)
 
 
 def free_space_bias(vdev_free: int, class_free: int, alloc_groups: int, aliquot: int) -> int:
@@ -73,12 +96,16 @@ def rotor_shares(groups: list[GroupState], aliquot: int, asize: int) -> list[int
     """Blocks each vdev takes per full turn of the rotor (0 for vdevs that are full)."""
     live = [g for g in groups if g.free >= g.block(asize)]
     class_free = sum(g.free for g in live)
+    # mc_alloc_groups; with a single group (mc_groups <= 1) nothing is ever skipped.
+    alloc_groups = sum(1 for g in live if g.allocatable)
+    skip_unallocatable = len(groups) > 1 and alloc_groups > 0 and asize > SPA_MINBLOCKSIZE
     shares = []
     for g in groups:
-        if g.free < g.block(asize):
+        if g.free < g.block(asize) or (skip_unallocatable and not g.allocatable):
             shares.append(0)
             continue
-        bias = free_space_bias(g.free, class_free, len(live), g.turn(aliquot))
+        bias = free_space_bias(g.free, class_free, alloc_groups if len(groups) > 1
+                               else len(live), g.turn(aliquot))
         shares.append(records_per_turn(bias, g.turn(aliquot), g.block(asize)))
     return shares
 

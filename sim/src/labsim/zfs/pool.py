@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from labsim.zfs import bclone, raidz_expansion, records, spacemaps
-from labsim.zfs.allocator import GroupState, Rotor
+from labsim.zfs.allocator import GroupState, Rotor, group_allocatable
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import DeviceTooSmall, NoSpace
 from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE
@@ -910,7 +910,8 @@ def _write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: i
             break
         aliquot = pool.version.metaslab_aliquot
         groups = [GroupState(free=v.free, speed=v.write_speed, asize=v.psize_to_asize(psize),
-                             aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling))
+                             aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling),
+                             allocatable=group_allocatable(v.space, v.alloc, v.fragmentation))
                   for v in pool.vdevs]
         counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
         for vdev, share in zip(pool.vdevs, counts, strict=True):
