@@ -68,6 +68,15 @@ def test_damaging_a_mirror_child_then_scrub_repairs_every_block(session):
     assert "scrub repaired 0B" in ok(session, "zpool status m")
 
 
+def test_damage_done_while_the_pool_is_exported_is_found_after_import(session):
+    filled_mirror(session)
+    ok(session, "zpool export m")
+    session.run(f"dd if=/dev/zero of={V}b bs=1M seek=4 count=480 conv=notrunc")
+    ok(session, f"zpool import -d {V[:-1]} m")
+    ok(session, "zpool scrub -w m")
+    assert "  scan: scrub repaired 48.4M in " in ok(session, "zpool status m")
+
+
 def test_damage_outside_allocated_blocks_is_harmless(session):
     filled_mirror(session)
     # the last 100 MiB of the data area hold nothing yet

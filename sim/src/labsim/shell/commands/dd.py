@@ -75,7 +75,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         notrunc = "notrunc" in operands.get("conv", "").split(",")
         size = max(old.size, start + written) if old is not None and notrunc else start + written
         session.host_files[path] = HostFile(size, session.clock)
-        for pool in session.pools.values():
+        # The file may belong to an imported pool or to one exported (a learner damaging
+        # a device while nothing has it open, as ZFS-8000 walkthroughs do).
+        for pool in (*session.pools.values(), *session.exported_pools.values()):
             found = scan.find_leaf(pool, path)
             if found is not None:
                 vdev, index = found
