@@ -19,10 +19,6 @@ The slow-SSH lab runs in labsim too (mount --bind, ssh-keygen, sshd and ssh over
 model labsim.net.ssh_login). Its login check compares the login with a baseline login that
 looks up no names (labs/netkit/ssh.py), so it holds on the lab VM's emulated CPU (TCG, where
 every login takes 3-5 s) as on real hardware, and its outcome is compared like any other.
-The recordings made before it, of a check that held the login to 1.2 s (which no login met
-under TCG), have that check compared by what its login did (succeeded, or the error ssh
-printed) and the exit status by the other checks (SUPERSEDED), until the VM records them
-again.
 """
 
 from __future__ import annotations
@@ -59,13 +55,6 @@ WG_QUICK = re.compile(r"^wg-quick ")
 # -> reason. Such a comparison is an expected failure (strict: it must fail, so that a fixed
 # model shows up), the run's other comparisons stay. None now.
 LABSIM_GAPS: dict[tuple[str, str, str | None], str] = {}
-# Checks redefined since some recordings were made: old name -> the check that replaced it.
-# A recording that holds the old check has it compared with the new one by what its login
-# did, and its exit status by the other checks (see the module docstring); once the lab VM
-# has recorded the lab again (tests/vm/guest/test_net_labs.py writes the reports, copied here
-# from test-results/vm/measured/net-kernel/), the entry can go.
-SUPERSEDED = {"a fresh login takes under 1.2 s":
-              "a fresh login takes under 0.6 s longer than one that looks up no names"}
 # Byte counters that wall time, not the model, decides. A peer that received data and sent
 # nothing back sends a keepalive (32 bytes: a data message with no packet) KEEPALIVE_TIMEOUT
 # = 10 s later (drivers/net/wireguard/timers.c, wg_timers_data_received()); labsim's clock does
@@ -139,7 +128,7 @@ def test_recording_is_kernel_wireguard(fixture):
     assert not any(label.startswith("wireguard-go") for label in data["processes"])
     assert data["recorded"]["exit"] == (netkit.FAILED if any(
         not c["passed"] for c in data["checks"]) else netkit.PASSED)
-    assert data["checks"] and {SUPERSEDED.get(c["name"], c["name"]) for c in data["checks"]} == {
+    assert data["checks"] and {c["name"] for c in data["checks"]} == {
         c.name for c in netkit.load(lab).checks}
 
 
@@ -179,49 +168,12 @@ def compared(fixture: Path, comparison: str, request) -> tuple[dict, dict]:
         raise
 
 
-# The times at the start of an ssh check's detail (netkit/ssh.py): "0.40 s, baseline 0.38 s:
-# +0.02 s, fastest of 3 each", or the superseded check's "3.04 s, fastest of 2"; after a
-# failed login, ", " and the error ssh printed follow the times.
-LOGIN_TIMES = re.compile(r"^\d+\.\d\d s(, baseline \d+\.\d\d s)?(: [+-]\d+\.\d\d s)?"
-                         r"(, fastest of \d+( each)?)?")
-
-
-def login_did(detail: str) -> str:
-    """"succeeded", or the error ssh printed, from an ssh check's detail."""
-    rest = LOGIN_TIMES.sub("", detail, count=1)
-    return rest.removeprefix(", ") or "succeeded"
-
-
-def comparable_checks(checks: list[dict], by_login: set[str]) -> dict[str, tuple]:
-    """name -> (passed, observed); a check in ``by_login`` (named as its successor, see
-    SUPERSEDED) -> what its login did."""
-    out: dict[str, tuple] = {}
-    for c in checks:
-        name = SUPERSEDED.get(c["name"], c["name"])
-        out[name] = (("login", login_did(c["detail"])) if name in by_login
-                     else (c["passed"], c["observed"]))
-    return out
-
-
 @pytest.mark.parametrize("fixture", RECORDED, ids=lambda p: p.stem)
 def test_same_check_outcomes(fixture, request):
     simulated, measured = compared(fixture, "checks", request)
-    by_login = {SUPERSEDED[c["name"]] for c in measured["checks"] if c["name"] in SUPERSEDED}
-    assert (comparable_checks(simulated["checks"], by_login)
-            == comparable_checks(measured["checks"], by_login))
-    if by_login:
-        others = [c for c in measured["checks"] if c["name"] not in SUPERSEDED]
-        assert simulated["exit"] == netkit.FAILED or all(c["passed"] for c in others)
-    else:
-        assert simulated["exit"] == measured["exit"]
-
-
-def test_login_did_reads_both_forms_of_the_detail():
-    assert login_did("3.04 s, fastest of 2") == "succeeded"
-    assert login_did("0.40 s, baseline 0.41 s: -0.01 s, fastest of 3 each") == "succeeded"
-    error = "ssh: Could not resolve hostname server.local: Temporary failure in name resolution"
-    assert login_did(f"2.35 s, {error}") == error
-    assert login_did(f"2.00 s, baseline 0.40 s, {error}") == error
+    assert ({c["name"]: (c["passed"], c["observed"]) for c in simulated["checks"]}
+            == {c["name"]: (c["passed"], c["observed"]) for c in measured["checks"]})
+    assert simulated["exit"] == measured["exit"]
 
 
 @pytest.mark.parametrize("fixture", RECORDED, ids=lambda p: p.stem)
