@@ -95,6 +95,7 @@ class _Build:
         self.web = None
         self.versions = None  # labsim.zfs.versions, for [[zfs:...]]
         self.nicenum = None
+        self.limits = None  # labsim.limits, for [[labsim:limits]]
         self.payloads: dict[tuple[str, str], str] = {}
         self.release_controls: dict[str, bool] = {}
 
@@ -170,6 +171,7 @@ def _import_labsim_web():
 # ---------------------------------------------------------------------------------------------
 
 ZFS_FORMATS = ("", "iec", "raw")
+LIMITS_TOKEN = "[[labsim:limits]]"
 
 
 def _iec(value: int) -> str:
@@ -326,6 +328,7 @@ def on_pre_build(config, **kwargs) -> None:
         _build.web = _import_labsim_web()
         _build.versions = importlib.import_module("labsim.zfs.versions")
         _build.nicenum = importlib.import_module("labsim.format.numbers").nicenum
+        _build.limits = importlib.import_module("labsim.limits")
     except Exception as exc:
         raise PluginError(f"cannot import labsim.web from {SIM_SRC}: "
                           f"{type(exc).__name__}: {exc}") from exc
@@ -336,6 +339,10 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
     logged (so `mkdocs build --strict` fails, and `mkdocs serve` keeps serving)."""
     markdown, errors = zfs_substitute(markdown, page.file.src_uri, _build.versions,
                                       _build.nicenum)
+    if LIMITS_TOKEN in markdown:
+        # The one list of what labsim does not model (labsim.limits), for the taught release.
+        markdown = markdown.replace(
+            LIMITS_TOKEN, _build.limits.limits_markdown(_build.versions.DEFAULT_VERSION))
     for error in errors:
         log.error(error)
     return markdown

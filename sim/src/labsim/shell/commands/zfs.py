@@ -59,9 +59,7 @@ LIST_TYPES = {"filesystem": "filesystem", "fs": "filesystem", "snapshot": "snaps
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zfs_missing_command(), 2)
-    sub = {"list": list_datasets, "get": get, "set": set_property, "create": create,
-           "destroy": destroy, "snapshot": snapshot, "snap": snapshot, "clone": clone,
-           "promote": promote, "rollback": rollback, "version": version}.get(argv[1])
+    sub = SUBCOMMANDS.get(argv[1])
     if sub is None and argv[1] in zfs_subcommands(session.version):
         raise UsageError(msg.subcommand_not_simulated("zfs", argv[1],
                                                       session.version.release), 1)
@@ -659,3 +657,9 @@ def rollback(session: Session, args: list[str]) -> CommandResult:
         snap.destroy_snapshots(pool, newer)
     snap.rollback(pool, ds, target)
     return CommandResult(stderr=stderr)
+
+
+# The subcommands labsim simulates (labsim.limits lists the others real zfs has).
+SUBCOMMANDS = {"list": list_datasets, "get": get, "set": set_property, "create": create,
+               "destroy": destroy, "snapshot": snapshot, "snap": snapshot, "clone": clone,
+               "promote": promote, "rollback": rollback, "version": version}

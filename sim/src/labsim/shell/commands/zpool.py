@@ -55,14 +55,7 @@ POOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zpool_missing_command(), 2)
-    sub = {
-        "create": create, "add": add, "list": list_pools, "status": status,
-        "destroy": destroy, "get": get, "sync": sync, "version": version,
-        "scrub": scrub, "clear": clear, "offline": offline, "online": online,
-        "attach": attach, "detach": detach, "replace": replace,
-        "export": zpool_import.export, "import": zpool_import.import_,
-        "remove": remove, "iostat": iostat, "freeze": freeze, "wait": wait,
-    }.get(argv[1])
+    sub = SUBCOMMANDS.get(argv[1])
     if sub is None and argv[1] in zpool_subcommands(session.version):
         raise UsageError(msg.subcommand_not_simulated("zpool", argv[1],
                                                       session.version.release), 1)
@@ -935,3 +928,14 @@ def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
     if prop == "ashift":
         return pool.vdevs[0].ashift, "local"
     return values[prop], "-" if prop != "altroot" else "default"
+
+
+# The subcommands labsim simulates (labsim.limits lists the others real zpool has).
+SUBCOMMANDS = {
+    "create": create, "add": add, "list": list_pools, "status": status,
+    "destroy": destroy, "get": get, "sync": sync, "version": version,
+    "scrub": scrub, "clear": clear, "offline": offline, "online": online,
+    "attach": attach, "detach": detach, "replace": replace,
+    "export": zpool_import.export, "import": zpool_import.import_,
+    "remove": remove, "iostat": iostat, "freeze": freeze, "wait": wait,
+}

@@ -1,0 +1,184 @@
+"""What the simulator does not model: the one list.
+
+The course page "What the simulator does not model" is built from this module
+(tools/mkdocs_hooks.py replaces ``[[labsim:limits]]``), and tests/unit/test_limits.py runs
+every entry's ``example`` in labsim to prove that labsim says so where it prints the answer.
+A gap that is found goes here first; one that is closed leaves here with its fix.
+
+Two kinds of entry:
+
+* ``Limit``: a behaviour labsim approximates or leaves out, what a learner sees because of
+  it, and where to see the real thing. ``example`` is a command line (run after
+  ``setup``) whose labsim output says "not simulated" or "not modelled"; None where the
+  approximation has no single command that shows it (the page then says how it shows).
+* the ``zfs``/``zpool`` subcommands and properties real OpenZFS has and labsim answers
+  with "not simulated" (``unsimulated_subcommands``/``unsimulated_properties``), computed
+  from labsim.zfs.versions and the commands' own tables, so the list cannot drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labsim.shell.commands import zfs as zfs_cmd
+from labsim.shell.commands import zpool as zpool_cmd
+from labsim.zfs.versions import (
+    ZfsVersion,
+    dataset_property_names,
+    pool_property_names,
+    zfs_subcommands,
+    zpool_subcommands,
+)
+
+LAB_VM = "the lab VM (see [Running the labs](setup.md))"
+
+
+@dataclass(frozen=True)
+class Limit:
+    area: str
+    what: str  # what labsim does instead of the real thing
+    shows_as: str  # what a learner sees because of it
+    try_it: str  # where the real behaviour can be seen
+    example: str | None = None  # a command whose labsim output says so
+    setup: tuple[str, ...] = ()  # command lines run before ``example``
+
+
+POOL = ("mkdir -p /var/tmp/labs", "truncate -s 1G /var/tmp/labs/limits.raw",
+        "zpool create limits /var/tmp/labs/limits.raw")
+
+LIMITS: tuple[Limit, ...] = (
+    Limit(
+        area="Allocation",
+        what="The allocation throttle (per-vdev queues of outstanding writes, "
+             "metaslab_group_allocatable() in module/zfs/metaslab.c) is modelled as a fixed "
+             "share of the allocations a fast writer makes in the throttled state, one value "
+             "per release, next to the exact rotor, aliquot, free-space bias and the "
+             "fragmentation and free-capacity thresholds.",
+        shows_as="How a stream of writes is split between vdevs is one number in labsim; on "
+                 "real OpenZFS it changes from run to run, and more so between vdevs of "
+                 "different speeds. The lessons quote the recorded range.",
+        try_it=f"Run the same `dd` several times in {LAB_VM} and compare `zpool list -v`.",
+    ),
+    Limit(
+        area="Block placement",
+        what="Inside a metaslab a block goes to the lowest free segment that holds it; "
+             "OpenZFS's dynamic-fit allocator resumes after a per-alignment cursor.",
+        shows_as="After files are deleted, new data lands in different holes than on real "
+                 "OpenZFS, so overwriting a byte range of a vdev file (`dd conv=notrunc`) can "
+                 "hit other blocks, and a scrub repairs a different amount.",
+        try_it=f"Lesson 8's lab in {LAB_VM}.",
+    ),
+    Limit(
+        area="Devices",
+        what="An exported pool's vdevs are found by the path they had, not by reading the "
+             "labels of every file `zpool import -d` scans.",
+        shows_as="A vdev file renamed or moved while its pool is exported is reported missing "
+                 "by labsim; real `zpool import -d DIR` finds it by its label.",
+        try_it=f"`mv` a vdev file of an exported pool in {LAB_VM}, then `zpool import -d`.",
+    ),
+    Limit(
+        area="File contents",
+        what="labsim knows the shape of a file's data (zeros, random bytes, fio's "
+             "part-compressible buffers), not its bytes.",
+        shows_as="Compression ratios of other data, such as text or `seq` output, are not "
+                 "what real OpenZFS gets.",
+        try_it=f"Write a text file to a dataset with `compression=lz4` in {LAB_VM} and read "
+               "`zfs get compressratio`.",
+    ),
+    Limit(
+        area="Snapshots",
+        what="A snapshot's own logical and compressed sizes are not tracked.",
+        shows_as="`logicalreferenced`, `logicalused` and `compressratio` of a snapshot say "
+                 "not modelled.",
+        try_it=f"`zfs get compressratio POOL@SNAP` in {LAB_VM}.",
+        example="zfs get compressratio limits@s",
+        setup=(*POOL, "zfs snapshot limits@s"),
+    ),
+    Limit(
+        area="Snapshots",
+        what="Bookmarks and deferred destroy (`zfs destroy -d`).",
+        shows_as="labsim says they are not modelled.",
+        try_it=f"{LAB_VM}.",
+        example="zfs destroy -d limits@s",
+        setup=(*POOL, "zfs snapshot limits@s"),
+    ),
+    Limit(
+        area="Intent log",
+        what="How 2.2 and later plan log write blocks (lwb sizes and their count under "
+             "parallel writers) is modelled as 2.1 does it.",
+        shows_as="In lesson 5 the ZIL counters of 2.2 and 2.3 differ in detail from the lab "
+                 "VM's; the lesson's conclusions (what sync costs, where the log goes) hold.",
+        try_it=f"Lesson 5's lab in {LAB_VM}.",
+    ),
+    Limit(
+        area="Monitoring",
+        what="Repeating reports: `zpool iostat` and `zpool wait` with an interval.",
+        shows_as="labsim says they are not modelled and prints nothing else.",
+        try_it=f"{LAB_VM}.",
+        example="zpool iostat limits 1 2",
+        setup=POOL,
+    ),
+    Limit(
+        area="Time",
+        what="labsim's clock advances by modelled durations (dd at a fixed rate, a scrub "
+             "by its bytes), not by the recording machine's.",
+        shows_as="Durations and dates in `zpool status` and `dd`'s statistics are plausible, "
+                 "not measured.",
+        try_it=f"{LAB_VM}.",
+    ),
+    Limit(
+        area="Networking",
+        what="Firewall rules are stored and listed (`iptables -S`, `nft list ruleset`); "
+             "what they do to packets is modelled only for the rules the labs use "
+             "(forwarding, masquerade, drop to a name server).",
+        shows_as="Other rules are listed but do not change where packets go.",
+        try_it="The network labs in namespaces (`python3 -m netkit run LAB`) or the lab VM.",
+    ),
+)
+
+
+def unsimulated_subcommands(version: ZfsVersion) -> dict[str, list[str]]:
+    """tool -> the subcommands ``version`` has that labsim answers with "not simulated"."""
+    return {
+        "zfs": sorted(zfs_subcommands(version) - set(zfs_cmd.SUBCOMMANDS)),
+        "zpool": sorted(zpool_subcommands(version) - set(zpool_cmd.SUBCOMMANDS)),
+    }
+
+
+def unsimulated_properties(version: ZfsVersion) -> dict[str, list[str]]:
+    """kind -> the properties ``version`` has that labsim answers with "not simulated"."""
+    dataset = set(zfs_cmd.SETTABLE) | set(zfs_cmd.READABLE) | {"name"}
+    pool = set(zpool_cmd.POOL_PROPERTIES) | set(zpool_cmd.BCLONE_PROPERTIES) | {"name"}
+    return {
+        "dataset": sorted(dataset_property_names(version) - dataset),
+        "pool": sorted(pool_property_names(version) - pool),
+    }
+
+
+def limits_markdown(version: ZfsVersion) -> str:
+    """The page's body: the table of limits, then the commands and properties not
+    simulated in ``version``."""
+    rows = ["| Area | What labsim does | What you see | Where to see the real thing |",
+            "|---|---|---|---|"]
+    for limit in LIMITS:
+        rows.append(f"| {limit.area} | {limit.what} | {limit.shows_as} | {limit.try_it} |")
+    subs = unsimulated_subcommands(version)
+    props = unsimulated_properties(version)
+
+    def codes(names: list[str]) -> str:
+        return ", ".join(f"`{n}`" for n in names) or "none"
+
+    return "\n".join([
+        *rows,
+        "",
+        f"## Commands and properties of OpenZFS {version.release} not simulated",
+        "",
+        "labsim answers these with a line that starts `labsim:` and says \"not simulated\"; "
+        "it never pretends that real OpenZFS refuses them.",
+        "",
+        f"- `zfs` subcommands: {codes(subs['zfs'])}",
+        f"- `zpool` subcommands: {codes(subs['zpool'])}",
+        f"- dataset properties: {codes(props['dataset'])}",
+        f"- pool properties: {codes(props['pool'])}",
+        "",
+    ])
