@@ -98,7 +98,7 @@ LIMITS: tuple[Limit, ...] = (
         area="Snapshots",
         what="Bookmarks and deferred destroy (`zfs destroy -d`).",
         shows_as="labsim says they are not modelled.",
-        try_it=f"{LAB_VM}.",
+        try_it=f"Try them in {LAB_VM}.",
         example="zfs destroy -d limits@s",
         setup=(*POOL, "zfs snapshot limits@s"),
     ),
@@ -114,7 +114,7 @@ LIMITS: tuple[Limit, ...] = (
         area="Monitoring",
         what="Repeating reports: `zpool iostat` and `zpool wait` with an interval.",
         shows_as="labsim says they are not modelled and prints nothing else.",
-        try_it=f"{LAB_VM}.",
+        try_it=f"Try them in {LAB_VM}.",
         example="zpool iostat limits 1 2",
         setup=POOL,
     ),
@@ -124,7 +124,7 @@ LIMITS: tuple[Limit, ...] = (
              "by its bytes), not by the recording machine's.",
         shows_as="Durations and dates in `zpool status` and `dd`'s statistics are plausible, "
                  "not measured.",
-        try_it=f"{LAB_VM}.",
+        try_it=f"Any lab in {LAB_VM}.",
     ),
     Limit(
         area="Networking",
