@@ -86,7 +86,7 @@ LIMITS: tuple[Limit, ...] = (
                "`zfs get compressratio`.",
     ),
     Limit(
-        area="Snapshots",
+        area="Snapshot sizes",
         what="A snapshot's own logical and compressed sizes are not tracked.",
         shows_as="`logicalreferenced`, `logicalused` and `compressratio` of a snapshot say "
                  "not modelled.",
@@ -95,7 +95,7 @@ LIMITS: tuple[Limit, ...] = (
         setup=(*POOL, "zfs snapshot limits@s"),
     ),
     Limit(
-        area="Snapshots",
+        area="Bookmarks and deferred destroy",
         what="Bookmarks and deferred destroy (`zfs destroy -d`).",
         shows_as="labsim says they are not modelled.",
         try_it=f"Try them in {LAB_VM}.",
@@ -156,12 +156,15 @@ def unsimulated_properties(version: ZfsVersion) -> dict[str, list[str]]:
 
 
 def limits_markdown(version: ZfsVersion) -> str:
-    """The page's body: the table of limits, then the commands and properties not
+    """The page's body: a section per limit, then the commands and properties not
     simulated in ``version``."""
-    rows = ["| Area | What labsim does | What you see | Where to see the real thing |",
-            "|---|---|---|---|"]
+    # One section per limit rather than a table: four columns of sentences do not fit a
+    # phone's width.
+    rows: list[str] = []
     for limit in LIMITS:
-        rows.append(f"| {limit.area} | {limit.what} | {limit.shows_as} | {limit.try_it} |")
+        rows += [f"### {limit.area}", "", f"**What labsim does.** {limit.what}", "",
+                 f"**What you see.** {limit.shows_as}", "",
+                 f"**Where to see the real thing.** {limit.try_it}", ""]
     subs = unsimulated_subcommands(version)
     props = unsimulated_properties(version)
 
@@ -169,8 +172,9 @@ def limits_markdown(version: ZfsVersion) -> str:
         return ", ".join(f"`{n}`" for n in names) or "none"
 
     return "\n".join([
-        *rows,
+        "## Behaviour labsim approximates or leaves out",
         "",
+        *rows,
         f"## Commands and properties of OpenZFS {version.release} not simulated",
         "",
         "labsim answers these with a line that starts `labsim:` and says \"not simulated\"; "
