@@ -15,7 +15,8 @@ ratios (RATIO, compressratio, printed with two decimals) within 0.01; ORIGIN and
 know or can only estimate: the duration and the date of the `scan:` line are the
 recording machine's (they are not compared), the bytes a scrub repaired or a resilver
 copied are compared within the per-vdev ALLOC tolerance once the human-readable size is
-parsed back, and the READ/WRITE/CKSUM counters within COUNTER_TOLERANCE. The same goes
+parsed back, and the READ/WRITE/CKSUM counters within COUNTER_TOLERANCE; a device missing
+at import is named by its random guid, which is not compared either. The same goes
 for a scan in progress (OpenZFS 2.2 and later: its date, rates, percentage and time to go
 are not compared, its byte counts are, within the per-vdev ALLOC tolerance) and for the
 `expand:` line of a RAID-Z expansion (OpenZFS 2.3, print_raidz_expand_status(): its date,
@@ -86,6 +87,9 @@ EXPAND_DONE = re.compile(r"^expand: expanded (\S+) copied (\S+) in .+?, on .+$")
 TIME_TO_GO = re.compile(r"^\S+( days \S+)? to go$")
 # print_status_config(): "\t<indent><name>  <state> <read> <write> <cksum>[  <note>]"
 CONFIG_ROW = re.compile(r"^(\t\s*\S+\s+[A-Z]+)(\s+)(\S+)(\s+)(\S+)(\s+)(\S+)(.*)$")
+# A device not found at import is named by its guid, a random number (zpool_vdev_name()
+# with ZPOOL_CONFIG_NOT_PRESENT, lib/libzfs/libzfs_pool.c), "was <path>" after its row.
+MISSING_DEVICE = re.compile(r"^(\t\s+)(\d{6,20})(\s+)(?=[A-Z]+\s)")
 _UNITS = "BKMGTPE"
 
 
@@ -308,6 +312,9 @@ def status_shape(output: str, presence: bool = False) -> StatusShape:
     """With ``presence``, the scan line's error count is a number too (in ``amounts``)."""
     lines, amounts, counters = [], [], []
     for line in output.splitlines():
+        # the guid's digits replaced, the columns kept where they were
+        line = MISSING_DEVICE.sub(lambda m: m.group(1) + "<guid>".ljust(
+            len(m.group(2)) + len(m.group(3)) - 1) + " ", line)
         scan = SCAN_LINE.match(line)
         if scan:
             kind, amount, _duration, errors, _date = scan.groups()
