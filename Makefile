@@ -59,6 +59,10 @@ test-vm:                          ## only the VM part of `make test`: lab notebo
 record-real:                      ## record labs/scripts/*.sh on real OpenZFS in the VM -> tests/fixtures/real/<zfs version>/
 	bash tools/vm/record-transcripts.sh
 
+.PHONY: record-generated
+record-generated:                 ## record generated lab scripts (tools/difftest) in one VM boot -> tests/fixtures/real/<zfs version>/generated/ (ZFL_GENERATED_SEEDS=all|tuning|held-out|A-B,...)
+	bash tools/vm/record-generated.sh
+
 vm-box:                           ## build (or reuse) the cached CI box and print its path
 	bash vagrant/build-ci-box.sh
 

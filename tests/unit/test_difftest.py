@@ -5,6 +5,7 @@ end by labsim, and never answered by labsim with a refusal real OpenZFS would no
 unless that gap is listed here.
 """
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -194,3 +195,35 @@ def test_agreement_counts_each_seed_set_with_the_fidelity_comparator(tmp_path, l
     rates = agreement(tmp_path)["2.3.9"]
     assert rates["held_out"] == {"scripts": 1, "agree": 0, "rate": 0.0}
     assert rates["meets_target"] is False
+
+
+def _guest_output(out: Path, name: str, transcript: str, statuses: list[str], rc: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.txt").write_text(transcript)
+    (out / f"{name}.status").write_text("\n".join(statuses) + "\n")
+    (out / f"{name}.rc").write_text(rc + "\n")
+
+
+def test_store_keeps_finished_recordings_and_adds_later_runs_beside_them(tmp_path):
+    """tools/difftest/store.py, the host half of record-generated: a script that ran to its
+    end is stored with its script and meta; a timed-out one is not; the same script
+    recorded again becomes seed-NNNN.run2; a changed script replaces the old recordings."""
+    from store import store
+
+    scripts, out, target = tmp_path / "scripts", tmp_path / "out", tmp_path / "target"
+    scripts.mkdir()
+    (scripts / "seed-0001.sh").write_text(generate(1))
+    (scripts / "seed-0002.sh").write_text(generate(2))
+    _guest_output(out, "seed-0001", "$ true\n", ["0\ttrue", "1\tfalse", "done"], "0 3.5")
+    _guest_output(out, "seed-0002", "$ sleep\n", ["0\tsleep"], "124 300.0")
+    stored, messages = store(scripts, out, target, {"zfs_release": "2.3.9"})
+    assert stored == ["seed-0001"]
+    assert any("seed-0002 did not run to its end (exit 124)" in m for m in messages)
+    meta = json.loads((target / "seed-0001.meta.json").read_text())
+    assert meta["seed"] == 1 and meta["zfs_release"] == "2.3.9" and meta["seconds"] == 3.5
+    assert meta["nonzero_exits"] == [{"status": 1, "command": "false"}]
+    assert (target / "seed-0001.sh").read_text() == generate(1)
+    assert store(scripts, out, target, {})[0] == ["seed-0001.run2"]
+    (scripts / "seed-0001.sh").write_text(generate(1) + "echo changed\n")
+    assert store(scripts, out, target, {})[0] == ["seed-0001"]
+    assert not (target / "seed-0001.run2.txt").exists()
