@@ -17,7 +17,12 @@ lesson at the top level:
   scenario_first_cpython_ms: the first of those runs in this process, which also pays for
   whatever a scenario builds once and keeps (the copies widget's three filled pools);
 * rerun_first_ms (per lesson): the first control change after the page loaded, left out
-  of rerun_ms for the same reason, reported so that cost is not hidden.
+  of rerun_ms for the same reason, reported so that cost is not hidden;
+* difftest: differential testing on generated lab scripts (tools/difftest/agreement.py,
+  issue 15): "agreement_with_recordings", per release, the share of recorded scripts on
+  which labsim agrees with real OpenZFS, for the tuning and the held-out seeds apart (the
+  target: 95 % of held-out ones), and "labsim_alone", how many of the 400 scripts labsim
+  runs to the end, in 2.3 and 2.1 mode, and what stops the others first.
 
 Progress goes to stderr; stdout carries only the JSON.
 """
@@ -212,6 +217,17 @@ def browser_runs(url: str, lesson: str, scenario: str, measure_fill: bool) -> di
     return out
 
 
+def difftest() -> dict:
+    """tools/difftest/agreement.py's report, or what went wrong (bench never fails)."""
+    try:
+        from difftest.agreement import report
+        from difftest.generate import parse_seeds
+
+        return report(parse_seeds("all"), ("2.3", "2.1"))
+    except Exception as err:  # noqa: BLE001 - reported, not raised
+        return {"error": f"{type(err).__name__}: {err}"}
+
+
 def main() -> None:
     result: dict = {}
     with tempfile.TemporaryDirectory(prefix="zfl-bench-") as tmp:
@@ -241,6 +257,8 @@ def main() -> None:
     result["fill_1tib_pool_full_fraction"] = round(full, 4)
     log("CPython scenarios…")
     result["scenario_cpython_ms"], result["scenario_first_cpython_ms"] = scenario_times()
+    log("difftest: generated scripts…")
+    result["difftest"] = difftest()
     result["targets"] = TARGETS
     result["meets_targets"] = {
         key: result.get(key) is not None and result[key] <= limit

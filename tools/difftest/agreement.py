@@ -201,6 +201,10 @@ def robustness(seeds: list[int], release: str = "2.3") -> dict:
         "release": release,
         "scripts": len(runs),
         "run_fully": len(runs) - len(firsts),
+        "run_fully_by_set": {
+            name: f"{sum(r.first is None for r in runs if seed_set(r.seed) == name)} of "
+                  f"{sum(seed_set(r.seed) == name for r in runs)}"
+            for name in sorted({seed_set(r.seed) for r in runs})},
         "first_problem_by_kind": dict(sorted(by_kind.items())),
         "first_problem_by_feature": dict(by_feature.most_common()),
         "scripts_with_problem_by_feature": dict(anywhere.most_common()),
