@@ -57,8 +57,9 @@ TARGETS = {"first_chart_s": 4.0, "rerun_ms": 100.0, "fill_1tib_pyodide_ms": 200.
 FILL_1TIB = """
 import time as _time
 from labsim.zfs.errors import NoSpace as _NoSpace
-from labsim.zfs.pool import create_pool as _create_pool, property_value as _prop
-from labsim.zfs.pool import write_file as _write_file
+from labsim.zfs.lifecycle import create_pool as _create_pool
+from labsim.zfs.pool import property_value as _prop
+from labsim.zfs.write_path import write_file as _write_file
 from labsim.zfs.versions import KiB as _KiB, TiB as _TiB, get_version as _get_version
 
 def _fill_1tib():

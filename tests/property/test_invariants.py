@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from labsim.scenarios import pools_vdevs
 from labsim.zfs.errors import NoSpace
-from labsim.zfs.pool import create_pool, remove_file, write_file
+from labsim.zfs.lifecycle import create_pool
 from labsim.zfs.versions import VERSIONS, GiB, MiB
+from labsim.zfs.write_path import remove_file, write_file
 
 vdev_sizes = st.lists(st.integers(min_value=64, max_value=4096), min_size=1, max_size=4)
 operations = st.lists(

@@ -9,8 +9,11 @@ from hypothesis import strategies as st
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import Layout, deflate_ratio, raidz_asize, top_level_asize
-from labsim.zfs.pool import create_pool, dataset_available, mirror, raidz, remove_file, write_file
+from labsim.zfs.lifecycle import create_pool
+from labsim.zfs.space import dataset_available
+from labsim.zfs.vdevs import mirror, raidz
 from labsim.zfs.versions import ZFS_2_1, MiB
+from labsim.zfs.write_path import remove_file, write_file
 
 parity = st.integers(min_value=1, max_value=3)
 ashifts = st.sampled_from([9, 12, 13])

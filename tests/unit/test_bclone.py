@@ -4,52 +4,52 @@ as OpenZFS 2.1, 2.2 and 2.3 answer it (labsim.zfs.bclone)."""
 import pytest
 
 from labsim import Session
-from labsim.zfs import bclone
-from labsim.zfs.pool import dataset_available
+from labsim.zfs.brt import Brt, addref, decref, ratio
+from labsim.zfs.space import dataset_available
 from labsim.zfs.versions import VERSIONS, KiB, MiB
 
 # ---------------------------------------------------------------- the BRT alone
 
 
 def test_nothing_cloned_is_ratio_one():
-    brt = bclone.Brt()
-    assert (brt.used, brt.saved, bclone.ratio(brt)) == (0, 0, 100)
+    brt = Brt()
+    assert (brt.used, brt.saved, ratio(brt)) == (0, 0, 100)
 
 
 def test_a_block_counts_once_in_used_and_once_per_clone_in_saved():
-    brt = bclone.Brt()
-    bclone.addref(brt, (0, 4096), 128 * KiB)
-    assert (brt.used, brt.saved, bclone.ratio(brt)) == (128 * KiB, 128 * KiB, 200)
-    bclone.addref(brt, (0, 4096), 128 * KiB)
-    assert (brt.used, brt.saved, bclone.ratio(brt)) == (128 * KiB, 256 * KiB, 300)
+    brt = Brt()
+    addref(brt, (0, 4096), 128 * KiB)
+    assert (brt.used, brt.saved, ratio(brt)) == (128 * KiB, 128 * KiB, 200)
+    addref(brt, (0, 4096), 128 * KiB)
+    assert (brt.used, brt.saved, ratio(brt)) == (128 * KiB, 256 * KiB, 300)
 
 
 def test_freeing_drops_one_reference_until_none_is_left():
-    brt = bclone.Brt()
+    brt = Brt()
     for _ in range(2):
-        bclone.addref(brt, (1, 0), 8 * KiB)
-    assert bclone.decref(brt, (1, 0)) is False  # kept: one clone left
-    assert (brt.used, brt.saved, bclone.ratio(brt)) == (8 * KiB, 8 * KiB, 200)
-    assert bclone.decref(brt, (1, 0)) is False  # kept: the last pointer to it remains
-    assert (brt.used, brt.saved, bclone.ratio(brt)) == (0, 0, 100)
+        addref(brt, (1, 0), 8 * KiB)
+    assert decref(brt, (1, 0)) is False  # kept: one clone left
+    assert (brt.used, brt.saved, ratio(brt)) == (8 * KiB, 8 * KiB, 200)
+    assert decref(brt, (1, 0)) is False  # kept: the last pointer to it remains
+    assert (brt.used, brt.saved, ratio(brt)) == (0, 0, 100)
     assert brt.entries == {}
-    assert bclone.decref(brt, (1, 0)) is True  # the last pointer: the block is freed
+    assert decref(brt, (1, 0)) is True  # the last pointer: the block is freed
 
 
 def test_a_block_never_cloned_is_freed_at_once():
-    brt = bclone.Brt()
-    bclone.addref(brt, (0, 0), 4 * KiB)
-    assert bclone.decref(brt, (0, 8192)) is True
+    brt = Brt()
+    addref(brt, (0, 0), 4 * KiB)
+    assert decref(brt, (0, 8192)) is True
     assert brt.saved == 4 * KiB
 
 
 def test_ratio_is_truncated_to_hundredths():
-    brt = bclone.Brt()
-    bclone.addref(brt, (0, 0), 3 * KiB)
-    bclone.addref(brt, (0, 4096), 3 * KiB, count=2)
-    bclone.addref(brt, (0, 8192), 3 * KiB, count=2)
+    brt = Brt()
+    addref(brt, (0, 0), 3 * KiB)
+    addref(brt, (0, 4096), 3 * KiB, count=2)
+    addref(brt, (0, 8192), 3 * KiB, count=2)
     # used 9K, saved 15K: 24 * 100 // 9 = 266 (2.66x, not 2.67x)
-    assert bclone.ratio(brt) == 266
+    assert ratio(brt) == 266
 
 
 # ---------------------------------------------------------------- cp on a pool

@@ -2,9 +2,12 @@
 child; a block is written to every child but accounted once on the top-level vdev."""
 
 from labsim.zfs.labels import leaf_asize
+from labsim.zfs.lifecycle import create_pool
 from labsim.zfs.metaslab import metaslab_shift
-from labsim.zfs.pool import create_pool, dataset_available, mirror, single, write_file
+from labsim.zfs.space import dataset_available
+from labsim.zfs.vdevs import mirror, single
 from labsim.zfs.versions import ZFS_2_1, GiB, KiB, MiB
+from labsim.zfs.write_path import write_file
 
 
 def test_mirror_of_1g_and_512m_is_as_big_as_the_512m_file():
@@ -48,7 +51,7 @@ def test_single_device_spec_is_the_plain_vdev():
 def test_aliquot_scaling_by_release():
     # metaslab.c: mg_aliquot = metaslab_aliquot * MAX(1, n); n = children up to 2.0,
     # data disks (vdev_get_ndisks - vdev_get_nparity) since 2.1.
-    from labsim.zfs.pool import raidz
+    from labsim.zfs.vdevs import raidz
     from labsim.zfs.versions import ZFS_0_6_5, AliquotScaling
 
     pool = create_pool("t", [mirror(("/a", 1 * GiB), ("/b", 1 * GiB)),

@@ -13,9 +13,12 @@ from labsim.zfs.layouts import (
     raidz_asize,
     top_level_asize,
 )
+from labsim.zfs.lifecycle import create_pool
 from labsim.zfs.metaslab import metaslab_shift
-from labsim.zfs.pool import create_pool, dataset_available, raidz, write_file
+from labsim.zfs.space import dataset_available
+from labsim.zfs.vdevs import raidz
 from labsim.zfs.versions import ZFS_2_1, GiB, KiB, MiB
+from labsim.zfs.write_path import write_file
 
 
 @pytest.mark.parametrize(

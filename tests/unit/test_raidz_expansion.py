@@ -6,35 +6,37 @@ import pytest
 
 from labsim import Session
 from labsim.zfs import raidz_expansion as rx
-from labsim.zfs.bclone import data_extents
+from labsim.zfs import raidz_expansion_state as rxs
 from labsim.zfs.layouts import Layout, deflate_ratio
 from labsim.zfs.metaslab import Metaslab
-from labsim.zfs.pool import dataset_available, file_used_bytes
+from labsim.zfs.pool import TXG_CONCURRENT_STATES
+from labsim.zfs.space import dataset_available, file_used_bytes
 from labsim.zfs.versions import VERSIONS, KiB, MiB
+from labsim.zfs.write_path import data_extents
 
 # ---------------------------------------------------------------- pure functions
 
 
 def test_width_by_birth_txg():
-    geometry = rx.Geometry(original_width=3, nodes=[(40, 4), (90, 5)])
-    assert [rx.logical_width(geometry, txg) for txg in (0, 39, 40, 89, 90, 1000)] == \
+    geometry = rxs.Geometry(original_width=3, nodes=[(40, 4), (90, 5)])
+    assert [rxs.logical_width(geometry, txg) for txg in (0, 39, 40, 89, 90, 1000)] == \
         [3, 3, 4, 4, 5, 5]
 
 
 def test_old_blocks_keep_their_size_new_ones_use_the_new_width():
-    geometry = rx.Geometry(original_width=3, nodes=[(40, 4)])
+    geometry = rxs.Geometry(original_width=3, nodes=[(40, 4)])
     # 128K at ashift 12: 32 data sectors; 3-wide RAID-Z1 adds 16 parity (48 sectors),
     # 4-wide 11, padded to 12 (44 sectors).
-    assert rx.block_asize(128 * KiB, 12, 1, geometry, 39) == 192 * KiB
-    assert rx.block_asize(128 * KiB, 12, 1, geometry, 40) == 176 * KiB
+    assert rxs.block_asize(128 * KiB, 12, 1, geometry, 39) == 192 * KiB
+    assert rxs.block_asize(128 * KiB, 12, 1, geometry, 40) == 176 * KiB
     # One data sector costs P + 1 sectors whatever the width (vdev_gang_header_asize()).
-    assert rx.block_asize(4 * KiB, 12, 1, geometry, 39) == \
-        rx.block_asize(4 * KiB, 12, 1, geometry, 40) == 8 * KiB
+    assert rxs.block_asize(4 * KiB, 12, 1, geometry, 39) == \
+        rxs.block_asize(4 * KiB, 12, 1, geometry, 40) == 8 * KiB
 
 
 def test_deflate_ratio_stays_at_the_original_width():
-    geometry = rx.Geometry(original_width=3, nodes=[(40, 4)])
-    assert rx.deflate_ratio(geometry, 1, 12) == deflate_ratio(Layout("raidz", 3, 1), 12) == 341
+    geometry = rxs.Geometry(original_width=3, nodes=[(40, 4)])
+    assert rxs.deflate_ratio(geometry, 1, 12) == deflate_ratio(Layout("raidz", 3, 1), 12) == 341
     # A vdev created 4 wide would have 372 (131072 / (176K >> 9)).
     assert deflate_ratio(Layout("raidz", 4, 1), 12) == 372
 
@@ -152,7 +154,7 @@ def test_after_the_expansion_size_grows_a_txg_later_and_new_blocks_are_cheaper()
     # the old ones keep 48, and both are charged at the 3-wide ratio.
     session.run("dd if=/dev/urandom of=/r/new.bin bs=1M count=48 status=none")
     old, new = pool.root.files["old.bin"], pool.root.files["new.bin"]
-    assert new.birth >= pool.expansion.end_txg + rx.TXG_CONCURRENT_STATES
+    assert new.birth >= pool.expansion.end_txg + TXG_CONCURRENT_STATES
     assert {e.block for e in data_extents(old)} == {192 * KiB}
     assert {e.block for e in data_extents(new)} == {176 * KiB}
     assert file_used_bytes(pool, new) < file_used_bytes(pool, old)
@@ -167,7 +169,7 @@ def test_blocks_written_right_after_the_completion_keep_the_old_width():
     # The next txg is completion + 1, before the reflow node's re_txg (completion + 3).
     session.run("dd if=/dev/urandom of=/r/soon.bin bs=1M count=8 status=none")
     soon = pool.root.files["soon.bin"]
-    assert soon.birth < pool.expansion.end_txg + rx.TXG_CONCURRENT_STATES
+    assert soon.birth < pool.expansion.end_txg + TXG_CONCURRENT_STATES
     assert {e.block for e in data_extents(soon)} == {192 * KiB}
 
 
@@ -176,7 +178,7 @@ def test_attach_w_waits_for_the_expansion_and_feature_goes_active():
     get = "zpool get -H -o value feature@raidz_expansion r"
     assert session.run(get).stdout == "enabled\n"
     assert session.run("zpool attach -w r raidz1-0 /var/tmp/labs/r4.raw").status == 0
-    assert session.pools["r"].expansion.state is rx.ExpandState.FINISHED
+    assert session.pools["r"].expansion.state is rxs.ExpandState.FINISHED
     assert session.run(get).stdout == "active\n"
     result = session.run("zpool scrub r")  # the scrub the expansion started still runs
     assert result.stderr == ("cannot scrub r: currently scrubbing; use 'zpool scrub -s' to "

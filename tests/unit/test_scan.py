@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from labsim import Session, run_script
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
-from labsim.zfs.pool import Leaf
 from labsim.zfs.scan import LeafDamage, _merge, child_sectors, damage_ranges, subtract
+from labsim.zfs.vdevs import Leaf
 
 V = "/var/tmp/labs/"
 FILES = f"""

@@ -6,7 +6,8 @@ from fractions import Fraction
 import pytest
 
 from labsim.zfs.layouts import Layout
-from labsim.zfs.pool import create_pool, dataset_available, mirror, raidz, single
+from labsim.zfs.lifecycle import create_pool
+from labsim.zfs.space import dataset_available
 from labsim.zfs.tradeoffs import (
     LayoutError,
     PoolLayout,
@@ -25,6 +26,7 @@ from labsim.zfs.tradeoffs import (
     surviving_failure_sets,
     vdev_space,
 )
+from labsim.zfs.vdevs import mirror, raidz, single
 from labsim.zfs.versions import ZFS_0_6_5, ZFS_2_1, GiB, KiB, MiB
 
 TB = 10**12

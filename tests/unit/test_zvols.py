@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labsim import Session
-from labsim.zfs import qcow2, zvols
+from labsim.zfs import qcow2, records, volume_reservation, zvols
 from labsim.zfs.versions import get_version
 
 KiB = 1 << 10
@@ -19,15 +19,15 @@ MiB = 1 << 20
 def test_reservation_of_the_lab_volume() -> None:
     # 48 MiB at 8K: 6144 blocks -> 6 L1 + 1 L2 indirect blocks, with the meta-dnode's 7
     # levels 14 blocks, two copies each, 128 KiB each: 3.5 MiB on top of the data.
-    assert zvols.reservation_metadata_blocks(48 * MiB, 8 * KiB) == 28
-    assert zvols.volsize_to_reservation(48 * MiB, 8 * KiB) == 54001664
+    assert volume_reservation.reservation_metadata_blocks(48 * MiB, 8 * KiB) == 28
+    assert volume_reservation.volsize_to_reservation(48 * MiB, 8 * KiB) == 54001664
 
 
 def test_reservation_depends_on_volblocksize_and_copies() -> None:
     # 16K blocks (the 2.2 default) halve the pointers: 3 L1 + 1 L2 -> (7 + 4) x 2.
-    assert zvols.reservation_metadata_blocks(48 * MiB, 16 * KiB) == 22
+    assert volume_reservation.reservation_metadata_blocks(48 * MiB, 16 * KiB) == 22
     # copies=2 doubles the data and gives metadata three copies (SPA_DVAS_PER_BP).
-    assert zvols.volsize_to_reservation(48 * MiB, 8 * KiB, copies=2) == (
+    assert volume_reservation.volsize_to_reservation(48 * MiB, 8 * KiB, copies=2) == (
         2 * 48 * MiB + 14 * 3 * 128 * KiB)
 
 
@@ -50,24 +50,24 @@ def test_volsize_and_volblocksize_checks() -> None:
 
 
 def test_full_thick_volume_cannot_be_snapshotted_on_a_tight_pool() -> None:
-    reservation = zvols.volsize_to_reservation(48 * MiB, 8 * KiB)
-    full = zvols.VolumeSpace(reservation, referenced=49 * MiB, unique=49 * MiB)
+    reservation = volume_reservation.volsize_to_reservation(48 * MiB, 8 * KiB)
+    full = volume_reservation.VolumeSpace(reservation, referenced=49 * MiB, unique=49 * MiB)
     assert full.usedbyrefreservation == reservation - 49 * MiB
-    assert zvols.snapshot_needs(full) == 49 * MiB
-    assert not zvols.snapshot_fits(full, available=26 * MiB)
-    assert zvols.snapshot_fits(full, available=60 * MiB)
+    assert volume_reservation.snapshot_needs(full) == 49 * MiB
+    assert not volume_reservation.snapshot_fits(full, available=26 * MiB)
+    assert volume_reservation.snapshot_fits(full, available=60 * MiB)
     # refreservation=none: nothing to guarantee, the snapshot needs no room.
-    unreserved = zvols.VolumeSpace(0, referenced=49 * MiB, unique=49 * MiB)
-    assert zvols.snapshot_needs(unreserved) == 0
-    assert zvols.snapshot_fits(unreserved, available=0)
+    unreserved = volume_reservation.VolumeSpace(0, referenced=49 * MiB, unique=49 * MiB)
+    assert volume_reservation.snapshot_needs(unreserved) == 0
+    assert volume_reservation.snapshot_fits(unreserved, available=0)
 
 
 def test_a_snapshot_of_a_reserved_volume_takes_its_unique_bytes_from_the_pool() -> None:
-    reservation = zvols.volsize_to_reservation(48 * MiB, 8 * KiB)
-    space = zvols.VolumeSpace(reservation, referenced=10 * MiB, unique=10 * MiB)
-    after = zvols.after_snapshot(space)
+    reservation = volume_reservation.volsize_to_reservation(48 * MiB, 8 * KiB)
+    space = volume_reservation.VolumeSpace(reservation, referenced=10 * MiB, unique=10 * MiB)
+    after = volume_reservation.after_snapshot(space)
     assert after.unique == 0 and after.usedbyrefreservation == reservation
-    assert zvols.pool_available_after(100 * MiB, space) == 90 * MiB
+    assert volume_reservation.pool_available_after(100 * MiB, space) == 90 * MiB
 
 
 @given(volsize_blocks=st.integers(1, 1 << 20), shift=st.integers(9, 17),
@@ -76,17 +76,18 @@ def test_reservation_covers_the_data_and_grows_with_size(volsize_blocks: int, sh
                                                          copies: int) -> None:
     block = 1 << shift
     volsize = volsize_blocks * block
-    reservation = zvols.volsize_to_reservation(volsize, block, copies)
+    reservation = volume_reservation.volsize_to_reservation(volsize, block, copies)
     assert reservation >= volsize * copies + 7 * 128 * KiB
-    assert zvols.volsize_to_reservation(volsize + block, block, copies) > reservation
+    assert volume_reservation.volsize_to_reservation(volsize + block, block, copies) > reservation
 
 
 @given(unique=st.integers(0, 1 << 30), reservation=st.integers(0, 1 << 30),
        available=st.integers(0, 1 << 30))
 def test_snapshot_fits_exactly_when_the_pinned_part_is_free(unique: int, reservation: int,
                                                             available: int) -> None:
-    space = zvols.VolumeSpace(reservation, unique, unique)
-    assert zvols.snapshot_fits(space, available) == (min(unique, reservation) <= available)
+    space = volume_reservation.VolumeSpace(reservation, unique, unique)
+    fits = min(unique, reservation) <= available
+    assert volume_reservation.snapshot_fits(space, available) == fits
     assert space.used == unique + max(0, reservation - unique)
 
 
@@ -258,10 +259,10 @@ def test_random_writes_allocate_whole_records() -> None:
 
 def test_expected_records_touched() -> None:
     # One write per record at most when every block is a record.
-    assert zvols.expected_records_touched(100, 1, 100, 10) == pytest.approx(10)
+    assert records.expected_records_touched(100, 1, 100, 10) == pytest.approx(10)
     # All blocks written: every record touched.
-    assert zvols.expected_records_touched(4, 32, 128, 128) == pytest.approx(4)
-    assert zvols.expected_records_touched(384, 32, 12288, 256) == pytest.approx(188.3, abs=0.5)
+    assert records.expected_records_touched(4, 32, 128, 128) == pytest.approx(4)
+    assert records.expected_records_touched(384, 32, 12288, 256) == pytest.approx(188.3, abs=0.5)
 
 
 # What qemu-img check printed after lab 7's fio runs through qemu-nbd into fresh 48 MiB

@@ -19,7 +19,7 @@ from labsim.scenarios import controls
 from labsim.scenarios.controls import read_params
 from labsim.shell.session import Session, transcript
 from labsim.zfs import snapshots as snap
-from labsim.zfs.pool import file_used_bytes
+from labsim.zfs.space import file_used_bytes
 
 DAYS = ["mon", "tue", "wed", "thu", "fri", "sat"]
 POOL, DATASET, CLONE = "tank", "tank/data", "tank/work"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from labsim.shell.session import Session
 from labsim.zfs import zil
 from labsim.zfs.compression import DataPattern
-from labsim.zfs.pool import Dataset, LogRecord, Pool, log_record, property_value
+from labsim.zfs.lifecycle import log_record
+from labsim.zfs.pool import Dataset, LogRecord, Pool, property_value
 from labsim.zfs.zil import Durability
 
 # Seconds one log commit takes on the lab VM's file vdevs (a log block written to a

@@ -24,135 +24,20 @@ Pending references (brt_pending_add()) are applied when their txg syncs
 (brt_pending_apply()); labsim applies them at once and syncs the txg straight after
 (clone_file()), so what ``zpool get`` shows afterwards is the same.
 
-The model here is pure: ``Brt`` and the functions on it take keys, sizes and counts.
-``clone_file()`` and ``free_file()`` apply it to labsim's files (labsim.zfs.pool.File):
-the first makes a clone, the second frees a file's blocks through the table.
+The table itself is labsim.zfs.brt (pure: keys, sizes and counts). ``clone_file()`` here
+makes a clone of one of labsim's files (labsim.zfs.pool.File);
+labsim.zfs.write_path.free_file() frees a file's blocks through the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from labsim.zfs.pool import Dataset, Extent, File, Pool
-
-# A block's BRT key: its first DVA's top-level vdev and offset (brt_entry_fill()).
-BlockKey = tuple[int, int]
-
-
-@dataclass
-class BrtEntry:
-    """One cloned block (brt_entry_t): its dsize and its extra references (bre_count)."""
-
-    dsize: int
-    count: int = 0
-
-
-@dataclass
-class Brt:
-    """The pool's BRT: entries by block, and the sums of every vdev's bv_usedspace and
-    bv_savedspace (labsim keeps the totals; brt_get_used() and brt_get_saved() add up
-    the vdevs' anyway)."""
-
-    entries: dict[BlockKey, BrtEntry] = field(default_factory=dict)
-    used: int = 0
-    saved: int = 0
-
-
-def addref(brt: Brt, key: BlockKey, dsize: int, count: int = 1) -> None:
-    """brt_vdev_addref() then ``bre_count += count``: ``count`` more clone references to
-    the block ``key`` of ``dsize`` bytes."""
-    entry = brt.entries.get(key)
-    if entry is None:
-        entry = brt.entries[key] = BrtEntry(dsize)
-    brt.saved += dsize * count
-    if entry.count == 0:  # the block's first clone: counted once in used
-        brt.used += dsize
-    entry.count += count
-
-
-def decref(brt: Brt, key: BlockKey) -> bool:
-    """brt_entry_decref(): one pointer to block ``key`` is freed. Returns whether the
-    block itself is to be freed (True: it had no clone reference left, or no entry)."""
-    entry = brt.entries.get(key)
-    if entry is None or entry.count == 0:
-        return True
-    entry.count -= 1
-    brt.saved -= entry.dsize  # brt_vdev_decref()
-    if entry.count == 0:
-        brt.used -= entry.dsize
-        # brt_sync_entry() removes an entry whose count fell to 0 from the on-disk table.
-        del brt.entries[key]
-    return False
-
-
-def ratio(brt: Brt) -> int:
-    """brt_get_ratio(): (used + saved) * 100 / used in integer arithmetic, 100 when
-    nothing is cloned; zpool prints it as "%llu.%02llux" (3.00x)."""
-    if brt.used == 0:
-        return 100
-    return (brt.used + brt.saved) * 100 // brt.used
-
-
-# ---------------------------------------------------------------- labsim's files
-
-
-def data_extents(file: File) -> list[Extent]:
-    """The extents of the file's data blocks (every copy of them): those before its
-    indirect blocks, which pool.write_file() appends last."""
-    return file.extents[:len(file.extents) - file.indirect_extents]
-
-
-def data_blocks(pool: Pool, file: File) -> Iterator[tuple[BlockKey, int]]:
-    """Each data block of ``file`` as (key, dsize): the key is its first copy's place,
-    dsize every copy's deflated size (bp_get_dsize() sums the DVAs)."""
-    if file.ditto:
-        for group in file.ditto:
-            first = group[0]
-            yield ((first.vdev, first.offset),
-                   sum(pool.vdevs[copy.vdev].deflate(copy.length) for copy in group))
-        return
-    for extent in data_extents(file):
-        size = extent.block_size
-        dsize = pool.vdevs[extent.vdev].deflate(size)
-        for i in range(extent.blocks):
-            yield (extent.vdev, extent.offset + i * size), dsize
-
-
-def free_file(pool: Pool, file: File) -> None:
-    """Free the blocks of a file no dataset or snapshot holds any more: its indirect
-    blocks are its own and are freed; each data block goes through the BRT first
-    (zio_free() asks brt_maybe_exists() and brt_entry_decref()), and only a block with
-    no clone reference left is freed."""
-    if not pool.brt.entries:
-        for extent in file.extents:
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
-        return
-    if file.ditto:
-        for group in file.ditto:
-            if decref(pool.brt, (group[0].vdev, group[0].offset)):
-                for copy in group:
-                    pool.vdevs[copy.vdev].release(copy.offset, copy.length)
-    else:
-        for extent in data_extents(file):
-            vdev, size = pool.vdevs[extent.vdev], extent.block_size
-            run_start, run_length = extent.offset, 0  # consecutive blocks freed together
-            for i in range(extent.blocks):
-                offset = extent.offset + i * size
-                if decref(pool.brt, (extent.vdev, offset)):
-                    if run_length == 0:
-                        run_start = offset
-                    run_length += size
-                    continue
-                if run_length:
-                    vdev.release(run_start, run_length)
-                run_length = 0
-            if run_length:
-                vdev.release(run_start, run_length)
-    for extent in file.extents[len(file.extents) - file.indirect_extents:]:
-        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+from labsim.zfs import records
+from labsim.zfs.brt import addref
+from labsim.zfs.mos import objset_id
+from labsim.zfs.pool import Dataset, File, Pool, property_value
+from labsim.zfs.records import SPA_DVAS_PER_BP
+from labsim.zfs.txg import advance_txg
+from labsim.zfs.write_path import allocate_indirects, data_blocks, data_extents, remove_file
 
 
 def can_clone(src_pool: Pool, dst_pool: Pool) -> bool:
@@ -172,20 +57,9 @@ def clone_file(pool: Pool, src_dataset: Dataset, src: File, dst_dataset: Dataset
 
     zfs_bclone_wait_dirty = 1 (2.3.4 and later): a source block still dirty in an open
     txg makes the clone wait for that txg to sync (before, it failed with EAGAIN).
-    labsim syncs every txg a write makes (pool.write_file()), so a source written by an
+    labsim syncs every txg a write makes (write_path.write_file()), so a source written by an
     earlier command is always on disk; one born in the open txg would be synced first.
     """
-    from labsim.zfs import records
-    from labsim.zfs.pool import (
-        SPA_DVAS_PER_BP,
-        File,
-        _allocate_indirects,
-        advance_txg,
-        objset_id,
-        property_value,
-        remove_file,
-    )
-
     if src.extents and src.birth >= pool.txg:
         advance_txg(pool)  # txg_wait_synced() for the dirty source (dmu_read_l0_bps())
     if name in dst_dataset.files:
@@ -200,7 +74,7 @@ def clone_file(pool: Pool, src_dataset: Dataset, src: File, dst_dataset: Dataset
     blocks = records.file_layout(src.size, recordsize).count
     if clone.extents:
         copies = int(str(property_value(pool, dst_dataset, "copies")[0]))
-        _allocate_indirects(pool, clone, blocks, objset_id(pool, dst_dataset),
+        allocate_indirects(pool, clone, blocks, objset_id(pool, dst_dataset),
                             min(copies + 1, SPA_DVAS_PER_BP))
         clone.indirect_extents = len(clone.extents) - len(data_extents(src))
     # The same data and the same tree of block pointers: the same logical and physical

@@ -28,7 +28,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from labsim.zfs.metaslab import activation_order
-from labsim.zfs.pool import SPA_DVAS_PER_BP, Extent, File, Pool, TopVdev
+from labsim.zfs.mos import objset_id
+from labsim.zfs.pool import Extent, File, Pool
+from labsim.zfs.records import SPA_DVAS_PER_BP
+from labsim.zfs.vdevs import TopVdev
 
 MAX_COPIES = SPA_DVAS_PER_BP
 
@@ -124,8 +127,6 @@ def error_paths(pool: Pool) -> tuple[str, ...]:
     """The pool's error log as ``zpool status -v`` names it: each damaged file once, as
     its mountpoint and name (datasets mount at /<name>), in the order zpool_get_errlog()
     sorts the log (by objset, then object number)."""
-    from labsim.zfs.pool import objset_id
-
     entries = []
     for dataset_name, file_name in pool.damaged_files:
         dataset = pool.datasets.get(dataset_name)

@@ -13,7 +13,8 @@ counts (ZPOOL_STATUS_FAILING_DEV), then offlined devices (ZPOOL_STATUS_OFFLINE_D
 from __future__ import annotations
 
 from labsim.zfs.layouts import MIRROR, RAIDZ
-from labsim.zfs.pool import Pool, TopVdev
+from labsim.zfs.pool import Pool
+from labsim.zfs.vdevs import TopVdev
 
 ONLINE, DEGRADED, UNAVAIL, OFFLINE = "ONLINE", "DEGRADED", "UNAVAIL", "OFFLINE"
 

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labsim.zfs.records import expected_records_touched
+
 KiB = 1 << 10
 MiB = 1 << 20
 
@@ -204,11 +206,9 @@ def fresh_image_random_write(virtual_size: int, cluster: int, bs: int,
     dense: its create-time clusters, one L2 table per ``l2_coverage`` of the guest space
     that was written, one refcount block per ``refcount_coverage`` of the file, and every
     guest cluster a write landed in, whole. How many clusters fio's random map touches is
-    estimated as for records (labsim.zfs.zvols.expected_records_touched); measured with
+    estimated as for records (labsim.zfs.records.expected_records_touched); measured with
     qemu-img check after the lab's fio job (fio 3.33, QEMU 7.2, Debian 12): 212 of 768 64K
     clusters (estimate 220) and 255 of 6144 8K clusters (estimate 253)."""
-    from labsim.zfs.zvols import expected_records_touched  # zvols imports the pool model
-
     if bs <= 0 or cluster <= 0 or virtual_size < bs:
         raise ValueError("the image, its clusters and the writes must have a positive size")
     guest_clusters = -(-virtual_size // cluster)

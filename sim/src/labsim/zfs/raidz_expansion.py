@@ -21,7 +21,7 @@ From module/zfs/vdev_raidz.c at zfs-2.3.9 (and spa_vdev_attach() in module/zfs/s
   (raidz_reflow_record_progress(), raidz_reflow_sync()). Each txg therefore moves the
   reflow's offset to at most (1 + 1 / old_children) times where it was, and a reflow takes
   a number of txgs that grows with log(vdev size / scratch size): labsim does one such
-  step per txg that syncs (sync_txg(), called by pool.advance_txg()), so ``zpool wait -t
+  step per txg that syncs (sync_txg(), called by txg.advance_txg()), so ``zpool wait -t
   raidz_expand`` runs as many txgs as the real reflow needs. How long each takes (the copy
   rate) cannot be modelled; labsim copies each step's bytes within its txg and dates the
   end by REFLOW_BYTES_PER_SECOND.
@@ -54,114 +54,39 @@ The scrub set up at completion is modelled as labsim.zfs.scan does scrubs, whole
 txg it would end in (SCRUB_TXGS); until then zpool status shows it as it is once its
 first pass has walked the pool: everything scanned, nothing issued (the state the 2.3.9
 recording shows right after ``zpool wait -t raidz_expand``).
+
+The attach and ``zpool wait`` drive txgs, so they are with the other commands that change
+a pool's vdevs (labsim.zfs.lifecycle.attach_raidz_child, wait_for_expansion); the state
+they change is in labsim.zfs.raidz_expansion_state.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import TYPE_CHECKING
-
+from labsim.zfs import scan
 from labsim.zfs.labels import VDEV_BOOT_SIZE
-from labsim.zfs.layouts import RAIDZ, Layout, raidz_asize, top_level_asize
+from labsim.zfs.layouts import top_level_asize
+from labsim.zfs.metaslab import Metaslab
+from labsim.zfs.pool import TXG_CONCURRENT_STATES, Pool
+from labsim.zfs.raidz_expansion_state import ExpandState, Expansion, PendingScrub
+from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import MiB
 
-if TYPE_CHECKING:
-    from labsim.zfs.metaslab import Metaslab
-    from labsim.zfs.pool import Pool, TopVdev
-
-TXG_CONCURRENT_STATES = 3  # include/sys/txg.h: open, quiescing, syncing
-TXG_DEFER_SIZE = 2  # include/sys/txg.h (as labsim.zfs.pool)
 # zfs_scrub_after_expand (vdev_raidz.c): a scrub starts when an expansion completes.
 ZFS_SCRUB_AFTER_EXPAND = True
+
+
 # How long the reflow takes: labsim dates its end with this rate. The copy reads every
 # allocated byte from the old children and writes it to the new places, with a txg sync
 # per step; the 2.3.9 recording (lab VM, software emulation) copied 59.8M in 3 seconds.
 # Neither the duration nor the rate is compared with real runs.
 REFLOW_BYTES_PER_SECOND = 20 * MiB
+
+
 # dsl_scan_sync() (module/zfs/dsl_scan.c): a sorted scrub of a small pool walks it in the
 # txg that set it up (scn_done_txg = txg + 1, its blocks queued), issues the queued reads
 # in the next, and ends (dsl_scan_done()) in the one after: it is done with the sync of
 # its setup txg + 2, and no sooner.
 SCRUB_TXGS = 2
-
-
-class ExpandState(Enum):
-    """vre_state (dsl_scan_state_t)."""
-
-    SCANNING = "scanning"
-    FINISHED = "finished"
-
-
-@dataclass
-class Geometry:
-    """What a RAID-Z vdev that has been expanded keeps to size its blocks
-    (vdev_raidz_t): vd_original_width, vd_expand_txgs as (re_txg, re_logical_width),
-    oldest first, and ``txg``, the open txg, in which the blocks allocated now are born
-    (kept by sync_txg())."""
-
-    original_width: int
-    nodes: list[tuple[int, int]] = field(default_factory=list)
-    txg: int = 0
-
-
-def logical_width(geometry: Geometry, txg: int) -> int:
-    """vdev_raidz_get_logical_width(): the width of the newest reflow node whose re_txg
-    is at most ``txg``, else the original width."""
-    width = geometry.original_width
-    for re_txg, re_width in geometry.nodes:
-        if re_txg <= txg:
-            width = re_width
-    return width
-
-
-def block_asize(psize: int, ashift: int, nparity: int, geometry: Geometry, txg: int) -> int:
-    """vdev_raidz_asize(vd, psize, txg): a block born in ``txg`` is laid out at the width
-    in force then."""
-    return raidz_asize(psize, ashift, logical_width(geometry, txg), nparity)
-
-
-def deflate_ratio(geometry: Geometry, nparity: int, ashift: int) -> int:
-    """vdev_set_deflate_ratio(): a 128K block's asize at txg 0, i.e. at the original
-    width, whatever the vdev's width is now."""
-    from labsim.zfs.layouts import DEFLATE_REFERENCE_BLOCK, SPA_MINBLOCKSHIFT
-
-    asize = block_asize(DEFLATE_REFERENCE_BLOCK, ashift, nparity, geometry, 0)
-    return DEFLATE_REFERENCE_BLOCK // (asize >> SPA_MINBLOCKSHIFT)
-
-
-@dataclass
-class Expansion:
-    """One expansion (vdev_raidz_expand_t, and the vdev's top ZAP entries
-    VDEV_TOP_ZAP_RAIDZ_EXPAND_{STATE,START_TIME,END_TIME,BYTES_COPIED}): running, or the
-    pool's latest finished one, which zpool status keeps showing."""
-
-    vdev: int
-    start_time: float
-    # The txg vdev_raidz_attach_sync() ran in; the reflow thread starts after it.
-    attach_txg: int
-    # Where the reflow ends: the metaslabs the vdev had at the attach (ms_count <<
-    # ms_shift); metaslabs added later are new and skipped.
-    reflow_end: int
-    old_children: int
-    state: ExpandState = ExpandState.SCANNING
-    scratch_done: bool = False
-    offset: int = 0  # RRSS_GET_OFFSET(ubsync): the synced progress
-    bytes_copied: int = 0  # vre_bytes_copied
-    end_time: float = 0.0
-    end_txg: int = 0
-    # The txg whose sync adds the vdev's new metaslabs (vdev_expand()); 0: none pending.
-    grow_txg: int = 0
-
-
-@dataclass
-class PendingScrub:
-    """The scrub raidz_reflow_complete_sync() set up (dsl_scan_setup_sync()), not yet
-    run: when it started, in which txg, and scn_to_examine (the root vdev's vs_alloc)."""
-
-    start_time: float
-    setup_txg: int
-    to_examine: int
 
 
 # ---------------------------------------------------------------- the reflow, step by step
@@ -234,34 +159,13 @@ def reflow_seconds(expansion: Expansion) -> int:
 # ---------------------------------------------------------------- the pool's side
 
 
-def attach_child(pool: Pool, vdev: TopVdev, path: str, size: int, now: float) -> Expansion:
-    """spa_vdev_attach() onto a RAID-Z vdev (the caller checked the device): wait for the
-    youngest txgs and their deferred frees, add the child, start the expansion in the
-    next txg and wait for that txg to sync."""
-    from labsim.zfs.pool import Leaf, advance_txg
-
-    for _ in range(TXG_CONCURRENT_STATES + TXG_DEFER_SIZE):
-        advance_txg(pool)
-    if vdev.geometry is None:
-        vdev.geometry = Geometry(original_width=len(vdev.leaves), txg=pool.txg)
-    old_children = len(vdev.leaves)
-    vdev.leaves.append(Leaf(path, size))
-    vdev.layout = Layout(RAIDZ, len(vdev.leaves), vdev.layout.nparity)
-    expansion = Expansion(vdev=vdev.id, start_time=now, attach_txg=pool.txg,
-                          reflow_end=len(vdev.metaslabs) << vdev.ms_shift,
-                          old_children=old_children)
-    pool.expansion = expansion
-    advance_txg(pool)  # vdev_raidz_attach_sync(); spa_vdev_exit() waits for it
-    return expansion
-
-
 def expanding(pool: Pool) -> bool:
     """spa->spa_raidz_expand != NULL (what zpool wait -t raidz_expand waits for)."""
     return pool.expansion is not None and pool.expansion.state is ExpandState.SCANNING
 
 
 def sync_txg(pool: Pool, txg: int) -> None:
-    """What syncing ``txg`` does for expansions (pool.advance_txg() calls this once the txg
+    """What syncing ``txg`` does for expansions (txg.advance_txg() calls this once the txg
     has synced and ``pool.txg`` is the next open one)."""
     for vdev in pool.vdevs:
         if vdev.geometry is not None:
@@ -279,8 +183,6 @@ def sync_txg(pool: Pool, txg: int) -> None:
             _grow(vdev)
     pending = pool.scrub_pending
     if pending is not None and txg >= pending.setup_txg + SCRUB_TXGS:
-        from labsim.zfs import scan
-
         pool.scrub_pending = None
         scan.scrub(pool, pending.start_time)
 
@@ -302,23 +204,9 @@ def _complete(pool: Pool, vdev: TopVdev, expansion: Expansion, txg: int) -> None
 def _grow(vdev: TopVdev) -> None:
     """vdev_expand(): metaslabs of the same size up to the new asize (vdev_metaslab_init()
     with the existing vdev_ms_shift)."""
-    from labsim.zfs.metaslab import Metaslab
-
     asize = top_level_asize(vdev.layout, [leaf.psize for leaf in vdev.leaves])
     count = asize >> vdev.ms_shift
     for index in range(len(vdev.metaslabs), count):
         ms = Metaslab.empty(index << vdev.ms_shift, 1 << vdev.ms_shift)
         vdev.metaslabs.append(ms)
         vdev.free += ms.size
-
-
-def wait(pool: Pool, limit: int = 100_000) -> None:
-    """zpool wait -t raidz_expand: txgs sync until the expansion is done (the waiters are
-    woken by raidz_reflow_complete_sync(), in the completion txg)."""
-    from labsim.zfs.pool import advance_txg
-
-    for _ in range(limit):
-        if not expanding(pool):
-            return
-        advance_txg(pool)
-    raise RuntimeError("RAID-Z reflow did not finish")  # a labsim bug, not a ZFS state

@@ -44,6 +44,7 @@ POINTERS_PER_INDIRECT = INDIRECT_BLOCK_SIZE // BLKPTR_SIZE
 # 128 pointers 8K, 32 pointers or fewer 4K.
 BLKPTR_LZ4_BYTES = 39
 METADATA_COPIES = 2  # file metadata gets one extra ditto copy (dmu_write_policy)
+SPA_DVAS_PER_BP = 3  # copies a block pointer can hold (include/sys/spa.h)
 
 
 @dataclass(frozen=True)
@@ -242,3 +243,19 @@ def file_space(size: int, recordsize: int, content: str | DataPattern, compressi
     physical += indirect_physical
     allocated += METADATA_COPIES * sum(allocated_size(psize, ashift) * n for psize, n in runs)
     return logical, physical, allocated
+
+
+def expected_records_touched(records: int, blocks_per_record: int, blocks: int,
+                             writes: int) -> float:
+    """How many of ``records`` records a run of ``writes`` distinct random blocks (fio's
+    random map never repeats a block) out of ``blocks`` touches, on average: each record
+    is missed with probability C(blocks - per, writes) / C(blocks, writes)."""
+    writes = min(writes, blocks)
+    miss = 1.0
+    for i in range(writes):
+        if blocks - i <= 0:
+            break
+        miss *= max(0.0, (blocks - blocks_per_record - i) / (blocks - i))
+        if miss == 0.0:
+            break
+    return records * (1.0 - miss)

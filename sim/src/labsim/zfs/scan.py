@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from labsim.zfs import ditto
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE
-from labsim.zfs.pool import Dataset, Extent, File, Leaf, Pool, ScanRecord, TopVdev
+from labsim.zfs.pool import Dataset, Extent, File, Pool, ScanRecord
+from labsim.zfs.vdevs import Leaf, TopVdev
 
 # Bytes of allocated data a scan examines per second, for its "in 00:00:01" (lab VM,
 # software emulation: a 50 MiB scrub took about a second). Only the duration uses it.

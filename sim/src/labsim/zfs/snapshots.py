@@ -2,7 +2,7 @@
 
 A snapshot keeps the files its dataset had (the same File objects, so their blocks are
 shared, not copied); a clone starts with its origin snapshot's files. A file's blocks are
-freed when nothing holds them any more (labsim.zfs.pool.remove_file checks that).
+freed when nothing holds them any more (labsim.zfs.write_path.remove_file checks that).
 
 Space is computed from who holds which blocks, with the rules of OpenZFS 2.1's DSL
 (module/zfs/dsl_dataset.c, dsl_deadlist.c, dsl_destroy.c):
@@ -40,20 +40,15 @@ not see them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from labsim.zfs import bclone, zvols
-from labsim.zfs.pool import (
-    Dataset,
-    Extent,
-    File,
-    Pool,
-    advance_txg,
-    dataset_referenced,
-    file_is_referenced,
-    file_used_bytes,
-)
+from labsim.zfs import zvols
+from labsim.zfs.mos import grow_mos
+from labsim.zfs.pool import Dataset, File, Pool, Snapshot, file_is_referenced
+from labsim.zfs.space import dataset_referenced, file_used_bytes, usedbyrefreservation
+from labsim.zfs.txg import advance_txg
 from labsim.zfs.versions import KiB
+from labsim.zfs.write_path import free_file
 
 
 class SnapshotError(Exception):
@@ -62,28 +57,6 @@ class SnapshotError(Exception):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
-
-
-@dataclass
-class Snapshot:
-    """One snapshot: its full name "pool/fs@snap", the txg it was taken in (createtxg),
-    the files it holds and when it was taken (seconds since the epoch)."""
-
-    name: str
-    txg: int
-    files: dict[str, File] = field(default_factory=dict)
-    creation: float = 0.0
-    # The head was made afresh from it (zfs rollback to it, or zfs promote of a clone of
-    # it): the head it now leads to rewrote metadata of its own (METADATA_BYTES["fresh"]).
-    fresh_head: bool = False
-
-    @property
-    def dataset(self) -> str:
-        return self.name.split("@", 1)[0]
-
-    @property
-    def short(self) -> str:
-        return self.name.split("@", 1)[1]
 
 
 Objset = Dataset | Snapshot
@@ -318,12 +291,12 @@ def space(pool: Pool, dataset: Dataset) -> Space:
         # USED is what the pool has allocated (pool.dsl_used) and what snapshots keep.
         used = pool.dsl_used + unallocated_metadata(pool)
         # Unfilled refreservations (thick volumes) count as used (labsim.zfs.zvols).
-        used += sum(zvols.usedbyrefreservation(pool, d) for d in pool.datasets.values())
+        used += sum(usedbyrefreservation(pool, d) for d in pool.datasets.values())
         own = referenced(pool, dataset)
         return Space(used, snaps, own, max(0, used - own - snaps))
     own = usedbydataset(pool, dataset)
     children = sum(space(pool, child).used for child in children_of(pool, dataset))
-    reserved = zvols.usedbyrefreservation(pool, dataset)
+    reserved = usedbyrefreservation(pool, dataset)
     return Space(own + snaps + children + reserved, snaps, own, children, reserved)
 
 
@@ -342,18 +315,6 @@ def unallocated_metadata(pool: Pool) -> int:
 # ---------------------------------------------------------------- operations
 
 
-def _grow_mos(pool: Pool, nbytes: int = MOS_BYTES_PER_CHANGE) -> None:
-    """Allocate ``nbytes`` of new MOS blocks (one-sector blocks, on the emptiest vdev)."""
-    vdev = max(pool.vdevs, key=lambda v: v.free)
-    sector = 1 << vdev.ashift
-    for _ in range(nbytes // sector):
-        asize = vdev.psize_to_asize(sector)
-        if vdev.free < asize:
-            return
-        for offset, length in vdev.take(asize):
-            pool.metadata.append(Extent(vdev.id, offset, length))
-
-
 def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) -> Snapshot:
     """zfs snapshot: the snapshot holds the head's files as they are; all snapshots of one
     command share a txg (dsl_dataset_snapshot_sync() runs in one sync task)."""
@@ -362,7 +323,7 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
         raise SnapshotError(f"cannot create snapshot '{name}': dataset already exists")
     snap = Snapshot(name, pool.txg, dict(dataset.files), now)
     dataset.snapshots.append(snap)
-    _grow_mos(pool)
+    grow_mos(pool, MOS_BYTES_PER_CHANGE)
     return snap
 
 
@@ -372,7 +333,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     dataset = Dataset(name, files=dict(snap.files), origin=snap.name,
                       next_object=owner(pool, snap).next_object)
     pool.datasets[name] = dataset
-    _grow_mos(pool)
+    grow_mos(pool, MOS_BYTES_PER_CHANGE)
     advance_txg(pool)
     return dataset
 
@@ -383,7 +344,7 @@ def _free_unheld(pool: Pool, files: Iterable[File]) -> None:
         if id(file) in seen or file_is_referenced(pool, file):
             continue
         seen.add(id(file))
-        bclone.free_file(pool, file)  # cloned blocks only lose a reference
+        free_file(pool, file)  # cloned blocks only lose a reference
 
 
 def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:
@@ -440,7 +401,7 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     # dataset is not a clone (a clone's metadata is counted, not allocated).
     clone_ds.objset_extents, parent.objset_extents = (parent.objset_extents,
                                                       clone_ds.objset_extents)
-    _grow_mos(pool)
+    grow_mos(pool, MOS_BYTES_PER_CHANGE)
     advance_txg(pool)
 
 

@@ -36,8 +36,8 @@ from labsim.zfs.layouts import (
     top_level_asize,
 )
 from labsim.zfs.metaslab import metaslab_shift
-from labsim.zfs.pool import TopVdev, metadata_allocation
 from labsim.zfs.slop import slop_space
+from labsim.zfs.vdevs import TopVdev, metadata_allocation
 from labsim.zfs.versions import ZfsVersion
 
 SECONDS_PER_HOUR = 3600

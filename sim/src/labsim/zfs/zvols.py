@@ -22,58 +22,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labsim.zfs import records as records_mod
-from labsim.zfs.pool import (
-    Dataset,
-    Extent,
-    File,
-    Pool,
-    _write_blocks,
-    advance_txg,
-    create_dataset,
-    dataset_available,
-    dataset_referenced,
-    file_used_bytes,
-    objset_id,
-    property_value,
-)
+from labsim.zfs.datasets import create_dataset
+from labsim.zfs.mos import grow_mos, objset_id
+from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
+from labsim.zfs.records import expected_records_touched
+from labsim.zfs.space import dataset_available, unique_bytes
+from labsim.zfs.txg import advance_txg
+from labsim.zfs.volume_reservation import VolumeSpace, snapshot_fits, volsize_to_reservation
+from labsim.zfs.write_path import write_blocks
 
 KiB = 1 << 10
 
-# DN_MAX_INDBLKSHIFT (include/sys/dnode.h): indirect blocks of 128 KiB, 1024 pointers each
-# (DNODES_PER_LEVEL = 1 << (DN_MAX_INDBLKSHIFT - SPA_BLKPTRSHIFT)).
-DN_MAX_INDBLKSHIFT = 17
-DNODES_PER_LEVEL = 1 << (DN_MAX_INDBLKSHIFT - 7)
-SPA_DVAS_PER_BP = 3
-# The meta-dnode's levels L0..L6 that zvol_volsize_to_reservation() counts first.
-METADNODE_LEVELS = 7
+
 # volblocksize limits labsim models: a power of two from 512 bytes to 128 KiB (larger
 # needs large_blocks, not modelled).
 MIN_VOLBLOCKSIZE = 512
+
+
 MAX_VOLBLOCKSIZE = 128 * KiB
-
-
-def reservation_metadata_blocks(volsize: int, volblocksize: int, copies: int = 1) -> int:
-    """How many 128 KiB metadata blocks zvol_volsize_to_reservation() budgets: the
-    meta-dnode's seven levels plus one indirect block per 1024 pointers at every level
-    above the data, times the copies metadata gets (one more than the data's, at most
-    SPA_DVAS_PER_BP)."""
-    blocks = volsize // volblocksize
-    count = METADNODE_LEVELS
-    while blocks > 1:
-        blocks = (blocks + DNODES_PER_LEVEL - 1) // DNODES_PER_LEVEL
-        count += blocks
-    return count * min(SPA_DVAS_PER_BP, copies + 1)
-
-
-def volsize_to_reservation(volsize: int, volblocksize: int, copies: int = 1) -> int:
-    """The refreservation ``zfs create -V`` gives a thick volume on a pool of single
-    devices or mirrors: the data blocks (volsize rounded down to whole blocks, times
-    ``copies``) plus the budgeted metadata counted as uncompressed 128 KiB blocks. On
-    RAID-Z, volsize_from_vdevs() also scales the data for parity and padding: not
-    modelled here."""
-    data = volsize // volblocksize * volblocksize * copies
-    return data + reservation_metadata_blocks(volsize, volblocksize, copies) * (
-        1 << DN_MAX_INDBLKSHIFT)
 
 
 def check_volblocksize(volblocksize: int, largest: int = 1 << 20) -> str | None:
@@ -99,66 +65,24 @@ def check_volsize(volsize: int, volblocksize: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class VolumeSpace:
-    """A volume's space in the terms `zfs list` uses. ``referenced`` is what its blocks
-    take now; ``unique`` the part no snapshot shares (equal to ``referenced`` without
-    snapshots); ``refreservation`` 0 for a sparse volume."""
-
-    refreservation: int
-    referenced: int
-    unique: int
-    snapshots_used: int = 0
-
-    @property
-    def usedbyrefreservation(self) -> int:
-        """USEDREFRESERV: the part of the reservation not yet filled by unique blocks
-        (dsl_dataset.c: ds_reserved - ds_unique_bytes when positive)."""
-        return max(0, self.refreservation - self.unique)
-
-    @property
-    def used(self) -> int:
-        return self.referenced + self.usedbyrefreservation + self.snapshots_used
-
-
-def snapshot_needs(space: VolumeSpace) -> int:
-    """Bytes that must be free outside the reservation to snapshot the volume
-    (dsl_dataset_snapshot_reserve_space(): MIN(unique bytes, refreservation))."""
-    return min(space.unique, space.refreservation)
-
-
-def snapshot_fits(space: VolumeSpace, available: int) -> bool:
-    """Whether a snapshot can be taken when ``available`` bytes are free in the pool for
-    the volume's parent (dsl_dir_space_available(), which does not count the volume's own
-    refreservation)."""
-    return snapshot_needs(space) <= available
-
-
-def after_snapshot(space: VolumeSpace) -> VolumeSpace:
-    """The volume's space right after a snapshot: its blocks all belong to the snapshot
-    too, so nothing is unique and the whole reservation is again unfilled; the snapshot
-    itself uses nothing until the volume is overwritten."""
-    return VolumeSpace(space.refreservation, space.referenced, 0, space.snapshots_used)
-
-
-def pool_available_after(avail_before: int, space: VolumeSpace) -> int:
-    """What the pool has free after a snapshot of the volume: USEDREFRESERV grows from its
-    old value to the whole unfilled reservation, and comes out of the pool's free space."""
-    grown = after_snapshot(space).usedbyrefreservation - space.usedbyrefreservation
-    return avail_before - grown
-
-
 # ---------------------------------------------------------------- volumes in a labsim pool
 # A volume is a Dataset whose properties hold type "volume", volsize, volblocksize and
 # refreservation, and whose one object (the volume's data, ZVOL_OBJ) is a File named
 # VOLUME_OBJECT: dd and fio write it through /dev/zvol/POOL/NAME. Its records are
 # volblocksize bytes (kept as the dataset's recordsize for the write path).
 
+
 VOLUME_OBJECT = "\0volume"
+
+
 # An empty volume's objset: 56K at ashift 12 (REFER of a new zvol in the lab 7 recordings,
 # 2.1.11), where a new file system's is 96K (24 sectors).
 VOLUME_OBJSET_SECTORS = 14
+
+
 VOLUME_MOS_BYTES = 32 * KiB
+
+
 ZVOL_DIR = "/dev/zvol"
 
 
@@ -191,9 +115,8 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     # The MOS grows more than for a file system: the lab 7 recordings (2.1.11) show 32K
     # more per volume created.
-    from labsim.zfs.snapshots import _grow_mos  # snapshots builds on this module
 
-    _grow_mos(pool, VOLUME_MOS_BYTES)
+    grow_mos(pool, VOLUME_MOS_BYTES)
     dataset.files[VOLUME_OBJECT] = File(VOLUME_OBJECT, size=volsize,
                                         object=dataset.next_object, birth=pool.txg)
     dataset.next_object += 1
@@ -225,23 +148,6 @@ def volume_links(pools: dict[str, Pool], directory: str) -> list[str] | None:
     return sorted(entries) or None
 
 
-def unique_bytes(pool: Pool, dataset: Dataset) -> int:
-    """ds_unique_bytes: what only the head holds. Without snapshots all it refers to;
-    with them, labsim counts the objects born after the newest snapshot (a volume
-    rewritten in place after a snapshot is not tracked block by block)."""
-    if not dataset.snapshots:
-        return dataset_referenced(pool, dataset)
-    newest = dataset.snapshots[-1].txg
-    return sum(file_used_bytes(pool, f) for f in dataset.files.values() if f.birth > newest)
-
-
-def usedbyrefreservation(pool: Pool, dataset: Dataset) -> int:
-    reservation = int(str(dataset.properties.get("refreservation", 0) or 0))
-    if not reservation:
-        return 0
-    return VolumeSpace(reservation, 0, unique_bytes(pool, dataset)).usedbyrefreservation
-
-
 def snapshot_refusal(pool: Pool, dataset: Dataset, name: str) -> str | None:
     """zfs snapshot's "out of space" (ENOSPC from dsl_dataset_snapshot_reserve_space(),
     zfs_standard_error()) when the blocks the snapshot would pin do not fit outside the
@@ -257,21 +163,6 @@ def snapshot_refusal(pool: Pool, dataset: Dataset, name: str) -> str | None:
 
 
 # ---------------------------------------------------------------- random small writes
-
-def expected_records_touched(records: int, blocks_per_record: int, blocks: int,
-                             writes: int) -> float:
-    """How many of ``records`` records a run of ``writes`` distinct random blocks (fio's
-    random map never repeats a block) out of ``blocks`` touches, on average: each record
-    is missed with probability C(blocks - per, writes) / C(blocks, writes)."""
-    writes = min(writes, blocks)
-    miss = 1.0
-    for i in range(writes):
-        if blocks - i <= 0:
-            break
-        miss *= max(0.0, (blocks - blocks_per_record - i) / (blocks - i))
-        if miss == 0.0:
-            break
-    return records * (1.0 - miss)
 
 
 @dataclass(frozen=True)
@@ -308,7 +199,7 @@ def random_write(pool: Pool, dataset: Dataset, name: str, region: int, bs: int,
     holes = max(0.0, 1.0 - allocated / records) if records else 0.0
     new = round(touched * holes)
     if new:
-        new, _ = _write_blocks(pool, dataset, file, record, new, record, allocated,
+        new, _ = write_blocks(pool, dataset, file, record, new, record, allocated,
                                objset_id(pool, dataset), 0.0)
         file.logical += new * record
         file.compressed += new * record

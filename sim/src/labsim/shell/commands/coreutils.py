@@ -10,8 +10,11 @@ from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs
 from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
-from labsim.zfs import zvols
-from labsim.zfs.pool import File, Pool, file_used_bytes
+from labsim.zfs import bclone, zvols
+from labsim.zfs.errors import NoSpace
+from labsim.zfs.pool import File, Pool
+from labsim.zfs.space import file_used_bytes
+from labsim.zfs.write_path import remove_file, write_file
 
 
 def _usage(tool: str, message: str) -> UsageError:
@@ -79,8 +82,6 @@ def _size_of(session: Session, path: str) -> int | None:
 
 
 def rm(session: Session, argv: list[str]) -> CommandResult:
-    from labsim.zfs.pool import remove_file
-
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "frv", ["force", "recursive"])
     except getopt.GetoptError as err:
@@ -228,15 +229,11 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
     FICLONE alone insists on one file system (vfs_clone_file_range(): EXDEV across
     datasets), copy_file_range() does not. Otherwise (2.1, 2.2, another pool, a host
     file) the copy is a new file of the same size written through the destination's
-    write path (pool.write_file()), with the source's kind of data (zeros or random),
+    write path (write_path.write_file()), with the source's kind of data (zeros or random),
     all that compression looks at. --reflink=always fails where no clone can be made,
     leaving the destination created and empty, as cp does: "failed to clone 'DST' from
     'SRC': Operation not supported" (measured with coreutils 9.1 on tmpfs; the text is
     copy.c's "failed to clone %s from %s")."""
-    from labsim.zfs import bclone
-    from labsim.zfs.errors import NoSpace
-    from labsim.zfs.pool import remove_file, write_file
-
     # --reflink without an argument is --reflink=always (an optional argument, which
     # Python's getopt does not have).
     args = ["--reflink=always" if a == "--reflink" else a for a in argv[1:]]

@@ -19,7 +19,8 @@ from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
 from labsim.zfs import scan
 from labsim.zfs.errors import NoSpace
-from labsim.zfs.pool import property_value, write_file
+from labsim.zfs.pool import property_value
+from labsim.zfs.write_path import write_file
 
 SOURCES = {"/dev/zero": "zero", "/dev/urandom": "random", "/dev/random": "random"}
 # Throughput of the simulated machine, bytes per second, for dd's timing line.

@@ -28,7 +28,7 @@ from labsim.shell.zil_writes import log_writes
 from labsim.zfs import zvols
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
-from labsim.zfs.pool import write_file
+from labsim.zfs.write_path import write_file
 
 VALUED = {"name", "filename", "rw", "readwrite", "bs", "blocksize", "size",
           "buffer_compress_percentage", "buffer_compress_chunk", "end_fsync", "output",

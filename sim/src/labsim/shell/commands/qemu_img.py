@@ -19,7 +19,7 @@ from labsim.shell.commands.coreutils import zfs_allocated
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import qcow2
-from labsim.zfs.pool import write_file
+from labsim.zfs.write_path import write_file
 
 L2_ENTRY_BYTES = qcow2.L2_ENTRY_BYTES
 OPTIONS = {"cluster_size"}

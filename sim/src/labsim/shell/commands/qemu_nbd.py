@@ -24,7 +24,7 @@ from labsim.shell import fs
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.zfs import qcow2
 from labsim.zfs.compression import DataPattern
-from labsim.zfs.pool import write_file
+from labsim.zfs.write_path import write_file
 
 # The first pid labsim hands out to a server (any fixed number: transcripts only show it
 # if someone cats the pid file).

@@ -13,19 +13,16 @@ from labsim.shell.session import CommandResult, Session, UsageError, parse_optio
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import snapshots as snap
 from labsim.zfs import zil, zvols
-from labsim.zfs.pool import (
-    Dataset,
-    Pool,
-    advance_txg,
-    create_dataset,
+from labsim.zfs.datasets import create_dataset, destroy_dataset
+from labsim.zfs.pool import Dataset, Pool, Snapshot, property_value
+from labsim.zfs.space import (
     dataset_available,
     dataset_compressratio,
     dataset_logical_referenced,
     dataset_logicalused,
     dataset_used,
-    destroy_dataset,
-    property_value,
 )
+from labsim.zfs.txg import advance_txg
 from labsim.zfs.versions import ZfsVersion, dataset_property_names, zfs_subcommands
 
 COMPRESSION = re.compile(
@@ -88,7 +85,7 @@ def find(session: Session, name: str) -> tuple[Pool, Dataset]:
     return pool, pool.datasets[name]
 
 
-def find_any(session: Session, name: str) -> tuple[Pool, Dataset | snap.Snapshot]:
+def find_any(session: Session, name: str) -> tuple[Pool, Dataset | Snapshot]:
     """A dataset or, for a name with "@", a snapshot."""
     if "@" not in name:
         return find(session, name)
@@ -99,9 +96,9 @@ def find_any(session: Session, name: str) -> tuple[Pool, Dataset | snap.Snapshot
     return pool, found
 
 
-def value_of(pool: Pool, ds: Dataset | snap.Snapshot, prop: str) -> tuple[object, str]:
+def value_of(pool: Pool, ds: Dataset | Snapshot, prop: str) -> tuple[object, str]:
     """A property's raw value and its source column."""
-    if isinstance(ds, snap.Snapshot):
+    if isinstance(ds, Snapshot):
         return _snapshot_value(pool, ds, prop)
     if prop in ("used", "usedbysnapshots", "usedbydataset", "usedbychildren",
                 "usedbyrefreservation"):
@@ -137,7 +134,7 @@ def value_of(pool: Pool, ds: Dataset | snap.Snapshot, prop: str) -> tuple[object
     raise KeyError(prop)
 
 
-def _snapshot_value(pool: Pool, s: snap.Snapshot, prop: str) -> tuple[object, str]:
+def _snapshot_value(pool: Pool, s: Snapshot, prop: str) -> tuple[object, str]:
     if prop in NOT_FOR_SNAPSHOTS:
         return None, "-"
     if prop == "type":
@@ -175,7 +172,7 @@ def _columns(spec: str, allowed: tuple[str, ...], subcommand: str,
     return columns
 
 
-Listed = tuple[Pool, "Dataset | snap.Snapshot"]
+Listed = tuple[Pool, "Dataset | Snapshot"]
 
 
 def _datasets(session: Session, names: list[str], recursive: bool,
@@ -192,7 +189,7 @@ def _datasets(session: Session, names: list[str], recursive: bool,
             out.extend(_with_snapshots(pool, list(pool.datasets.values()), types))
     for name in names:
         pool, found = find_any(session, name)
-        if isinstance(found, snap.Snapshot):
+        if isinstance(found, Snapshot):
             out.append((pool, found))
             continue
         visited = [found]
@@ -221,7 +218,7 @@ def _with_snapshots(pool: Pool, datasets: list[Dataset], types: frozenset[str],
 
 def _sort_key(item: Listed) -> tuple[str, int, int]:
     obj = item[1]
-    if isinstance(obj, snap.Snapshot):
+    if isinstance(obj, Snapshot):
         return obj.dataset, 1, obj.txg
     return obj.name, 0, 0
 
@@ -433,7 +430,7 @@ def clone(session: Session, args: list[str]) -> CommandResult:
     if "@" not in source:
         raise UsageError(_missing_delimiter(source), 1)
     pool, origin = find_any(session, source)
-    assert isinstance(origin, snap.Snapshot)
+    assert isinstance(origin, Snapshot)
     if target in pool.datasets:
         raise UsageError(msg.zfs_dataset_exists(target), 1)
     if target.rsplit("/", 1)[0] not in pool.datasets:
@@ -457,7 +454,7 @@ def promote(session: Session, args: list[str]) -> CommandResult:
     return CommandResult()
 
 
-def _dependents(pool: Pool, target: Dataset | snap.Snapshot) -> list[str]:
+def _dependents(pool: Pool, target: Dataset | Snapshot) -> list[str]:
     """zfs_iter_dependents() with recursion (lib/libzfs/libzfs_iter.c
     iter_dependents_cb()): depth first, each dataset after what depends on it: a
     filesystem's children, then its snapshots, each after its clones. Real OpenZFS takes
@@ -465,8 +462,8 @@ def _dependents(pool: Pool, target: Dataset | snap.Snapshot) -> list[str]:
     A clone of a snapshot of a descendant is met twice, and listed twice, as in zfs."""
     out: list[str] = []
 
-    def visit(node: Dataset | snap.Snapshot) -> None:
-        if isinstance(node, snap.Snapshot):
+    def visit(node: Dataset | Snapshot) -> None:
+        if isinstance(node, Snapshot):
             for c in snap.clones_of(pool, node):
                 visit(c)
                 out.append(c.name)
@@ -486,7 +483,7 @@ def _is_descendant(target: str, name: str) -> bool:
     return name.startswith((target + "/", target + "@"))
 
 
-def _refusal(target: Dataset | snap.Snapshot, kind: str, dependents: list[str],
+def _refusal(target: Dataset | Snapshot, kind: str, dependents: list[str],
              recursive: bool) -> str:
     """destroy_check_dependent(): "<target> has children" (use '-r') for descendants when
     not recursive, "<target> has dependent clones" (use '-R') for clones when recursive or
@@ -542,7 +539,7 @@ def _destroy_snapshots(session: Session, spec: str, flags: set[str]) -> CommandR
     recursive = bool(flags & {"-r", "-R"})
     errors: list[str] = []
     listing = ""
-    chosen: list[snap.Snapshot] = []
+    chosen: list[Snapshot] = []
     reclaim = 0
     for ds in [top, *(snap.descendants_of(pool, top) if recursive else [])]:
         picked = snap.snapshot_spec(ds, snapspec) or []
@@ -554,7 +551,7 @@ def _destroy_snapshots(session: Session, spec: str, flags: set[str]) -> CommandR
         chosen += picked
         if verbose:
             # Runs of consecutive chosen snapshots, each priced as one range.
-            run: list[snap.Snapshot] = []
+            run: list[Snapshot] = []
             for s in [*ds.snapshots, None]:
                 if s is not None and s in picked:
                     listing += _verbose_line(flags, s.name)
@@ -636,7 +633,7 @@ def rollback(session: Session, args: list[str]) -> CommandResult:
     if "@" not in operands[0]:
         raise UsageError(_missing_delimiter(operands[0]), 1)
     pool, target = find_any(session, operands[0])
-    assert isinstance(target, snap.Snapshot)
+    assert isinstance(target, Snapshot)
     ds = snap.owner(pool, target)
     newer = snap.newer_snapshots(ds, target)
     where = f"cannot rollback to '{target.name}'"

@@ -23,23 +23,14 @@ from labsim.shell import messages as msg
 from labsim.shell.commands import zpool_import
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
-from labsim.zfs import bclone, ditto, health, raidz_expansion, scan
+from labsim.zfs import brt, ditto, health, lifecycle, raidz_expansion, raidz_expansion_state, scan
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
-from labsim.zfs.pool import (
-    Leaf,
-    Pool,
-    TopVdev,
-    VdevSpec,
-    add_log_vdevs,
-    add_vdevs,
-    advance_txg,
-    build_vdev,
-    create_pool,
-    freeze_pool,
-    remove_log_vdev,
-)
+from labsim.zfs.lifecycle import add_log_vdevs, add_vdevs, create_pool, freeze_pool, remove_log_vdev
+from labsim.zfs.pool import Pool
+from labsim.zfs.txg import advance_txg
+from labsim.zfs.vdevs import Leaf, TopVdev, VdevSpec, build_vdev
 from labsim.zfs.versions import (
     VdevListSize,
     ZfsVersion,
@@ -509,7 +500,7 @@ def _expand_text(pool: Pool, now: float) -> str | None:
     if expansion is None:
         return None
     vdev = next(v for v in pool.vdevs if v.id == expansion.vdev)
-    if expansion.state is raidz_expansion.ExpandState.FINISHED:
+    if expansion.state is raidz_expansion_state.ExpandState.FINISHED:
         return status_fmt.expand_finished(vdev.name, expansion.bytes_copied,
                                           expansion.start_time, expansion.end_time)
     return status_fmt.expand_in_progress(vdev.name, expansion.start_time,
@@ -715,14 +706,14 @@ def _attach_to_group(session: Session, pool: Pool, vdev: TopVdev, existing: str,
         # ENXIO for a RAID-Z vdev (the typo is libzfs's own).
         raise UsageError(msg.attach_failed(
             existing, new, "raidz vdev has devices that are are offline or being replaced"), 1)
-    raidz_expansion.attach_child(pool, vdev, path, size, session.now())
+    lifecycle.attach_raidz_child(pool, vdev, path, size, session.now())
     if wait:  # zpool_wait(ZPOOL_WAIT_RAIDZ_EXPAND): old_disk starts with "raidz"
         _wait_expansion(session, pool)
     return CommandResult()
 
 
 def _wait_expansion(session: Session, pool: Pool) -> None:
-    raidz_expansion.wait(pool)
+    lifecycle.wait_for_expansion(pool)
     if pool.expansion is not None:
         session.clock = max(session.clock, pool.expansion.end_time)
 
@@ -923,7 +914,7 @@ def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
         "freeing": 0, "leaked": 0, "readonly": "off",
         # brt_get_used(), brt_get_saved(), brt_get_ratio() (labsim.zfs.bclone)
         "bcloneused": pool.brt.used, "bclonesaved": pool.brt.saved,
-        "bcloneratio": bclone.ratio(pool.brt) / 100,
+        "bcloneratio": brt.ratio(pool.brt) / 100,
     }
     if prop == "ashift":
         return pool.vdevs[0].ashift, "local"

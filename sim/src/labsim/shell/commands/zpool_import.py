@@ -21,7 +21,9 @@ from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.zil_writes import close_logs
 from labsim.zfs.layouts import SINGLE
-from labsim.zfs.pool import Leaf, Pool, TopVdev, export_pool, import_pool
+from labsim.zfs.lifecycle import export_pool, import_pool
+from labsim.zfs.pool import Pool
+from labsim.zfs.vdevs import Leaf, TopVdev
 
 # zpool_do_import()'s search path without -d (lib/libzutil/os/linux/zutil_import_os.c).
 DEFAULT_IMPORT_DIRS = ("/dev/disk/by-vdev", "/dev/mapper", "/dev/disk/by-partlabel",

@@ -1,0 +1,199 @@
+"""A pool's life as ``zpool`` changes it: create, add and remove vdevs, attach a child
+to a RAID-Z vdev, freeze, export and import."""
+
+from __future__ import annotations
+
+from copy import deepcopy
+
+from labsim.zfs import raidz_expansion, spacemaps
+from labsim.zfs.layouts import RAIDZ, Layout
+from labsim.zfs.metaslab import allocator_for
+from labsim.zfs.pool import (
+    TXG_CONCURRENT_STATES,
+    TXG_DEFER_SIZE,
+    Dataset,
+    Extent,
+    LogRecord,
+    Pool,
+)
+from labsim.zfs.raidz_expansion_state import Expansion, Geometry
+from labsim.zfs.txg import advance_txg, sync_space_maps
+from labsim.zfs.vdevs import Leaf, TopVdev, VdevSpec, build_vdev, metadata_allocation
+from labsim.zfs.versions import KiB, ZfsVersion
+from labsim.zfs.write_path import write_file
+
+
+def create_pool(
+    name: str, devices: list[VdevSpec | tuple[str, int]], version: ZfsVersion, ashift: int = 9
+) -> Pool:
+    """A new pool striped over top-level vdevs: each a VdevSpec (mirror, RAID-Z or a
+    single device) or a plain (path, size in bytes) for a single device."""
+    vdevs = [build_vdev(i, spec, ashift, version) for i, spec in enumerate(devices)]
+    pool = Pool(name=name, version=version, vdevs=vdevs, datasets={name: Dataset(name)})
+    profile = version.create_metadata
+    if profile is None:
+        for vdev in vdevs:
+            vdev.take(metadata_allocation(vdev, version.create_alloc_per_vdev))
+        return pool
+    # The new pool's blocks, dealt out over the top-level vdevs in turn: metadata has
+    # ditto copies, which metaslab_alloc() puts on different vdevs where it can, so a
+    # pool of two vdevs shows about half on each (2.1.11: 244K and 236K in lab 1).
+    # Each block is an object of the MOS (objset 0) and hashes to an allocator
+    # (zio_dva_throttle()), so the first txgs touch a metaslab per allocator on every
+    # vdev. labsim does not track the copies of a block; the MOS's 16K blocks go to the
+    # allocators' secondary metaslabs, where OpenZFS puts a third copy that lands on a
+    # vdev already holding one (metaslab_group_alloc_normal(): METASLAB_WEIGHT_SECONDARY).
+    # The recordings show six metaslabs written on each vdev of lab 3's new pool.
+    turn = 0
+    for blocks, deferred in ((profile.live, False), (profile.deferred, True)):
+        for psize, count in blocks:
+            for _ in range(count):
+                vdev = vdevs[turn % len(vdevs)]
+                turn += 1
+                asize = vdev.psize_to_asize(psize)
+                pieces = vdev.take(asize, allocator=allocator_for(0, turn, 0, 0,
+                                                                  pool.allocators),
+                                   secondary=psize > 4 * KiB)
+                for offset, length in pieces:
+                    extent = Extent(vdev.id, offset, length)
+                    if deferred:
+                        pool.deferred.append((pool.txg, extent))
+                    else:
+                        pool.metadata.append(extent)
+    sync_space_maps(pool, new_space_maps_cost=False)  # the new pool's are in create_metadata
+    return pool
+
+
+def freeze_pool(pool: Pool) -> None:
+    """spa_freeze(): txgs after the current one are never written to disk. labsim keeps
+    a copy of the pool as it is on disk now; export_pool() returns to it, and the
+    import replays the intent log's records made since (``replay_log``)."""
+    if pool.frozen_txg is not None:
+        return  # spa_freeze() keeps the first freeze txg
+    pool.frozen_txg = pool.txg
+    pool.replay_log = []
+    pool.on_disk = None
+    pool.on_disk = deepcopy(pool)
+
+
+def log_record(pool: Pool, record: LogRecord) -> None:
+    """A file write that reached the on-disk intent log (zil_commit() returned): if the
+    pool is frozen, the import after a crash will replay it (zil_replay(), which sets
+    the times the records carry)."""
+    if pool.frozen_txg is not None:
+        pool.replay_log.append(record)
+
+
+def export_pool(pool: Pool) -> Pool:
+    """spa_export(): the last txgs sync, so blocks freed recently are free on disk (their
+    frees are in the space maps; only the in-memory ms_defer trees held them back), and
+    every metaslab's space map is flushed (spa_unload_log_sm_flush_all()). Returns the
+    pool as its devices now hold it: for a frozen pool, as it was at the freeze, with
+    the intent log's records waiting to be replayed at import."""
+    if pool.frozen_txg is not None and pool.on_disk is not None:
+        on_disk, records = pool.on_disk, pool.replay_log
+        on_disk.replay_log = records
+        on_disk.frozen_txg = None
+        on_disk.on_disk = None
+        on_disk.waiting_records = []
+        pool = on_disk
+    for extent in (e for _, e in pool.deferred):
+        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    pool.deferred = []
+    pool.txg += TXG_DEFER_SIZE + 1
+    spacemaps.flush_all([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
+    return pool
+
+
+def import_pool(pool: Pool) -> None:
+    """spa_import(): the metaslabs are loaded anew, none active, so each allocator picks
+    again, from the weights on disk (fresh metaslabs first). Import writes a few txgs
+    (labsim advances the txg and allocates nothing)."""
+    for vdev in pool.vdevs:
+        vdev.allocators.passivate_all()
+        for ms in vdev.metaslabs:
+            ms.activation_index = 0
+    pool.txg += 2 * TXG_DEFER_SIZE
+    # zil_replay() when each dataset is mounted: every logged write is made again.
+    records, pool.replay_log = pool.replay_log, []
+    for record in records:
+        dataset = pool.datasets.get(record.dataset)
+        # Without a log header on disk there is no chain to replay: a log started after
+        # the freeze was never reachable (zil_claim() finds nothing).
+        if dataset is not None and dataset.log_exists:
+            write_file(pool, dataset, record.name, record.nbytes, record.content)
+            dataset.files[record.name].mtime = record.mtime
+
+
+def next_vdev_id(pool: Pool) -> int:
+    """Top-level vdevs of every class are children of one root vdev and share its
+    numbering (vdev_add_child() in module/zfs/vdev.c): a log vdev added to a one-vdev
+    pool is vdev 1. Removing a vdev leaves its id unused (a hole)."""
+    if pool.root_children < 0:
+        pool.root_children = 1 + max((v.id for v in [*pool.vdevs, *pool.logs]), default=-1)
+    return pool.root_children
+
+
+def add_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
+    start = next_vdev_id(pool)
+    new = [build_vdev(start + i, spec, ashift, pool.version) for i, spec in enumerate(devices)]
+    for vdev in new:
+        vdev.take(metadata_allocation(vdev, pool.version.create_alloc_per_vdev // 2))
+    pool.vdevs.extend(new)
+    pool.root_children = start + len(new)
+
+
+def add_log_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
+    """zpool add POOL log DEV...: new top-level vdevs of the log class. They are cut
+    into metaslabs like any vdev (vdev_metaslab_set_size()) and hold no data until the
+    intent log writes to them."""
+    start = next_vdev_id(pool)
+    new = [build_vdev(start + i, spec, ashift, pool.version) for i, spec in enumerate(devices)]
+    pool.logs.extend(new)
+    pool.root_children = start + len(new)
+    advance_txg(pool)
+
+
+def remove_log_vdev(pool: Pool, vdev: TopVdev) -> None:
+    """zpool remove POOL LOGDEV: a log vdev can always be removed (spa_vdev_remove_log()
+    in module/zfs/vdev_removal.c): its log blocks are rewritten to the pool first. Its
+    id stays taken, as a hole vdev."""
+    next_vdev_id(pool)  # count the removed vdev's id before it goes
+    pool.logs.remove(vdev)
+    # spa_reset_logs(): every dataset's log is destroyed (zil_reset()), so the next
+    # commit starts a new chain.
+    for dataset in pool.datasets.values():
+        dataset.log_exists = False
+    advance_txg(pool)
+
+
+# ---------------------------------------------------------------- RAID-Z expansion
+
+
+def attach_raidz_child(pool: Pool, vdev: TopVdev, path: str, size: int, now: float) -> Expansion:
+    """spa_vdev_attach() onto a RAID-Z vdev (the caller checked the device): wait for the
+    youngest txgs and their deferred frees, add the child, start the expansion in the
+    next txg and wait for that txg to sync."""
+    for _ in range(TXG_CONCURRENT_STATES + TXG_DEFER_SIZE):
+        advance_txg(pool)
+    if vdev.geometry is None:
+        vdev.geometry = Geometry(original_width=len(vdev.leaves), txg=pool.txg)
+    old_children = len(vdev.leaves)
+    vdev.leaves.append(Leaf(path, size))
+    vdev.layout = Layout(RAIDZ, len(vdev.leaves), vdev.layout.nparity)
+    expansion = Expansion(vdev=vdev.id, start_time=now, attach_txg=pool.txg,
+                          reflow_end=len(vdev.metaslabs) << vdev.ms_shift,
+                          old_children=old_children)
+    pool.expansion = expansion
+    advance_txg(pool)  # vdev_raidz_attach_sync(); spa_vdev_exit() waits for it
+    return expansion
+
+
+def wait_for_expansion(pool: Pool, limit: int = 100_000) -> None:
+    """zpool wait -t raidz_expand: txgs sync until the expansion is done (the waiters are
+    woken by raidz_reflow_complete_sync(), in the completion txg)."""
+    for _ in range(limit):
+        if not raidz_expansion.expanding(pool):
+            return
+        advance_txg(pool)
+    raise RuntimeError("RAID-Z reflow did not finish")  # a labsim bug, not a ZFS state

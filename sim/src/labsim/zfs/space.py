@@ -1,0 +1,144 @@
+"""Dataset space as ``zfs list`` and ``zfs get`` count it: USED, REFER, AVAIL,
+logicalused, logicalreferenced, compressratio, and what a refreservation holds back.
+
+The DSL counts every block's deflated allocated size (bp_get_dsize(), module/zfs/dsl_dir.c
+and dsl_dataset.c); labsim sums the extents of the files and objsets that hold them.
+"""
+
+from __future__ import annotations
+
+from labsim.zfs.layouts import RAIDZ
+from labsim.zfs.pool import Dataset, File, Pool
+from labsim.zfs.versions import KiB
+from labsim.zfs.volume_reservation import VolumeSpace
+
+# An empty filesystem's objset (its meta-dnode, the ZPL master node, root directory,
+# delete queue and SA tables), as logicalused counts it: metadata counts its physical
+# size (BP_GET_UCSIZE). 42K in the lab 4 recordings (2.1.11, ashift 12, lz4): e.g.
+# lab4/rs1m's LUSED 33601536 = 32 x 1M of data + a 4K indirect block + 42K; the same
+# objset is 96K of USED (its blocks have two or three copies). At other ashifts the
+# blocks shrink with the sector: this keeps the recorded proportion (an estimate).
+EMPTY_OBJSET_LOGICAL_AT_4K = 42 * KiB
+
+
+def _descendants(pool: Pool, dataset: Dataset) -> list[Dataset]:
+    prefix = dataset.name + "/"
+    return [d for n, d in pool.datasets.items() if n.startswith(prefix)]
+
+
+def _objset_logical(pool: Pool) -> int:
+    ashift = max(v.ashift for v in pool.vdevs)
+    return EMPTY_OBJSET_LOGICAL_AT_4K * max(24 * KiB, 24 << ashift) // (96 * KiB)
+
+
+def _mos_logical(pool: Pool) -> int:
+    """The pool's own metadata (the MOS) as the root's logicalused counts it (its dsl_dir
+    $MOS is a child of the root's): one copy of each of its blocks, which have three
+    (the MOS's blocks are stored with spa_max_replication() copies). An estimate: the
+    lab 4 recordings put the root's own logicalused at about 180K, this gives 170K."""
+    return sum(e.length for e in pool.metadata) // 3
+
+
+def dataset_logical_referenced(pool: Pool, dataset: Dataset) -> int:
+    """logicalreferenced: the objset's own metadata and its files' logical bytes."""
+    return _objset_logical(pool) + sum(f.logical for f in dataset.files.values())
+
+
+def dataset_logicalused(pool: Pool, dataset: Dataset) -> int:
+    """logicalused (dd_uncompressed_bytes): the dataset and its descendants, and for
+    the root the MOS too."""
+    own = dataset_logical_referenced(pool, dataset)
+    own += sum(dataset_logical_referenced(pool, d) for d in _descendants(pool, dataset))
+    if dataset.name == pool.name:
+        own += _mos_logical(pool)
+    return own
+
+
+def _compressed_bytes(pool: Pool, dataset: Dataset) -> int:
+    """dd_compressed_bytes: physical size of one copy of every block; metadata is
+    counted the same in both, so the objset's part equals its logical part."""
+    own = _objset_logical(pool) + sum(f.compressed for f in dataset.files.values())
+    own += sum(_objset_logical(pool) + sum(f.compressed for f in d.files.values())
+               for d in _descendants(pool, dataset))
+    if dataset.name == pool.name:
+        own += _mos_logical(pool)
+    return own
+
+
+def dataset_compressratio(pool: Pool, dataset: Dataset) -> float:
+    """compressratio: dd_uncompressed_bytes * 100 / dd_compressed_bytes in integer
+    arithmetic (dsl_dir_stats() in module/zfs/dsl_dir.c), so 1.9666 is printed 1.96:
+    the ratio is truncated to two decimals, not rounded."""
+    compressed = _compressed_bytes(pool, dataset)
+    if not compressed:
+        return 1.0
+    return (dataset_logicalused(pool, dataset) * 100 // compressed) / 100
+
+
+def file_used_bytes(pool: Pool, file: File) -> int:
+    """DN_USED_BYTES of the file's dnode: every copy of every block, deflated."""
+    return sum(pool.vdevs[e.vdev].deflate(e.length) for e in file.extents)
+
+
+def dataset_referenced(pool: Pool, dataset: Dataset) -> int:
+    """REFER: the dataset's own objects plus its files' blocks, in deflated bytes."""
+    ashift = max(v.ashift for v in pool.vdevs)
+    base = max(24 * KiB, 24 << ashift)  # an empty filesystem's objset; calibrated in VM
+    if dataset.properties.get("type") == "volume":  # 14 sectors (labsim.zfs.zvols)
+        base = base * 14 // 24
+    if any(v.kind == RAIDZ for v in pool.vdevs):
+        # Estimate, not yet checked on a real pool: the objset's blocks are one sector
+        # each, so on RAID-Z each costs its parity and padding, then counts deflated.
+        vdev = pool.vdevs[0]
+        sector = 1 << vdev.ashift
+        base = vdev.deflate(base // sector * vdev.psize_to_asize(sector))
+    return base + sum(file_used_bytes(pool, f) for f in dataset.files.values())
+
+
+def dataset_used(pool: Pool, dataset: Dataset) -> int:
+    """USED. The root dataset's dsl_dir also holds the pool's hidden $MOS, $FREE and
+    $ORIGIN directories, so its USED is everything allocated in the pool (deflated:
+    dsl_dir counts bp_get_dsize(), vdev_deflated_space() of each allocation). Any
+    other dataset's USED is its own REFER plus its descendants'."""
+    if dataset.name == pool.name:
+        return max(pool.dsl_used, dataset_referenced(pool, dataset))
+    return dataset_referenced(pool, dataset) + sum(
+        dataset_referenced(pool, d) for d in _descendants(pool, dataset))
+
+
+def dataset_available(pool: Pool, dataset: Dataset) -> int:
+    """AVAIL: deflated pool space less slop less what is used (dsl_dir_space_available()
+    on the root, with dsl_pool_adjustedsize() = spa_get_dspace() - slop). On RAID-Z this
+    is the space left for data after parity, as estimated with 128 KiB blocks.
+    Refreservations not yet filled (thick volumes) are held out of it, except the
+    dataset's own, which only it may use."""
+    reserved = sum(_refreservation_unfilled(pool, d) for d in pool.datasets.values())
+    own = _refreservation_unfilled(pool, dataset) if dataset.name != pool.name else 0
+    # spa_update_dspace() adds brt_get_dspace() (bclonesaved) to what the DSL may use,
+    # so clones do not shrink AVAIL; the slop is taken from spa_rdspace, without it.
+    dspace = pool.dspace + pool.brt.saved
+    return max(0, dspace - pool.slop_space - pool.dsl_used - reserved) + own
+
+
+def _refreservation_unfilled(pool: Pool, dataset: Dataset) -> int:
+    """USEDREFRESERV of a dataset with a refreservation (labsim.zfs.zvols)."""
+    if not dataset.properties.get("refreservation"):
+        return 0
+    return usedbyrefreservation(pool, dataset)
+
+
+def unique_bytes(pool: Pool, dataset: Dataset) -> int:
+    """ds_unique_bytes: what only the head holds. Without snapshots all it refers to;
+    with them, labsim counts the objects born after the newest snapshot (a volume
+    rewritten in place after a snapshot is not tracked block by block)."""
+    if not dataset.snapshots:
+        return dataset_referenced(pool, dataset)
+    newest = dataset.snapshots[-1].txg
+    return sum(file_used_bytes(pool, f) for f in dataset.files.values() if f.birth > newest)
+
+
+def usedbyrefreservation(pool: Pool, dataset: Dataset) -> int:
+    reservation = int(str(dataset.properties.get("refreservation", 0) or 0))
+    if not reservation:
+        return 0
+    return VolumeSpace(reservation, 0, unique_bytes(pool, dataset)).usedbyrefreservation

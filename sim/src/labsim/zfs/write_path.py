@@ -1,0 +1,253 @@
+"""The write path: a file's data written a transaction group at a time, its ditto copies
+and indirect blocks, and its blocks freed when nothing holds them any more.
+
+Writes follow zfs_write() and the DMU (module/zfs/zfs_vnops.c, dmu.c): each record is
+compressed as the dataset says (labsim.zfs.records), allocated by the metaslab allocator
+over the top-level vdevs (labsim.zfs.allocator, metaslab) and charged to the dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from labsim.zfs import brt, ditto, records
+from labsim.zfs.allocator import GroupState, group_allocatable
+from labsim.zfs.compression import DataPattern
+from labsim.zfs.errors import NoSpace
+from labsim.zfs.metaslab import allocator_for
+from labsim.zfs.mos import objset_id
+from labsim.zfs.pool import Dataset, Extent, File, Pool, file_is_referenced, property_value
+from labsim.zfs.records import SPA_DVAS_PER_BP
+from labsim.zfs.space import dataset_available
+from labsim.zfs.txg import advance_txg
+
+# dmu_tx reservations assume the worst-case allocation (spa_asize_inflation = 24 times
+# the logical size), so a write fails with ENOSPC this close to the end of free space.
+SPA_ASIZE_INFLATION = 24
+
+
+def write_file(
+    pool: Pool,
+    dataset: Dataset,
+    name: str,
+    nbytes: int,
+    content: str | DataPattern,
+    pressure: float | None = None,
+) -> int:
+    """Create (or replace) ``name`` with ``nbytes`` of "zero" or "random" content, or
+    data of a DataPattern (fio's half-compressible buffers).
+
+    Each record is compressed as the dataset's compression says (records.block_plan);
+    holes allocate nothing. Data is placed a transaction group at a time. Returns the
+    bytes written; raises NoSpace (carrying the bytes that did fit) when the pool runs
+    out of room. ``pressure`` is the throttle's (ZfsVersion.streaming_throttle_pressure
+    when None: a writer as fast as dd).
+    """
+    if pressure is None:
+        pressure = pool.version.streaming_throttle_pressure
+    if name in dataset.files:
+        remove_file(pool, dataset, name)
+    recordsize = int(property_value(pool, dataset, "recordsize")[0])
+    compression = str(property_value(pool, dataset, "compression")[0])
+    layout = records.file_layout(nbytes, recordsize)
+    groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift,
+                                pool.version.compression_min_savings)
+    file = File(name, content=content, object=dataset.next_object, birth=pool.txg)
+    dataset.next_object += 1
+    dataset.files[name] = file
+    objset = objset_id(pool, dataset)
+    done = 0  # data blocks written so far, holes included
+    allocated = 0  # of which allocated
+    short = False
+    for group in groups:
+        if group.psize == 0:  # holes (or embedded blocks): nothing to allocate
+            done += group.count
+            continue
+        count, short = write_blocks(pool, dataset, file, group.psize, group.count,
+                                     layout.block_size, done, objset, pressure)
+        file.logical += count * group.lsize
+        file.compressed += count * group.psize
+        done += count
+        allocated += count
+        if short:
+            break
+    file.size = min(nbytes, done * layout.block_size)
+    copies = int(str(property_value(pool, dataset, "copies")[0]))
+    if copies > 1 and allocated:
+        ditto.add_copies(pool, file, copies)
+    if allocated:
+        before = len(file.extents)
+        # Indirect blocks are metadata: one copy more than the data, at most three
+        # (dmu_write_policy(): copies++ for metadata, then MIN(copies, spa_max_replication)).
+        allocate_indirects(pool, file, done, objset, min(copies + 1, SPA_DVAS_PER_BP))
+        file.indirect_extents = len(file.extents) - before
+    if short and file.size < nbytes:
+        raise NoSpace(file.size)
+    return file.size
+
+
+def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: int,
+                  block_size: int, first_block: int, objset: int,
+                  pressure: float) -> tuple[int, bool]:
+    """Allocate ``count`` data blocks of ``psize`` physical bytes for ``file``, a txg at a
+    time, spread over the vdevs by the rotor. Returns how many fitted, and whether the
+    pool ran short of space."""
+    if not pool.version.allocation_throttle:
+        pressure = 0.0
+    # What one block counts for against AVAIL (deflated), on the vdev where it costs most.
+    # On single devices and mirrors this is psize rounded up to the largest ashift.
+    nominal_dsize = max(v.dsize(psize) for v in pool.vdevs)
+
+    def indirect_dsize(indirect_psize: int) -> int:
+        return max(v.dsize(indirect_psize) for v in pool.vdevs)
+
+    # One txg at a time keeps the bias exact; on big pools a step of 1/1024 of the pool
+    # moves every printed figure by less than its last digit, and is much faster.
+    step = max(pool.version.txg_bytes, pool.space >> 10)
+    per_txg = max(1, step // block_size)
+    reserve = SPA_ASIZE_INFLATION * block_size
+    written = 0
+    short = False
+    while written < count:
+        want = min(per_txg, count - written)
+        # The write must leave room for its indirect blocks too (they are allocated last).
+        allowed = (dataset_available(pool, dataset) - reserve
+                   - records.indirect_allocation(first_block + written + want,
+                                                 pool.min_ashift, sizer=indirect_dsize))
+        fit = max(0, allowed // nominal_dsize)
+        if fit < want:
+            want, short = fit, True
+        if want == 0:
+            break
+        aliquot = pool.version.metaslab_aliquot
+        groups = [GroupState(free=v.free, speed=v.write_speed, asize=v.psize_to_asize(psize),
+                             aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling),
+                             allocatable=group_allocatable(v.space, v.alloc, v.fragmentation))
+                  for v in pool.vdevs]
+        counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
+        for vdev, share in zip(pool.vdevs, counts, strict=True):
+            if share:
+                asize = vdev.psize_to_asize(psize)
+                share = min(share, vdev.free // asize)
+                # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
+                allocator = allocator_for(objset, file.object, 0, first_block + written,
+                                          pool.allocators)
+                for offset, length in vdev.take(share * asize, asize, allocator):
+                    file.extents.append(Extent(vdev.id, offset, length, asize))
+                vdev.write_ops += share  # one write I/O per block (no aggregation)
+                vdev.write_bytes += share * asize
+                written += share
+        advance_txg(pool)
+        if short or sum(counts) < want:
+            short = True
+            break
+    return written, short
+
+
+# Indirect blocks of a run this long are placed in batches (see _allocate_indirects).
+INDIRECT_BATCH_FROM = 1024
+
+
+def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
+                        copies: int = records.METADATA_COPIES) -> None:
+    """Indirect blocks, ``copies`` copies each (ditto blocks: two for copies=1, three
+    for copies=2 or 3) on different vdevs where possible; with a single top-level vdev
+    all go to it, those after the first to the allocator's secondary metaslab
+    (metaslab_group_alloc_normal()). Level 1 hashes to an allocator of its own.
+
+    Each copy goes to the vdev with the most free space at the time. A file of millions
+    of blocks has thousands of full indirect blocks alike: from INDIRECT_BATCH_FROM of
+    them on, they are placed 1/64 of the run at a time, choosing the vdevs again before
+    each batch, which keeps filling a 1 TiB pool fast in the browser. Smaller files
+    (every lab's) are placed block by block."""
+    allocator = allocator_for(objset, file.object, 1, 0, pool.allocators)
+    for pointers, count in records.indirect_block_runs(data_blocks):
+        psize = records.indirect_psize(pointers, pool.min_ashift)
+        # Metadata counts its physical size as its logical size (BP_GET_UCSIZE).
+        file.logical += psize * count
+        file.compressed += psize * count
+        batch = count // 64 if count >= INDIRECT_BATCH_FROM else 1
+        placed = 0
+        while placed < count:
+            blocks = min(batch, count - placed)
+            placed += blocks
+            targets = sorted(pool.vdevs, key=lambda v: -v.free)[:copies]
+            for copy in range(copies):
+                vdev = targets[copy % len(targets)]
+                asize = vdev.psize_to_asize(psize)
+                fit = min(blocks, vdev.free // asize)
+                if fit <= 0:
+                    continue
+                for offset, length in vdev.take(fit * asize, asize if fit > 1 else 0,
+                                                allocator=allocator,
+                                                secondary=copy >= len(targets)):
+                    file.extents.append(Extent(vdev.id, offset, length,
+                                               asize if fit > 1 else 0))
+
+
+def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:
+    file = dataset.files.pop(name)
+    # A snapshot or a clone that still holds the file keeps its blocks (they go on the
+    # dataset's deadlist, dsl_dataset_block_kill() in module/zfs/dsl_dataset.c).
+    if not file_is_referenced(pool, file):
+        free_file(pool, file)  # cloned blocks only lose a reference
+    advance_txg(pool)
+
+
+# ---------------------------------------------------------------- freeing blocks
+
+
+def data_extents(file: File) -> list[Extent]:
+    """The extents of the file's data blocks (every copy of them): those before its
+    indirect blocks, which write_file() appends last."""
+    return file.extents[:len(file.extents) - file.indirect_extents]
+
+
+def data_blocks(pool: Pool, file: File) -> Iterator[tuple[brt.BlockKey, int]]:
+    """Each data block of ``file`` as (key, dsize): the key is its first copy's place,
+    dsize every copy's deflated size (bp_get_dsize() sums the DVAs)."""
+    if file.ditto:
+        for group in file.ditto:
+            first = group[0]
+            yield ((first.vdev, first.offset),
+                   sum(pool.vdevs[copy.vdev].deflate(copy.length) for copy in group))
+        return
+    for extent in data_extents(file):
+        size = extent.block_size
+        dsize = pool.vdevs[extent.vdev].deflate(size)
+        for i in range(extent.blocks):
+            yield (extent.vdev, extent.offset + i * size), dsize
+
+
+def free_file(pool: Pool, file: File) -> None:
+    """Free the blocks of a file no dataset or snapshot holds any more: its indirect
+    blocks are its own and are freed; each data block goes through the BRT first
+    (zio_free() asks brt_maybe_exists() and brt_entry_decref()), and only a block with
+    no clone reference left is freed."""
+    if not pool.brt.entries:
+        for extent in file.extents:
+            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        return
+    if file.ditto:
+        for group in file.ditto:
+            if brt.decref(pool.brt, (group[0].vdev, group[0].offset)):
+                for copy in group:
+                    pool.vdevs[copy.vdev].release(copy.offset, copy.length)
+    else:
+        for extent in data_extents(file):
+            vdev, size = pool.vdevs[extent.vdev], extent.block_size
+            run_start, run_length = extent.offset, 0  # consecutive blocks freed together
+            for i in range(extent.blocks):
+                offset = extent.offset + i * size
+                if brt.decref(pool.brt, (extent.vdev, offset)):
+                    if run_length == 0:
+                        run_start = offset
+                    run_length += size
+                    continue
+                if run_length:
+                    vdev.release(run_start, run_length)
+                run_length = 0
+            if run_length:
+                vdev.release(run_start, run_length)
+    for extent in file.extents[len(file.extents) - file.indirect_extents:]:
+        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
