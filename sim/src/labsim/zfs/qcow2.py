@@ -153,8 +153,8 @@ class PoolFullOutcome:
 def pool_full_outcome(fmt: str, thick: bool, werror: str = DEFAULT_WERROR) -> PoolFullOutcome:
     """A guest write when the pool is full. A thick zvol (refreservation intact) has its
     space reserved and keeps working: ZFS refuses any snapshot that would break that
-    guarantee (labsim.zfs.zvols.snapshot_fits). Everything else (a sparse zvol, a raw or
-    qcow2 file) gets ENOSPC, and QEMU's ``werror`` decides what the guest sees."""
+    guarantee (labsim.zfs.volume_reservation.snapshot_fits). Everything else (a sparse
+    zvol, a raw or qcow2 file) gets ENOSPC, and QEMU's ``werror`` decides what the guest sees."""
     if werror not in WERROR_POLICIES:
         raise ValueError(f"unknown werror policy {werror!r}")
     if fmt == "zvol" and thick:

@@ -6,8 +6,8 @@ disks (a stripe), N/w mirrors of w disks, or N/w RAID-Z groups of w disks. Three
 of answer live in this module, and they differ in how far they can be trusted:
 
 * Space follows OpenZFS exactly as labsim models it (layouts.py, metaslab.py, slop.py,
-  pool.py): ``zpool list`` SIZE and ``zfs list`` AVAIL of the empty pool, and what
-  blocks of a given size cost there.
+  vdevs.py, lifecycle.py, space.py): ``zpool list`` SIZE and ``zfs list`` AVAIL of the
+  empty pool, and what blocks of a given size cost there.
 * Survival odds are exact combinatorics, given one stated assumption (every set of k
   failed disks is equally likely).
 * IOPS and rebuild times are a teaching model: rules of thumb written down as
@@ -157,8 +157,8 @@ def empty_pool_space(pool: PoolLayout, disk_size: int, ashift: int,
                      version: ZfsVersion) -> PoolSpace:
     """What ``zpool list`` and ``zfs list`` show right after ``zpool create``.
 
-    The same arithmetic as labsim's pool model (pool.create_pool and
-    dataset_available) without building a metaslab object per 16 GiB: AVAIL is the
+    The same arithmetic as labsim's pool model (lifecycle.create_pool and
+    space.dataset_available) without building a metaslab object per 16 GiB: AVAIL is the
     deflated space less slop less the new pool's metadata.
     """
     raw = vdev_space(pool.vdev, disk_size, version)

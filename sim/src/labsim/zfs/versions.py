@@ -202,7 +202,7 @@ class ZfsVersion:
     # Whether `zpool list -v` names a group with its id, "mirror-0", as `zpool status`
     # does (OpenZFS PR #13031, in 2.1 since 2.1.3) or "mirror".
     list_vdev_type_id: bool
-    # The new pool's blocks by size (pool.create_pool); None: ``create_alloc_per_vdev``
+    # The new pool's blocks by size (lifecycle.create_pool); None: ``create_alloc_per_vdev``
     # bytes on every vdev, the older estimate.
     create_metadata: MetadataBlocks | None = None
     metaslab_rules: MetaslabRules = METASLAB_RULES_2_1
