@@ -15,7 +15,9 @@ from labsim.zfs.layouts import (
 )
 from labsim.zfs.lifecycle import create_pool
 from labsim.zfs.metaslab import metaslab_shift
+from labsim.zfs.pool import TXG_DEFER_SIZE
 from labsim.zfs.space import dataset_available
+from labsim.zfs.txg import advance_txg
 from labsim.zfs.vdevs import raidz
 from labsim.zfs.versions import ZFS_2_1, GiB, KiB, MiB
 from labsim.zfs.write_path import write_file
@@ -116,8 +118,15 @@ def test_raidz_available_space_is_deflated_minus_slop():
 
 def test_writes_on_raidz_pay_parity():
     pool = three_gib_raidz1()
+
+    def settle() -> None:  # frees made by the last txg come back TXG_DEFER_SIZE txgs later
+        for _ in range(TXG_DEFER_SIZE):
+            advance_txg(pool)
+
+    settle()
     before_raw, before_used = pool.alloc, pool.dalloc
     write_file(pool, pool.root, "f", 64 * MiB, "random")
+    settle()  # the metadata the write's txgs replaced
     raw = pool.alloc - before_raw
     used = pool.dalloc - before_used
     data_blocks = 512

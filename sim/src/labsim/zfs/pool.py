@@ -165,6 +165,9 @@ class Pool:
     # The pool's own blocks (MOS, the root dataset's objset, space maps), and blocks
     # freed at txg t that stay allocated until t + TXG_DEFER_SIZE: (t, extent).
     metadata: list[Extent] = field(default_factory=list)
+    # The part of ``metadata`` the last txg that changed a dataset wrote
+    # (labsim.zfs.metadata_rewrite): the next such txg replaces it.
+    rewritten_metadata: list[Extent] = field(default_factory=list)
     deferred: list[tuple[int, Extent]] = field(default_factory=list)
     scan: ScanRecord | None = None
     # Blocks no copy of which could be read (the "errors: N data errors" line).

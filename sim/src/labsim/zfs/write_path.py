@@ -14,6 +14,7 @@ from labsim.zfs import brt, ditto, records
 from labsim.zfs.allocator import GroupState, group_allocatable
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
+from labsim.zfs.metadata_rewrite import rewrite_metadata
 from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.mos import objset_id
 from labsim.zfs.pool import Dataset, Extent, File, Pool, file_is_referenced, property_value
@@ -137,6 +138,9 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
                 vdev.write_ops += share  # one write I/O per block (no aggregation)
                 vdev.write_bytes += share * asize
                 written += share
+        # The path from the data up to the uberblock is written anew (after the data:
+        # labsim does not interleave them as concurrent zios do).
+        rewrite_metadata(pool, objset)
         advance_txg(pool)
         if short or sum(counts) < want:
             short = True

@@ -1,0 +1,122 @@
+"""The metadata every transaction group rewrites, and the holes it leaves behind.
+
+ZFS never overwrites a block in place. When a txg changes a file, spa_sync() writes new
+copies of every block on the path from that file up to the uberblock: in the dataset, the
+dnode block holding the file's dnode, the objset's meta-dnode indirect block and the
+objset_phys_t (dmu_objset_sync()); in the MOS, the dnode blocks of the dsl_dataset and
+dsl_dir, the MOS meta-dnode's indirect block, the MOS objset_phys_t, a new block of the log
+space map (spa_log_sm, module/zfs/spa_log_spacemap.c) and of the deferred-free bpobj
+(dsl_pool_sync(), spa_sync_deferred_frees()). The blocks they replace are freed, and come
+back as free space TXG_DEFER_SIZE txgs later.
+
+Each of these blocks is small (mostly zeros and block pointers; metadata is always
+compressed, zio_compress_select() with ZIO_COMPRESS_ON for metadata, lz4) and takes one
+sector. They are allocated by the same rotor as the file's data, between its data blocks
+in the active metaslab, and have more copies than data (dmu_write_policy(): one more for
+dataset metadata, SPA_DVAS_PER_BP = 3 for the MOS), the second and third on the next
+top-level vdevs (metaslab_alloc_dva(): ``mg = vd->vdev_mg->mg_next`` for d > 0), or in
+the allocator's secondary metaslab when there is only one vdev.
+
+What this does to a pool: its metadata stays the same size but moves with the data, and
+the blocks it leaves behind become holes of a sector or a few inside metaslabs that data
+has filled. Those holes are what makes a filled vdev's FRAG rise, and why a nearly full
+vdev stops taking 128 KiB records before it is completely full (no free segment holds
+one). They also decide what an overwrite of a vdev file hits: the live metadata sits
+right after the last data written, not where the pool's creation put it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labsim.zfs.metaslab import allocator_for
+from labsim.zfs.pool import Extent, Pool
+
+# (blocks, copies) rewritten by each txg that changes a dataset, as listed above:
+# the dataset's dnode block, meta-dnode indirect and objset_phys_t (2 copies each); the
+# MOS's dsl_dataset and dsl_dir dnode blocks, meta-dnode indirect, objset_phys_t, log
+# space map block and deferred-free bpobj block (3 copies each).
+DATASET_BLOCKS = (3, 2)
+MOS_BLOCKS = (6, 3)
+# Object numbers the MOS blocks hash to allocators by (zio_dva_throttle(): cityhash of
+# objset, object, level, blkid); any fixed distinct values keep the spread deterministic.
+_MOS_OBJECTS = (1, 2, 32, 33, 64, 65)
+# Blocks of the pool's creation that later txgs rewrite: its small ones.
+SMALL_BLOCK = 16 * 1024
+
+
+def rewrite_set() -> list[tuple[int, int, int]]:
+    """(objset, object, copies) of each block a dirty txg rewrites; objset 0 is the MOS,
+    -1 stands for the dataset written."""
+    dataset = [(-1, i, DATASET_BLOCKS[1]) for i in range(DATASET_BLOCKS[0])]
+    mos = [(0, _MOS_OBJECTS[i], MOS_BLOCKS[1]) for i in range(MOS_BLOCKS[0])]
+    return dataset + mos
+
+
+@dataclass(frozen=True)
+class MetadataCopy:
+    """One copy of a rewritten block: where it goes and how it is allocated."""
+
+    vdev: int
+    asize: int
+    allocator: int
+    secondary: bool
+
+
+def plan_rewrite(pool: Pool, objset: int) -> list[MetadataCopy]:
+    """The metadata a txg that changed objset ``objset`` writes: a new copy of each block
+    of rewrite_set(), on the rotor's next vdev and, for the other copies, the vdevs after
+    it (the ditto rule). The copies it replaces are freed now (deferred). The pool's
+    metadata keeps its size: the blocks replaced are the previous txg's, or, the first
+    time, the newest small blocks of the pool's creation. Empty for a pool without a
+    creation profile (labsim estimates its metadata)."""
+    blocks = rewrite_set()
+    count = sum(copies for _, _, copies in blocks)
+    old = pool.rewritten_metadata
+    if not old:
+        small = [e for e in pool.metadata if e.length <= SMALL_BLOCK]
+        old = small[-count:]
+    if len(old) < count:
+        return []
+    for extent in old:
+        pool.metadata.remove(extent)
+        pool.deferred.append((pool.txg, extent))
+    pool.rewritten_metadata = []
+    # Each new copy takes what the copy it replaces took, so the metadata keeps its size.
+    sizes = iter([e.length for e in old])
+    n = len(pool.vdevs)
+    first = _rotor_vdev(pool)
+    plan = []
+    for i, (owner, obj, copies) in enumerate(blocks):
+        allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, pool.allocators)
+        for d in range(copies):
+            plan.append(MetadataCopy((first + i + d) % n, next(sizes), allocator,
+                                     d > 0 and n == 1))
+    return plan
+
+
+def place(pool: Pool, copy: MetadataCopy) -> None:
+    """Allocate one planned copy (skipped if its vdev is full: the txg would have put it
+    elsewhere, which the pool's totals do not notice)."""
+    vdev = pool.vdevs[copy.vdev]
+    if vdev.free < copy.asize:
+        return
+    for offset, length in vdev.take(copy.asize, allocator=copy.allocator,
+                                    secondary=copy.secondary):
+        extent = Extent(vdev.id, offset, length)
+        pool.metadata.append(extent)
+        pool.rewritten_metadata.append(extent)
+
+
+def rewrite_metadata(pool: Pool, objset: int) -> None:
+    """plan_rewrite() and place() every copy, for a txg that wrote no data blocks."""
+    for copy in plan_rewrite(pool, objset):
+        place(pool, copy)
+
+
+def _rotor_vdev(pool: Pool) -> int:
+    """The vdev the rotor's next block goes to: the one it owes the most."""
+    owed = pool.rotor.owed
+    if len(owed) < len(pool.vdevs) or not any(owed):
+        return 0
+    return max(range(len(pool.vdevs)), key=lambda i: owed[i])
