@@ -21,11 +21,13 @@ build: $(VENV) $(NODE)            ## build the static site into site/
 test: $(VENV) $(NODE) host-tools  ## run the whole test suite: lint, model, site, browser, then every lab on real OpenZFS in a VM
 	bash tools/vm/host-packages.sh
 	$(PY) -m ruff check sim tests tools labs
+	$(PY) -m mypy --config-file sim/pyproject.toml
 	$(PY) -m pytest
 	bash tools/vm/run-labs.sh
 
 test-host: $(VENV) $(NODE) host-tools  ## everything in `make test` except the VM labs (no root needed)
 	$(PY) -m ruff check sim tests tools labs
+	$(PY) -m mypy --config-file sim/pyproject.toml
 	$(PY) -m pytest
 
 bench: $(VENV) $(NODE) host-tools  ## print performance numbers as JSON

@@ -133,11 +133,15 @@ class LsEntry:
         return -(-self.allocated // 512)  # st_blocks, 512-byte units
 
 
-def _entry(item: LsEntry | Sequence[object]) -> LsEntry:
+# What `ls` is given about each entry: an LsEntry, or (name, size, allocated, mtime).
+LsItem = LsEntry | tuple[str, int, int, float]
+
+
+def _entry(item: LsItem) -> LsEntry:
     if isinstance(item, LsEntry):
         return item
-    name, size, allocated, mtime = item[:4]
-    return LsEntry(str(name), int(size), int(allocated), float(mtime))  # type: ignore[arg-type]
+    name, size, allocated, mtime = item
+    return LsEntry(str(name), int(size), int(allocated), float(mtime))
 
 
 # A Gregorian year has 31556952 seconds; "recent" means the last six months.
@@ -173,7 +177,7 @@ def ls_total(entries: Sequence[LsEntry], human: bool = False) -> str:
     return "total " + num.human_readable(blocks, num.HUMAN_CEILING, 512, 1024) + "\n"
 
 
-def ls_long(entries: Sequence[LsEntry | Sequence[object]], *, now: float,
+def ls_long(entries: Sequence[LsItem], *, now: float,
             human: bool = False) -> str:
     """``ls -l`` lines: "%s %*s %-*s %-*s %*s %s %s" -- mode, links, owner, group,
     size, date, name -- with each column as wide as its widest entry."""
@@ -265,7 +269,7 @@ def ls_block_count(entry: LsEntry, human: bool = False) -> str:
     return num.human_readable(entry.blocks, num.HUMAN_CEILING, 512, 1024)
 
 
-def ls_lines(entries: Sequence[LsEntry | Sequence[object]], *, long: bool = False,
+def ls_lines(entries: Sequence[LsItem], *, long: bool = False,
              human: bool = False, now: float = 0.0, total: bool = False,
              width: int = 80, blocks: bool = False) -> str:
     """``ls`` output for one directory listing or for the file operands.

@@ -105,14 +105,14 @@ def link_show(host: Host, names: list[str]) -> str:
 
 def _address_blocks(host: Host, name: str, inet6: bool = True) -> list[str]:
     """The lines `ip addr show` prints for each address of a link, one string each."""
-    blocks = []
+    blocks: list[str] = []
     for address, secondary in _inet(host, name):
         scope = "host" if address.ip.is_loopback else "global"
         extra = " secondary" if secondary else ""
         blocks.append(f"    inet {address} scope {scope}{extra} {name}\n"
                       "       valid_lft forever preferred_lft forever\n")
-    for address, scope in _inet6(host, name) if inet6 else []:
-        blocks.append(f"    inet6 {address} scope {scope} \n"
+    for address6, scope in _inet6(host, name) if inet6 else []:
+        blocks.append(f"    inet6 {address6} scope {scope} \n"
                       "       valid_lft forever preferred_lft forever\n")
     return blocks
 

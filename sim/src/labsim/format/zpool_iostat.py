@@ -87,8 +87,8 @@ def format_zpool_iostat(rows: list[IostatRow], *, verbose: bool = False,
             "  " + h.rjust(column) for h in ("alloc", "free", "read", "write", "read",
                                              "write")) + "\n"
         text += rule + "\n"
-    for name, row in lines:
-        values = fields(row)
+    for name, line_row in lines:
+        values = fields(line_row)
         if scripted:
             text += "\t".join([name.strip(), *values]) + "\n"
         else:

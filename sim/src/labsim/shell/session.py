@@ -97,7 +97,7 @@ class Session:
     # The zfs module's intent-log counters, /proc/spl/kstat/zfs/zil: for the whole
     # machine, every pool together, since the module was loaded.
     # The ZIL's kstat counters (their set is the release's; made in __post_init__).
-    zil_stats: ZilStats | None = None
+    zil_stats: ZilStats = field(init=False)
     # Disk images qemu-img made, by path (labsim.shell.commands.qemu_img.Qcow2Image).
     images: dict[str, object] = field(default_factory=dict)
     # qemu-nbd servers by pid (labsim.shell.commands.qemu_nbd.NbdServer; None once stopped).
@@ -109,17 +109,14 @@ class Session:
     # hosts of one lesson share one Network. Without one, the session gets a network of its
     # own with just this host. The host owns the WireGuard state: ``wireguard`` is the
     # host's (one given here goes to a new host; an existing host keeps its own).
-    network: Network | None = None
+    network: Network = field(default_factory=Network)
     hostname: str = "lab"
     # What each packet of the last `ping` met on its way (labsim.net.delivery.Delivery),
     # for a page to show.
     last_ping: tuple = ()
 
     def __post_init__(self) -> None:
-        if self.zil_stats is None:
-            self.zil_stats = ZilStats.zero(self.version.zil_kstat)
-        if self.network is None:
-            self.network = Network()
+        self.zil_stats = ZilStats.zero(self.version.zil_kstat)
         host = self.network.hosts.get(self.hostname)
         if host is None:
             # A new host of a shared network gets a generator seeded with its position,
@@ -197,7 +194,9 @@ class Session:
 
 def _split_commands(line: str) -> list[str]:
     """Split on ';' outside quotes (enough for lesson scripts)."""
-    parts, current, quote = [], [], ""
+    parts: list[str] = []
+    current: list[str] = []
+    quote = ""
     for ch in line:
         if quote:
             current.append(ch)
@@ -219,7 +218,9 @@ def _split_commands(line: str) -> list[str]:
 
 def _split_pipeline(line: str) -> list[str]:
     """Split on '|' outside quotes; '||' is left alone (it is not a pipe)."""
-    parts, current, quote = [], [], ""
+    parts: list[str] = []
+    current: list[str] = []
+    quote = ""
     for i, ch in enumerate(line):
         if quote:
             if ch == quote:
@@ -242,7 +243,7 @@ def _reads_stdin(handler: Callable[..., CommandResult]) -> bool:
 
 
 @cache  # the table is built once; the import is deferred because the commands import this module
-def _commands() -> dict[str, Callable[[Session, list[str]], CommandResult]]:
+def _commands() -> dict[str, Callable[..., CommandResult]]:
     from labsim.shell.commands import (
         coreutils,
         dd,

@@ -169,7 +169,9 @@ def _first_probe_at_or_after(start: int, target: int, low: int) -> int:
 def lz4_output_size(runs: tuple[tuple[str, int], ...]) -> int:
     """Bytes LZ4 (module/zfs/lz4.c) writes for a buffer of these (kind, length) runs,
     without ZFS's 4-byte header (see the module docstring for the assumptions)."""
-    starts, ends, zero = [], [], []
+    starts: list[int] = []
+    ends: list[int] = []
+    zero: list[bool] = []
     pos = 0
     for kind, length in runs:
         if length <= 0:

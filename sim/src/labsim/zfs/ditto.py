@@ -38,7 +38,7 @@ MAX_COPIES = SPA_DVAS_PER_BP
 
 def one_block_extents(extents: list[Extent]) -> list[Extent]:
     """The extents split into one extent per block, in order."""
-    out = []
+    out: list[Extent] = []
     for extent in extents:
         size = extent.block_size
         out.extend(Extent(extent.vdev, extent.offset + i * size, size)

@@ -43,6 +43,7 @@ weighted by zfs_frag_table.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from labsim.zfs.versions import (
@@ -367,14 +368,14 @@ def segment_weight(size: int, free: int, free_lengths: list[int],
 
 
 def activation_order(metaslabs: list[Metaslab], ashift: int,
-                     exclude: set[int] = frozenset()) -> list[int]:
+                     exclude: AbstractSet[int] = frozenset()) -> list[int]:
     """Inactive metaslabs in the order find_valid_metaslab() walks them: heaviest first,
     ties by lowest offset (metaslab_compare()); full ones are left out."""
     return [i for *_, i in sorted(_candidates(metaslabs, ashift, exclude))]
 
 
 def _candidates(metaslabs: list[Metaslab], ashift: int,
-                exclude: set[int]) -> list[tuple[int, int, int, int]]:
+                exclude: AbstractSet[int]) -> list[tuple[int, int, int, int]]:
     """(-bucket, -count, offset, index) of every inactive metaslab with free space: the
     smallest is the one find_valid_metaslab() tries first."""
     keyed = []

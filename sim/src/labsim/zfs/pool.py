@@ -253,10 +253,13 @@ class Pool:
         space = self.space
         if not space:
             return 0
-        frags = [v.fragmentation for v in self.vdevs]
-        if any(f is None for f in frags):
-            return None
-        return sum(f * v.space for f, v in zip(frags, self.vdevs, strict=True)) // space
+        weighted = 0
+        for vdev in self.vdevs:
+            frag = vdev.fragmentation
+            if frag is None:
+                return None
+            weighted += frag * vdev.space
+        return weighted // space
 
     @property
     def allocators(self) -> int:

@@ -173,8 +173,10 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     # version stays in the versions (labsim's calibration: a removal rewrites only the root
     # and directory groups), so the walk must start where it always started.
     live = {id(m) for m in members}
-    walk = sorted([*members[:-1], *dataset.destroyed_snapshots],
-                  key=lambda m: (m.txg, id(m) in live)) + [members[-1]]
+    earlier = [m for m in members[:-1] if isinstance(m, Snapshot)]
+    assert len(earlier) == len(members) - 1  # a chain is snapshots, then the head
+    walk: list[Objset] = [*sorted([*earlier, *dataset.destroyed_snapshots],
+                                  key=lambda m: (m.txg, id(m) in live)), members[-1]]
     versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0}
     out: list[set[Token]] = []
     for i, member in enumerate(walk):

@@ -48,7 +48,7 @@ def write_file(
         pressure = pool.version.streaming_throttle_pressure
     if name in dataset.files:
         remove_file(pool, dataset, name)
-    recordsize = int(property_value(pool, dataset, "recordsize")[0])
+    recordsize = int(str(property_value(pool, dataset, "recordsize")[0]))
     compression = str(property_value(pool, dataset, "compression")[0])
     layout = records.file_layout(nbytes, recordsize)
     groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift,

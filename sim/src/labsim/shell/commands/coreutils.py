@@ -11,6 +11,7 @@ from labsim.shell import fs
 from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import bclone, zvols
+from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import File, Pool
 from labsim.zfs.space import file_used_bytes
@@ -143,12 +144,12 @@ def ls(session: Session, argv: list[str]) -> CommandResult:
 
 def _stat(session: Session, path: str) -> tuple[int, int, float] | None:
     if path in session.host_files:
-        f = session.host_files[path]
-        return f.size, 0, f.mtime
+        host_file = session.host_files[path]
+        return host_file.size, 0, host_file.mtime
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name in hit.dataset.files:
-        f = hit.dataset.files[hit.name]
-        return f.size, zfs_allocated(hit.pool, f), f.mtime
+        file = hit.dataset.files[hit.name]
+        return file.size, zfs_allocated(hit.pool, file), file.mtime
     return None
 
 
@@ -189,13 +190,13 @@ def du(session: Session, argv: list[str]) -> CommandResult:
 def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
     prefix = path.rstrip("/") + "/"
     entries = []
-    for name, f in session.host_files.items():
+    for name, host_file in session.host_files.items():
         if name.startswith(prefix) and "/" not in name[len(prefix):]:
-            entries.append((name[len(prefix):], f.size, 0, f.mtime))
+            entries.append((name[len(prefix):], host_file.size, 0, host_file.mtime))
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name == "":
-        for name, f in hit.dataset.files.items():
-            entries.append((name, f.size, zfs_allocated(hit.pool, f), f.mtime))
+        for name, file in hit.dataset.files.items():
+            entries.append((name, file.size, zfs_allocated(hit.pool, file), file.mtime))
     # /dev/zvol/POOL: udev's links to the volumes (lab 7); shown by name only.
     for name in zvols.volume_links(session.pools, path) or []:
         entries.append((name, 0, 0, session.clock))
@@ -258,7 +259,8 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
         shown = target.rstrip("/") + "/" + base
     src = fs.mounted_dataset(session, src_path)
     if src_path in session.host_files:
-        size, content = session.host_files[src_path].size, "zero"
+        content: str | DataPattern = "zero"
+        size = session.host_files[src_path].size
     elif src is not None and src.name in src.dataset.files:
         file = src.dataset.files[src.name]
         size, content = file.size, file.content
@@ -272,13 +274,19 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
     if src_path == dst_path:
         return CommandResult.fail(f"cp: '{source}' and '{shown}' are the same file")
     dst = fs.mounted_dataset(session, dst_path)
-    in_pools = (src is not None and src_path not in session.host_files
-                and dst is not None and bool(dst.name))
-    clonable = in_pools and bclone.can_clone(src.pool, dst.pool)
-    if reflink == "always" and not (clonable and src.dataset is dst.dataset):
+    # Both ends in pools: the source a file of a dataset, the destination a file name in one.
+    in_pools = (src if src is not None and src_path not in session.host_files else None,
+                dst if dst is not None and dst.name else None)
+    src_in_pool, dst_in_pool = in_pools
+    clonable = (src_in_pool is not None and dst_in_pool is not None
+                and bclone.can_clone(src_in_pool.pool, dst_in_pool.pool))
+    same_dataset = (src_in_pool is not None and dst_in_pool is not None
+                    and src_in_pool.dataset is dst_in_pool.dataset)
+    if reflink == "always" and not (clonable and same_dataset):
         # FICLONE: another file system (dataset, pool or host) is EXDEV before the file
         # system is asked; a ZFS without cloning (or a host file system) says EOPNOTSUPP.
-        same_fs = (src.dataset is dst.dataset) if in_pools else (src is None and dst is None)
+        both_in_pools = src_in_pool is not None and dst_in_pool is not None
+        same_fs = same_dataset if both_in_pools else (src is None and dst is None)
         reason = "Operation not supported" if same_fs else "Invalid cross-device link"
         if dst is not None and dst.name:
             if dst.name in dst.dataset.files:
@@ -287,8 +295,9 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
         else:
             session.host_files[dst_path] = HostFile(0, session.clock)
         return CommandResult.fail(f"cp: failed to clone '{shown}' from '{source}': {reason}")
-    if clonable and reflink != "never":
-        clone = bclone.clone_file(src.pool, src.dataset, file, dst.dataset, dst.name)
+    if clonable and reflink != "never" and src_in_pool is not None and dst_in_pool is not None:
+        clone = bclone.clone_file(src_in_pool.pool, src_in_pool.dataset, file,
+                                  dst_in_pool.dataset, dst_in_pool.name)
         clone.mtime = session.clock
     elif dst is not None and dst.name:
         try:
@@ -392,8 +401,8 @@ def cat(session: Session, argv: list[str]) -> CommandResult:
         elif path.startswith("/sys/module/zfs/parameters/") and \
                 path.rsplit("/", 1)[1] in MODULE_PARAMETERS:
             out.append(MODULE_PARAMETERS[path.rsplit("/", 1)[1]] + "\n")
-        elif path in session.host_files and session.host_files[path].text is not None:
-            out.append(session.host_files[path].text)  # a file written with its text (tee)
+        elif path in session.host_files and (text := session.host_files[path].text) is not None:
+            out.append(text)  # a file written with its text (tee)
         elif _size_of(session, path) is not None or fs.is_dir(session, path):
             errors.append(f"labsim: cat shows only {ZIL_KSTAT} and some of "
                           "/sys/module/zfs/parameters; file contents are not modelled\n")

@@ -129,7 +129,7 @@ def _read_pool_file(session: Session, source: str, target: str, bs: int,
     if file is None:
         return CommandResult.fail(f"dd: failed to open '{source}': No such file or directory")
     lost = scan.first_unreadable_block(hit.pool, file)
-    record = int(property_value(hit.pool, hit.dataset, "recordsize")[0])
+    record = int(str(property_value(hit.pool, hit.dataset, "recordsize")[0]))
     readable = file.size if lost is None else min(file.size, lost * record)
     records = readable // bs  # a read() that takes in a bad block fails whole
     nbytes = file.size if lost is None else records * bs

@@ -469,6 +469,7 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
             stderr.append(f"ping: sendmsg: {drop.errno}\n")
         last_ok = trip.ok
         if trip.ok:
+            assert trip.rtt_ms is not None and trip.reply_ttl is not None  # set with a reply
             us = round(trip.rtt_ms * 1000)
             trips.append(us)
             stdout += pingfmt.reply(str(trip.reply_from), seq, trip.reply_ttl, us)
@@ -576,7 +577,7 @@ def sysctl(session: Session, argv: list[str]) -> CommandResult:
             return _unmodelled("sysctl", argv)
     if not args:
         return _unmodelled("sysctl", argv)
-    out = []
+    out: list[str] = []
     for item in args:
         key, equals, value = item.partition("=")
         key = key.replace("/", ".")
@@ -623,9 +624,10 @@ def iptables(session: Session, argv: list[str]) -> CommandResult:
         if args[1:] and args[1] not in chains:
             return _unmodelled("iptables", argv)
         chains = tuple(args[1:]) or chains
-        rules = host.firewall.get(table, {})
+        table_rules = host.firewall.get(table, {})
         lines = [f"-P {chain} ACCEPT\n" for chain in chains]
-        lines += [f"-A {chain} {rule}\n" for chain in chains for rule in rules.get(chain, [])]
+        lines += [f"-A {chain} {rule}\n" for chain in chains
+                  for rule in table_rules.get(chain, [])]
         return CommandResult(stdout="".join(lines))
     if (table, len(args)) == ("nat", 6) and args[0] in ("-A", "-D") and args[1] == "POSTROUTING" \
             and args[2] == "-o" and args[4:] == ["-j", "MASQUERADE"]:

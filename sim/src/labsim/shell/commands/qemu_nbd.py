@@ -39,7 +39,7 @@ class NbdServer:
     image: str
 
 
-def _servers(session: Session) -> dict[int, NbdServer]:
+def _servers(session: Session) -> dict[int, NbdServer | None]:
     """The qemu-nbd servers this session started, by pid (the running ones; a stopped
     one keeps its entry as None so that pids are not handed out twice)."""
     return session.nbd_servers  # type: ignore[return-value]

@@ -17,7 +17,7 @@ from labsim.format import wg as fmt
 from labsim.shell import fs
 from labsim.shell.session import CommandResult, Session
 from labsim.wg import config
-from labsim.wg.device import DeviceChange, DeviceError, apply_change, get_interface
+from labsim.wg.device import DeviceChange, DeviceError, WireGuardHost, apply_change, get_interface
 from labsim.wg.keys import KEY_LEN_BASE64, decode_key, encode_key, generate_private_key
 from labsim.wg.keys import public_key as x25519_public_key
 
@@ -51,6 +51,12 @@ STDIN_PATHS = ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
 # (enough for every answer `wg` can give about them).
 ZEROS_READ = 4096
 
+
+
+def _wireguard(session: Session) -> WireGuardHost:
+    """The machine's WireGuard state (Session.__post_init__ always sets it)."""
+    assert session.wireguard is not None
+    return session.wireguard
 
 def main(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
     prog, args = argv[0], argv[1:]
@@ -91,7 +97,7 @@ def _genkey(session: Session, prog: str, args: list[str]) -> CommandResult:
     """genkey: 32 random bytes, clamped; genpsk: 32 random bytes as they are."""
     if len(args) != 1:
         return CommandResult(stderr=f"Usage: {prog} {args[0]}\n", status=1)
-    rng = session.wireguard.rng
+    rng = _wireguard(session).rng
     key = generate_private_key(rng) if args[0] == "genkey" else rng.randbytes(32)
     return CommandResult(stdout=encode_key(key) + "\n")
 
@@ -123,7 +129,7 @@ def _pubkey(prog: str, args: list[str], stdin: str | None) -> CommandResult:
 def _show(session: Session, prog: str, args: list[str]) -> CommandResult:
     """show_main()."""
     usage = SHOW_USAGE.format(prog=prog, cmd=args[0])
-    host = session.wireguard
+    host = _wireguard(session)
     if len(args) > 3:
         return CommandResult(stderr=usage, status=1)
     if len(args) == 1 or args[1] == "all":
@@ -145,8 +151,8 @@ def _show(session: Session, prog: str, args: list[str]) -> CommandResult:
     if args[1] == "interfaces":
         if len(args) > 2:
             return CommandResult(stderr=usage, status=1)
-        names = " ".join(host.interfaces)
-        return CommandResult(stdout=names + "\n" if names else "")
+        listed = " ".join(host.interfaces)
+        return CommandResult(stdout=listed + "\n" if listed else "")
     if len(args) == 2 and args[1] in ("-h", "--help", "help"):
         return CommandResult(stderr=usage)
     try:
@@ -169,7 +175,7 @@ def _showconf(session: Session, prog: str, args: list[str]) -> CommandResult:
     if len(args) != 2:
         return CommandResult(stderr=f"Usage: {prog} {args[0]} <interface>\n", status=1)
     try:
-        iface = get_interface(session.wireguard, args[1])
+        iface = get_interface(_wireguard(session), args[1])
     except DeviceError as err:
         return CommandResult(stderr=f"Unable to access interface: {err.strerror}\n", status=1)
     return CommandResult(stdout=fmt.showconf(iface))
@@ -211,7 +217,7 @@ def _setconf(session: Session, prog: str, args: list[str], stdin: str | None) ->
     name = args[1][:15]
     if args[0] == "syncconf" and change.peers:
         try:
-            change = config.sync_change(change, get_interface(session.wireguard, name))
+            change = config.sync_change(change, get_interface(_wireguard(session), name))
         except DeviceError as err:
             return CommandResult(
                 stderr="".join(warnings)
@@ -224,7 +230,7 @@ def _apply(session: Session, name: str, change: DeviceChange,
            warnings: list[str]) -> CommandResult:
     try:
         # strncpy() into a name of IFNAMSIZ bytes: longer names are cut to 15 characters.
-        apply_change(session.wireguard, name[:15], change)
+        apply_change(_wireguard(session), name[:15], change)
     except DeviceError as err:
         return CommandResult(
             stderr="".join(warnings) + f"Unable to modify interface: {err.strerror}\n",

@@ -552,10 +552,10 @@ def _destroy_snapshots(session: Session, spec: str, flags: set[str]) -> CommandR
         if verbose:
             # Runs of consecutive chosen snapshots, each priced as one range.
             run: list[Snapshot] = []
-            for s in [*ds.snapshots, None]:
-                if s is not None and s in picked:
-                    listing += _verbose_line(flags, s.name)
-                    run.append(s)
+            for member in [*ds.snapshots, None]:
+                if member is not None and member in picked:
+                    listing += _verbose_line(flags, member.name)
+                    run.append(member)
                 elif run:
                     reclaim += snap.range_reclaim(pool, run[0], run[-1])
                     run = []

@@ -401,7 +401,7 @@ def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
     return list_fmt.VdevRow(
         name=name, size=vdev.space, pspace=pspace, alloc=vdev.alloc, free=vdev.free,
         frag=vdev.fragmentation, cap=vdev.alloc * 100 / vdev.space if vdev.space else 0.0,
-        health=health.vdev_state(vdev), children=children,
+        health=health.vdev_state(vdev), children=tuple(children),
     )
 
 
@@ -412,7 +412,7 @@ def pool_row(pool: Pool) -> list_fmt.PoolRow:
     return list_fmt.PoolRow(
         name=pool.name, size=pool.space, alloc=pool.alloc, free=pool.free,
         frag=pool.fragmentation, cap=pool.capacity, dedup=1.0,
-        health=health.pool_state(pool), vdevs=vdevs, logs=logs,
+        health=health.pool_state(pool), vdevs=tuple(vdevs), logs=tuple(logs),
         short_class_heading=not pool.version.class_heading_dash_under_health,
     )
 
@@ -465,7 +465,7 @@ def _top_status(pool: Pool, v: TopVdev) -> status_fmt.VdevStatus:
         return _leaf_status(v.leaves[0])
     return status_fmt.VdevStatus(
         name=v.name, state=health.vdev_state(v), cksum=pool.vdev_cksum_errors.get(v.id, 0),
-        children=[_leaf_status(leaf) for leaf in v.leaves])
+        children=tuple(_leaf_status(leaf) for leaf in v.leaves))
 
 
 def status_row(pool: Pool, verbose: bool = False, now: float = 0.0) -> status_fmt.PoolStatus:
@@ -485,9 +485,9 @@ def status_row(pool: Pool, verbose: bool = False, now: float = 0.0) -> status_fm
             pending.start_time, examined=pending.to_examine, to_examine=pending.to_examine,
             issued=0, skipped=0, repaired=0)
     return status_fmt.PoolStatus(
-        name=pool.name, state=health.pool_state(pool), vdevs=vdevs, status=text,
+        name=pool.name, state=health.pool_state(pool), vdevs=tuple(vdevs), status=text,
         action=action, see=see, scan=scan_text, cksum=pool.cksum_errors,
-        errors=pool.data_errors, logs=[_top_status(pool, v) for v in pool.logs],
+        errors=pool.data_errors, logs=tuple(_top_status(pool, v) for v in pool.logs),
         error_files=ditto.error_paths(pool) if verbose else None,
         expand=_expand_text(pool, now),
     )
@@ -677,6 +677,7 @@ def attach(session: Session, args: list[str]) -> CommandResult:
     if group is not None:
         return _attach_to_group(session, pool, group, existing, new, path, size,
                                 wait="-w" in flags)
+    assert found is not None  # refused above when neither a device nor a group
     vdev, _ = found
     if vdev.kind == RAIDZ:
         raise UsageError(msg.attach_not_mirror(existing, new), 1)
@@ -864,7 +865,7 @@ def get(session: Session, args: list[str]) -> CommandResult:
         raise UsageError(msg.missing_property_argument() + "\n"
                          + msg.zpool_subcommand_usage("get"), 2)
     wanted = _wanted_properties(operands[0], session.version)
-    rows = []
+    rows: list[tuple[str, str, object, str]] = []
     for pool in _selected(session, operands[1:]):
         for prop in wanted:
             if prop.startswith("feature@"):
