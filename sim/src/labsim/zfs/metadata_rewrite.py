@@ -27,8 +27,6 @@ right after the last data written, not where the pool's creation put it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.pool import Extent, Pool
 
@@ -53,65 +51,44 @@ def rewrite_set() -> list[tuple[int, int, int]]:
     return dataset + mos
 
 
-@dataclass(frozen=True)
-class MetadataCopy:
-    """One copy of a rewritten block: where it goes and how it is allocated."""
-
-    vdev: int
-    asize: int
-    allocator: int
-    secondary: bool
-
-
-def plan_rewrite(pool: Pool, objset: int) -> list[MetadataCopy]:
+def rewrite_metadata(pool: Pool, objset: int) -> None:
     """The metadata a txg that changed objset ``objset`` writes: a new copy of each block
-    of rewrite_set(), on the rotor's next vdev and, for the other copies, the vdevs after
-    it (the ditto rule). The copies it replaces are freed now (deferred). The pool's
-    metadata keeps its size: the blocks replaced are the previous txg's, or, the first
-    time, the newest small blocks of the pool's creation. Empty for a pool without a
-    creation profile (labsim estimates its metadata)."""
+    of rewrite_set(), the first on the rotor's next vdev and the others on the vdevs after
+    it (the ditto rule; a full vdev passes its copy on to the next), each replacing a copy
+    the previous such txg wrote (or, the first time, one of the newest small blocks of the
+    pool's creation), which is freed (deferred). The pool's metadata keeps its size. A
+    copy that fits nowhere leaves the block it would replace where it is. Nothing happens
+    in a pool without a creation profile (labsim estimates its metadata)."""
     blocks = rewrite_set()
     count = sum(copies for _, _, copies in blocks)
     old = pool.rewritten_metadata
     if not old:
-        small = [e for e in pool.metadata if e.length <= SMALL_BLOCK]
-        old = small[-count:]
+        old = [e for e in pool.metadata if e.length <= SMALL_BLOCK][-count:]
     if len(old) < count:
-        return []
-    for extent in old:
-        pool.metadata.remove(extent)
-        pool.deferred.append((pool.txg, extent))
-    pool.rewritten_metadata = []
-    # Each new copy takes what the copy it replaces took, so the metadata keeps its size.
-    sizes = iter([e.length for e in old])
+        return
+    replaced = iter(old)
     n = len(pool.vdevs)
     first = _rotor_vdev(pool)
-    plan = []
+    current: list[Extent] = []
     for i, (owner, obj, copies) in enumerate(blocks):
         allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, pool.allocators)
         for d in range(copies):
-            plan.append(MetadataCopy((first + i + d) % n, next(sizes), allocator,
-                                     d > 0 and n == 1))
-    return plan
-
-
-def place(pool: Pool, copy: MetadataCopy) -> None:
-    """Allocate one planned copy (skipped if its vdev is full: the txg would have put it
-    elsewhere, which the pool's totals do not notice)."""
-    vdev = pool.vdevs[copy.vdev]
-    if vdev.free < copy.asize:
-        return
-    for offset, length in vdev.take(copy.asize, allocator=copy.allocator,
-                                    secondary=copy.secondary):
-        extent = Extent(vdev.id, offset, length)
-        pool.metadata.append(extent)
-        pool.rewritten_metadata.append(extent)
-
-
-def rewrite_metadata(pool: Pool, objset: int) -> None:
-    """plan_rewrite() and place() every copy, for a txg that wrote no data blocks."""
-    for copy in plan_rewrite(pool, objset):
-        place(pool, copy)
+            previous = next(replaced)
+            # Each new copy takes what the copy it replaces took.
+            target = next((pool.vdevs[(first + i + d + k) % n] for k in range(n)
+                           if pool.vdevs[(first + i + d + k) % n].free >= previous.length),
+                          None)
+            if target is None:
+                current.append(previous)
+                continue
+            for offset, length in target.take(previous.length, allocator=allocator,
+                                              secondary=d > 0 and n == 1):
+                extent = Extent(target.id, offset, length)
+                pool.metadata.append(extent)
+                current.append(extent)
+            pool.metadata.remove(previous)
+            pool.deferred.append((pool.txg, previous))
+    pool.rewritten_metadata = current
 
 
 def _rotor_vdev(pool: Pool) -> int:
