@@ -62,11 +62,16 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         area="Block placement",
         what="Inside a metaslab a block goes to the lowest free segment that holds it; "
-             "OpenZFS's dynamic-fit allocator resumes after a per-alignment cursor.",
-        shows_as="After files are deleted, new data lands in different holes than on real "
-                 "OpenZFS, so overwriting a byte range of a vdev file (`dd conv=notrunc`) can "
-                 "hit other blocks, and a scrub repairs a different amount.",
-        try_it=f"Lesson 8's lab in {LAB_VM}.",
+             "OpenZFS's dynamic-fit allocator resumes after a per-alignment cursor. The "
+             "metadata each txg rewrites is placed after that txg's data, not between its "
+             "blocks as concurrent writes put it.",
+        shows_as="A vdev that data has filled is less fragmented in labsim (lower FRAG), and "
+                 "a nearly full one keeps taking 128 KiB records to the last one, where real "
+                 "OpenZFS stops with some free space left in small holes. After files are "
+                 "deleted, new data lands in different holes, so overwriting a byte range of "
+                 "a vdev file (`dd conv=notrunc`) can hit other blocks, and a scrub repairs a "
+                 "different amount.",
+        try_it=f"Lesson 8's lab in {LAB_VM}; `zdb -mm` shows the holes.",
     ),
     Limit(
         area="Devices",
