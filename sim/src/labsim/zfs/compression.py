@@ -1,9 +1,15 @@
-"""What a block shrinks to: LZ4 on data of a known shape, and ZFS's rules around it.
+"""What a block shrinks to, and ZFS's rules around it.
 
-labsim does not hold file contents. It knows the *shape* of the data instead: runs of
-incompressible ("random") bytes and runs of zeros, as the lessons' data sources make
-them (dd from /dev/urandom or /dev/zero, fio with buffer_compress_percentage). From
-the shape, this module computes what OpenZFS 2.1 stores for a block:
+``block_of`` sizes one record of a file's content (labsim.content.model): an all-zero
+record is a hole; a record of only zeros and random bytes (dd from /dev/zero or
+/dev/urandom, fio's buffers) goes through the exact LZ4 model below without its bytes,
+and under other algorithms is stored as is when it is all random (random bytes never
+save 1/8) or compressed for real when mixed; any other record (seq, yes, text) is
+compressed for real by the dataset's algorithm (labsim.zfs.compressors), cached by what
+its bytes are made of.
+
+For data known only by its *shape* (runs of incompressible "random" bytes and runs of
+zeros), this module computes what OpenZFS stores for a block under LZ4:
 
 * ``lz4_output_size``: the bytes LZ4_compressCtx()/LZ4_compress64kCtx()
   (module/zfs/lz4.c) emit, following their match search over the runs;
@@ -47,6 +53,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from labsim.content import model
+from labsim.content.model import Content
+from labsim.zfs import compressors
 from labsim.zfs.versions import MinSavings
 
 RANDOM = "random"
@@ -279,13 +288,15 @@ def is_all_zero(runs: Sequence[tuple[str, int]]) -> bool:
     return all(kind == ZERO for kind, length in runs if length > 0)
 
 
-def max_compressed_size(lsize: int, ashift: int, rule: MinSavings) -> int:
+def max_compressed_size(lsize: int, ashift: int, rule: MinSavings,
+                        algorithm: str = "lz4") -> int:
     """d_len, the most a compressed block may take: 7/8 of the block ("Compress at least
     12.5%": s_len - (s_len >> 3)); from 2.3 rounded down to whole sectors, and only an
     embedded block's BPE_PAYLOAD_SIZE where that leaves less than a sector
-    (zio_get_compression_max_size(), labsim.zfs.versions.MinSavings)."""
+    (zio_get_compression_max_size(), labsim.zfs.versions.MinSavings), except for zle,
+    which "can't use exactly d_len bytes" and keeps the plain 7/8."""
     d_len = lsize - (lsize >> 3)
-    if rule is MinSavings.SEVEN_EIGHTHS:
+    if rule is MinSavings.SEVEN_EIGHTHS or algorithm == "zle":
         return d_len
     sector = 1 << ashift
     d_len -= d_len % sector
@@ -343,3 +354,103 @@ def psize_after_rounding(lsize: int, compressed: int, ashift: int,
         return lsize
     rounded = round_to_sectors(compressed, ashift)
     return lsize if rounded >= lsize else rounded
+
+
+# ---------------------------------------------------------------- blocks of real content
+
+
+@dataclass(frozen=True)
+class Block:
+    """What one data block costs: ``psize`` physical bytes (0 for a hole or an embedded
+    block); ``embedded`` when its compressed bytes live in the block pointer itself
+    (it then allocates nothing but counts its logical size, dsl_dataset_block_born()
+    with BP_GET_PSIZE() 0 and BP_GET_LSIZE() the block's)."""
+
+    psize: int
+    embedded: bool = False
+
+
+HOLE = Block(0)
+
+
+def as_content(content: str | DataPattern | Content, size: int) -> Content:
+    """What write_file is given, as content of ``size`` bytes: dd's sources by name
+    ("zero", "random"), fio's DataPattern, or content itself."""
+    if isinstance(content, Content):
+        return content
+    pattern = pattern_of(content)
+    if pattern.kind == ZERO or (pattern.kind == "fio" and pattern.percent >= 100):
+        source: model.Source = model.Zeros()
+    elif pattern.kind == "fio" and pattern.percent > 0:
+        source = model.FioBuffers(pattern.percent, pattern.chunk)
+    else:
+        source = model.RandomBytes()
+    return model.of_source(source, size)
+
+
+def stationary_pattern(content: Content) -> DataPattern | None:
+    """A file of one stream whose records all look alike from its start (zeros, random,
+    fio's buffers) as a DataPattern, whose blocks repeat with its chunk."""
+    if len(content.pieces) != 1 or content.pieces[0].start != 0:
+        return None
+    src = content.pieces[0].source
+    if isinstance(src, model.Zeros):
+        return DataPattern(ZERO)
+    if isinstance(src, model.RandomBytes):
+        return DataPattern(RANDOM)
+    if isinstance(src, model.FioBuffers):
+        return DataPattern("fio", src.percent, src.chunk)
+    return None
+
+
+def _finish(lsize: int, psize: int, ashift: int, level: int) -> Block:
+    """zio_write_compress() after zio_compress_data(): stored as is when not smaller,
+    embedded when 112 bytes or less (level 0), else rounded up to the sector, and stored
+    as is when that is not smaller."""
+    if psize == 0:
+        return HOLE
+    if psize >= lsize:
+        return Block(lsize)
+    if level == 0 and psize <= BPE_PAYLOAD_SIZE:
+        return Block(0, embedded=True)
+    rounded = round_to_sectors(psize, ashift)
+    return Block(lsize if rounded >= lsize else rounded)
+
+
+@lru_cache(maxsize=65536)
+def _compressed(pieces: tuple, pad: int, algorithm: str, level: int, d_len: int,
+                early_abort: bool) -> int:
+    """zio_compress_data() on the bytes ``pieces`` make (content.model.record_key), with
+    ``pad`` zeros after them: 0 for all zeros, else the compressor's verdict."""
+    data = b"".join(model.source_bytes(src, start, n) for src, start, n in pieces)
+    data += bytes(pad)
+    if not data.strip(b"\0"):
+        return 0
+    return compressors.zfs_compress(algorithm, level, data, d_len, early_abort)
+
+
+def block_of(content: Content, offset: int, data_len: int, block_size: int,
+             compression: str, ashift: int, rule: MinSavings = MinSavings.SEVEN_EIGHTHS,
+             zstd_early_abort: bool = False, level: int = 0) -> Block:
+    """The block of ``block_size`` bytes at file ``offset`` holding ``data_len`` bytes of
+    the file (zeros after them: the last record of a file is zero-filled)."""
+    data_len = min(data_len, block_size)
+    if compression == OFF:
+        return Block(block_size)
+    algorithm, complevel = compressors.parse(compression)
+    shape = model.runs(content, offset, data_len)
+    if shape is not None:
+        runs = list(shape)
+        _append(runs, ZERO, block_size - data_len)
+        if is_all_zero(runs):
+            return HOLE
+        if algorithm == "lz4":
+            psize = compressed_size(tuple(runs), "lz4", ashift, rule)
+            return _finish(block_size, psize, ashift, level)
+        if all(kind == RANDOM for kind, n in runs if n):
+            return Block(block_size)  # random bytes never save 1/8: no compressor needed
+    d_len = max_compressed_size(block_size, ashift, rule, algorithm)
+    key = model.record_key(content, offset, data_len)
+    psize = _compressed(key, block_size - data_len, algorithm, complevel, d_len,
+                        zstd_early_abort)
+    return _finish(block_size, psize, ashift, level)

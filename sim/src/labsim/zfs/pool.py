@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from labsim.zfs import brt, raidz_expansion_state, spacemaps
 from labsim.zfs.allocator import Rotor
-from labsim.zfs.compression import DataPattern
+from labsim.content.model import Content, resize
+from labsim.zfs.compression import DataPattern, as_content
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import LAB_VM_CPUS, KiB, ZfsVersion, allocator_count
@@ -50,9 +51,9 @@ class File:
     size: int = 0
     mtime: float = 0.0
     extents: list[Extent] = field(default_factory=list)
-    # What its blocks hold, as far as compression cares: "zero", "random" (dd's sources)
-    # or a DataPattern (fio's). Contents themselves are not modelled; cp copies this.
-    content: str | DataPattern = "zero"
+    # What it holds: "zero", "random" (dd's sources), a DataPattern (fio's) or content
+    # (labsim.content.model); file_content() gives it as content. cp and cat copy it.
+    content: str | DataPattern | Content = "zero"
     # Bytes the DSL counts for it (dsl_dataset_block_born()): ``logical`` is the data
     # blocks' logical size plus the indirect blocks' physical size (logicalused),
     # ``compressed`` the physical size of one copy of every block (compressratio).
@@ -73,6 +74,11 @@ class File:
     @property
     def allocated(self) -> int:
         return sum(e.length for e in self.extents)
+
+
+def file_content(file: File) -> Content:
+    """The file's bytes as content (labsim.content.model), whatever it was written with."""
+    return resize(as_content(file.content, file.size), file.size)
 
 
 DATASET_DEFAULTS = {"compression": None, "recordsize": 128 * KiB, "sync": "standard",
@@ -149,7 +155,7 @@ class LogRecord:
     dataset: str
     name: str
     nbytes: int
-    content: str | DataPattern
+    content: str | DataPattern | Content
     mtime: float = 0.0
     write_size: int = 128 * KiB  # the size of each write that made it
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from math import gcd
 
+from labsim.content.model import Content
 from labsim.zfs import compression
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.versions import MinSavings
@@ -66,59 +67,73 @@ def file_layout(size: int, recordsize: int) -> Layout:
 @dataclass(frozen=True)
 class BlockGroup:
     """``count`` consecutive data blocks of a file, each of ``lsize`` logical bytes
-    stored as ``psize`` physical bytes (0: a hole or an embedded block)."""
+    stored as ``psize`` physical bytes (0: a hole, or with ``embedded`` a block whose
+    compressed bytes are in its block pointer, which allocates nothing but counts its
+    logical size)."""
 
     lsize: int
     psize: int
     count: int
+    embedded: bool = False
+
+    @property
+    def present(self) -> bool:
+        """Whether the blocks exist (have a block pointer that is not a hole)."""
+        return self.psize > 0 or self.embedded
 
 
-def block_plan(size: int, recordsize: int, content: str | DataPattern, compression_name: str,
-               ashift: int, min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS
-               ) -> list[BlockGroup]:
+def block_plan(size: int, recordsize: int, content: str | DataPattern | Content,
+               compression_name: str, ashift: int,
+               min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS,
+               zstd_early_abort: bool = False) -> list[BlockGroup]:
     """The data blocks of a file of ``size`` bytes, in file order, grouped where
     consecutive blocks are alike. ``ashift`` is the pool's smallest (spa_min_ashift),
     to which compressed sizes are rounded."""
     layout = file_layout(size, recordsize)
     if layout.count == 0:
         return []
-    pattern = compression.pattern_of(content)
+    data = compression.as_content(content, size)
     bs = layout.block_size
 
-    def psize_at(index: int) -> int:
+    def block_at(index: int) -> compression.Block:
         offset = index * bs
-        runs = compression.record_runs(pattern, offset, min(bs, size - offset), bs)
-        return compression.block_psize(runs, compression_name, ashift, rule=min_savings)
+        return compression.block_of(data, offset, min(bs, size - offset), bs,
+                                    compression_name, ashift, min_savings, zstd_early_abort)
 
-    # Every block but the last is a whole record of data; fio's pattern repeats every
-    # chunk, so full blocks repeat every lcm(chunk, bs) / bs blocks (one block when the
-    # chunk divides the record, as it does in the lessons).
-    full = layout.count - 1
-    period = 1
-    if pattern.kind == "fio":
-        period = pattern.chunk // gcd(pattern.chunk, bs)
-    cycle = [psize_at(i) for i in range(min(period, full))]
     groups: list[BlockGroup] = []
 
-    def add(psize: int, count: int) -> None:
+    def add(block: compression.Block, count: int) -> None:
         if count <= 0:
             return
-        if groups and groups[-1].psize == psize:
-            groups[-1] = BlockGroup(bs, psize, groups[-1].count + count)
+        last = groups[-1] if groups else None
+        if last is not None and (last.psize, last.embedded) == (block.psize, block.embedded):
+            groups[-1] = BlockGroup(bs, block.psize, last.count + count, block.embedded)
         else:
-            groups.append(BlockGroup(bs, psize, count))
+            groups.append(BlockGroup(bs, block.psize, count, block.embedded))
 
-    if cycle:
-        repeats, rest = divmod(full, len(cycle))
-        if len(set(cycle)) == 1:
-            add(cycle[0], full)
-        else:
-            for _ in range(repeats):
-                for psize in cycle:
-                    add(psize, 1)
-            for psize in cycle[:rest]:
-                add(psize, 1)
-    add(psize_at(full), 1)
+    # Every block but the last is a whole record of data. A file of one stationary stream
+    # (zeros, random, fio's buffers) has full blocks that repeat every lcm(chunk, bs) / bs
+    # blocks (one block when the chunk divides the record, as it does in the lessons):
+    # a 1 TiB file costs a few blocks' work. Any other content is sized record by record.
+    full = layout.count - 1
+    pattern = compression.stationary_pattern(data)
+    if pattern is None:
+        for i in range(full):
+            add(block_at(i), 1)
+    else:
+        period = pattern.chunk // gcd(pattern.chunk, bs) if pattern.kind == "fio" else 1
+        cycle = [block_at(i) for i in range(min(period, full))]
+        if cycle:
+            repeats, rest = divmod(full, len(cycle))
+            if len(set(cycle)) == 1:
+                add(cycle[0], full)
+            else:
+                for _ in range(repeats):
+                    for block in cycle:
+                        add(block, 1)
+                for block in cycle[:rest]:
+                    add(block, 1)
+    add(block_at(full), 1)
     return groups
 
 
@@ -226,17 +241,19 @@ def dedup_table_ram(data_bytes: int, recordsize: int, entry_bytes: int = DDT_ENT
     return -(-data_bytes // recordsize) * entry_bytes
 
 
-def file_space(size: int, recordsize: int, content: str | DataPattern, compression_name: str,
-               ashift: int, min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS
-               ) -> tuple[int, int, int]:
+def file_space(size: int, recordsize: int, content: str | DataPattern | Content,
+               compression_name: str, ashift: int,
+               min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS,
+               zstd_early_abort: bool = False) -> tuple[int, int, int]:
     """(logical, physical, allocated) bytes of a file: the data it holds, the physical
     size of its blocks (one copy, what compressratio divides by) and what they take on
     a plain vdev of 2^ashift sectors, indirect blocks (two copies) included."""
-    groups = block_plan(size, recordsize, content, compression_name, ashift, min_savings)
-    blocks = sum(g.count for g in groups if g.psize)
+    groups = block_plan(size, recordsize, content, compression_name, ashift, min_savings,
+                        zstd_early_abort)
+    blocks = sum(g.count for g in groups if g.present)
     physical = sum(g.psize * g.count for g in groups)
     allocated = sum(allocated_size(g.psize, ashift) * g.count for g in groups)
-    logical = sum(g.lsize * g.count for g in groups if g.psize)
+    logical = sum(g.lsize * g.count for g in groups if g.present)
     runs = [(indirect_psize(p, ashift), n) for p, n in indirect_block_runs(blocks)]
     indirect_physical = sum(psize * n for psize, n in runs)
     logical += indirect_physical

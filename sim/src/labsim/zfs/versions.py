@@ -229,6 +229,10 @@ class ZfsVersion:
     # RAID-Z expansion (`zpool attach POOL raidzN-M NEWDEV`, the raidz_expansion feature):
     # 2.3.0 (vdev_raidz.c vdev_raidz_attach_check() and the reflow).
     raidz_expansion: bool = False
+    # zstd's early abort (module/zstd/zfs_zstd.c zfs_zstd_compress_buf(), 2.2.0): a block
+    # of 128K or more at zstd-3 or higher is stored uncompressed when neither LZ4 nor
+    # zstd-1 would save 1/8 of it (zstd_earlyabort_pass = 1, labsim.zfs.compressors).
+    zstd_early_abort: bool = False
     # Pool properties after 2.1's (zpool_prop_t in include/sys/fs/zfs.h, registered in
     # module/zcommon/zpool_prop.c): bcloneused/bclonesaved/bcloneratio in 2.2;
     # dedup_table_size, dedup_table_quota, dedupcached, last_scrubbed_txg in 2.3.
@@ -400,6 +404,7 @@ ZFS_2_2 = replace(
     # measured one.
     block_cloning_feature=True,
     bclone_enabled=False,
+    zstd_early_abort=True,
     pool_properties_added=frozenset({"bcloneused", "bclonesaved", "bcloneratio"}),
     dataset_properties_added=frozenset({"snapshots_changed", "prefetch"}),
     zfs_subcommands_added=frozenset({"zone", "unzone"}),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from labsim.content.model import Content
 from labsim.zfs import brt, ditto, records
 from labsim.zfs.allocator import GroupState, group_allocatable
 from labsim.zfs.compression import DataPattern
@@ -32,11 +33,12 @@ def write_file(
     dataset: Dataset,
     name: str,
     nbytes: int,
-    content: str | DataPattern,
+    content: str | DataPattern | Content,
     pressure: float | None = None,
 ) -> int:
-    """Create (or replace) ``name`` with ``nbytes`` of "zero" or "random" content, or
-    data of a DataPattern (fio's half-compressible buffers).
+    """Create (or replace) ``name`` with ``nbytes`` of "zero" or "random" content, data
+    of a DataPattern (fio's half-compressible buffers) or any content
+    (labsim.content.model: seq, yes, text, ...).
 
     Each record is compressed as the dataset's compression says (records.block_plan);
     holes allocate nothing. Data is placed a transaction group at a time. Returns the
@@ -46,13 +48,16 @@ def write_file(
     """
     if pressure is None:
         pressure = pool.version.streaming_throttle_pressure
-    if name in dataset.files:
-        remove_file(pool, dataset, name)
     recordsize = int(str(property_value(pool, dataset, "recordsize")[0]))
     compression = str(property_value(pool, dataset, "compression")[0])
     layout = records.file_layout(nbytes, recordsize)
+    # Sized first: a compressor labsim lacks (compressors.CompressorUnavailable) leaves the
+    # old file alone.
     groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift,
-                                pool.version.compression_min_savings)
+                                pool.version.compression_min_savings,
+                                pool.version.zstd_early_abort)
+    if name in dataset.files:
+        remove_file(pool, dataset, name)
     file = File(name, content=content, object=dataset.next_object, birth=pool.txg)
     dataset.next_object += 1
     dataset.files[name] = file
@@ -61,8 +66,11 @@ def write_file(
     allocated = 0  # of which allocated
     short = False
     for group in groups:
-        if group.psize == 0:  # holes (or embedded blocks): nothing to allocate
+        if group.psize == 0:  # holes and embedded blocks: nothing to allocate
             done += group.count
+            if group.embedded:  # but an embedded block counts its logical size
+                file.logical += group.count * group.lsize
+                allocated += group.count
             continue
         count, short = write_blocks(pool, dataset, file, group.psize, group.count,
                                      layout.block_size, done, objset, pressure)
