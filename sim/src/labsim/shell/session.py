@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
+from labsim.content.model import Content
 from labsim.net.model import HostFiles, Network, add_host
 from labsim.wg.device import WireGuardHost
 from labsim.zfs.pool import Pool
@@ -28,6 +29,9 @@ class CommandResult:
     stdout: str = ""
     stderr: str = ""
     status: int = 0
+    # Standard output as content (labsim.content.model) instead of text, for commands
+    # that make a file's worth of bytes (seq, yes, head, cat): labsim.shell.streams.
+    data: Content | None = None
 
     @classmethod
     def fail(cls, message: str, status: int = 1) -> CommandResult:
@@ -142,21 +146,38 @@ class Session:
     def _run_pipeline(self, line: str) -> CommandResult:
         """``A | B``: each command's output is the next one's standard input. The commands
         run one after the other; what they print to stderr is kept in their order, and the
-        status is the last command's, as in bash without pipefail."""
+        status is the last command's, as in bash without pipefail. ``> FILE`` or
+        ``>> FILE`` at the end sends the last command's output to a file
+        (labsim.shell.streams)."""
+        from labsim.shell import streams
+
+        line, target, append = _split_redirect(line)
         stages = _split_pipeline(line)
-        if len(stages) == 1:
-            return self._run_one(line)
         if any(not stage for stage in stages):
             return CommandResult.fail("bash: syntax error near unexpected token `|'", 2)
-        stdin: str | None = None
+        stdin: CommandResult | None = None
         errors, result = [], CommandResult()
         for stage in stages:
             result = self._run_one(stage, stdin)
             errors.append(result.stderr)
-            stdin = result.stdout
-        return CommandResult(stdout=result.stdout, stderr="".join(errors), status=result.status)
+            stdin = result
+        stderr = "".join(errors)
+        command = stages[-1].split(maxsplit=1)[0] if stages[-1] else ""
+        if target is not None:
+            written = streams.write_to(self, target, streams.output_of(result), append,
+                                       command)
+            status = written.status or result.status
+            return CommandResult(stderr=stderr + written.stderr, status=status)
+        shown = streams.to_terminal(result, command)
+        return CommandResult(stdout=shown.stdout, stderr=stderr + shown.stderr[len(result.stderr):],
+                             status=result.status)
 
-    def _run_one(self, line: str, stdin: str | None = None) -> CommandResult:
+    def _run_one(self, line: str, previous: CommandResult | str | None = None
+                 ) -> CommandResult:
+        """One command; ``previous`` is what a pipe brings it (a command's result, or
+        text)."""
+        if isinstance(previous, str):
+            previous = CommandResult(stdout=previous)
         try:
             argv = shlex.split(line, comments=True)
         except ValueError:
@@ -167,8 +188,14 @@ class Session:
         if handler is None:
             return CommandResult.fail(f"bash: {argv[0]}: command not found", 127)
         try:
-            if stdin is not None and _reads_stdin(handler):
-                return handler(self, argv, stdin=stdin)
+            if previous is not None and _takes(handler, "stdin_data"):
+                from labsim.shell import streams
+
+                return handler(self, argv, stdin_data=streams.output_of(previous))
+            if previous is not None and _takes(handler, "stdin"):
+                from labsim.shell import streams
+
+                return handler(self, argv, stdin=streams.to_terminal(previous, argv[0]).stdout)
             return handler(self, argv)
         except UsageError as err:
             return CommandResult.fail(err.message, err.status)
@@ -237,9 +264,36 @@ def _split_pipeline(line: str) -> list[str]:
 
 
 @cache
-def _reads_stdin(handler: Callable[..., CommandResult]) -> bool:
-    """Whether a command takes standard input (a ``stdin`` keyword); the others ignore it."""
-    return "stdin" in inspect.signature(handler).parameters
+def _takes(handler: Callable[..., CommandResult], keyword: str) -> bool:
+    """Whether a command takes standard input: as text (a ``stdin`` keyword) or as
+    content (``stdin_data``); the others ignore it."""
+    return keyword in inspect.signature(handler).parameters
+
+
+def _split_redirect(line: str) -> tuple[str, str | None, bool]:
+    """``COMMAND > FILE`` or ``COMMAND >> FILE``: the command, the file (None without a
+    redirection) and whether it appends. Only a '>' outside quotes with a word after it
+    counts, at the end of the line; ``2>`` and ``>&`` are left to the command, as before."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ">" and (i == 0 or line[i - 1] in " \t"):
+            append = line[i + 1:i + 2] == ">"
+            rest = line[i + (2 if append else 1):].strip()
+            if not rest or rest.startswith("&"):
+                return line, None, False
+            try:
+                words = shlex.split(rest)
+            except ValueError:
+                return line, None, False
+            if len(words) != 1:
+                return line, None, False
+            return line[:i].rstrip(), words[0], append
+    return line, None, False
 
 
 @cache  # the table is built once; the import is deferred because the commands import this module
@@ -255,6 +309,7 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         ssh,
         ssh_keygen,
         sshd,
+        textutils,
         wg_quick,
         zdb,
         zfs,
@@ -278,6 +333,10 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         "mv": coreutils.mv,
         "cat": coreutils.cat,
         "du": coreutils.du,
+        "seq": textutils.seq,
+        "yes": textutils.yes,
+        "head": textutils.head,
+        "printf": textutils.printf,
         "fio": fio.main,
         "qemu-img": qemu_img.main,
         "qemu-nbd": qemu_nbd.qemu_nbd,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from labsim.content.model import Content, resize
 from labsim.zfs import brt, raidz_expansion_state, spacemaps
 from labsim.zfs.allocator import Rotor
-from labsim.content.model import Content, resize
 from labsim.zfs.compression import DataPattern, as_content
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev

@@ -5,6 +5,8 @@ from __future__ import annotations
 import getopt
 from dataclasses import replace
 
+from labsim.content import model as content_model
+from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs
@@ -259,8 +261,11 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
         shown = target.rstrip("/") + "/" + base
     src = fs.mounted_dataset(session, src_path)
     if src_path in session.host_files:
-        content: str | DataPattern = "zero"
-        size = session.host_files[src_path].size
+        host = session.host_files[src_path]
+        content: str | DataPattern | Content
+        size = host.size
+        content = "zero" if host.text is None else content_model.of_source(
+            content_model.Literal(host.text.encode()))
     elif src is not None and src.name in src.dataset.files:
         file = src.dataset.files[src.name]
         size, content = file.size, file.content
@@ -386,31 +391,41 @@ ZIL_KSTAT_ID = 15
 ZIL_KSTAT_CREATED_NS = 15_831_908_690
 
 
-def cat(session: Session, argv: list[str]) -> CommandResult:
-    """cat FILE...: the kernel files above, and host files whose text labsim keeps (those
-    written by tee or wg-quick); other files hold nothing labsim models."""
-    out, errors, status = [], [], 0
-    for name in argv[1:]:
+def cat(session: Session, argv: list[str], stdin_data: Content | None = None
+        ) -> CommandResult:
+    """cat [FILE]...: the kernel files above, host files whose text labsim keeps (those
+    written by tee, wg-quick or a redirection), the zeros of sparse host files, and files
+    in datasets, whose content (labsim.content.model) it passes on: ``cat a > b`` writes
+    b with a's bytes. With no file, or "-", standard input."""
+    from labsim.shell import streams
+    from labsim.shell.commands.textutils import read_file
+
+    parts, errors, status = [], [], 0
+    for name in argv[1:] or ["-"]:
         path = session.absolute(name)
-        if path == ZIL_KSTAT:
+        if name == "-":
+            parts.append(stdin_data if stdin_data is not None else Content())
+        elif path == ZIL_KSTAT:
             # the last update, in nanoseconds since boot: the session's clock, taking the
             # machine to have booted a minute before the session started
             since_boot = int((session.clock - START_CLOCK + 60) * 1e9)
-            out.append(kstat_fmt.format_named_kstat(ZIL_KSTAT_ID, session.zil_stats.counters,
-                                                    ZIL_KSTAT_CREATED_NS, since_boot))
+            parts.append(streams.text_content(kstat_fmt.format_named_kstat(
+                ZIL_KSTAT_ID, session.zil_stats.counters, ZIL_KSTAT_CREATED_NS, since_boot)))
         elif path.startswith("/sys/module/zfs/parameters/") and \
                 path.rsplit("/", 1)[1] in MODULE_PARAMETERS:
-            out.append(MODULE_PARAMETERS[path.rsplit("/", 1)[1]] + "\n")
-        elif path in session.host_files and (text := session.host_files[path].text) is not None:
-            out.append(text)  # a file written with its text (tee)
-        elif _size_of(session, path) is not None or fs.is_dir(session, path):
-            errors.append(f"labsim: cat shows only {ZIL_KSTAT} and some of "
-                          "/sys/module/zfs/parameters; file contents are not modelled\n")
+            parts.append(streams.text_content(MODULE_PARAMETERS[path.rsplit("/", 1)[1]] + "\n"))
+        elif fs.is_dir(session, path):
+            errors.append(f"cat: {name}: Is a directory\n")
             status = 1
         else:
-            errors.append(f"cat: {name}: No such file or directory\n")
-            status = 1
-    return CommandResult(stdout="".join(out), stderr="".join(errors), status=status)
+            data = read_file(session, name)
+            if data is None:
+                errors.append(f"cat: {name}: No such file or directory\n")
+                status = 1
+            else:
+                parts.append(data)
+    return CommandResult(data=content_model.concat(*parts), stderr="".join(errors),
+                         status=status)
 
 
 def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:

@@ -12,14 +12,16 @@ does not notice until it reads the blocks there and their checksums fail
 
 from __future__ import annotations
 
+from labsim.content import model
+from labsim.content.model import Content
 from labsim.format import coreutils as fmt
-from labsim.shell import fs
+from labsim.shell import fs, streams
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
 from labsim.zfs import scan
 from labsim.zfs.errors import NoSpace
-from labsim.zfs.pool import property_value
+from labsim.zfs.pool import file_content, property_value
 from labsim.zfs.write_path import write_file
 
 SOURCES = {"/dev/zero": "zero", "/dev/urandom": "random", "/dev/random": "random"}
@@ -53,10 +55,27 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     error = ""
     if hit is not None and hit.name:
         size = wanted if wanted is not None else 1 << 62
+        start = bs * _number(operands.get("seek", "0"))
+        notrunc = "notrunc" in operands.get("conv", "").split(",")
+        old = hit.dataset.files.get(hit.name)
+        data: str | Content = content
+        if start or (notrunc and old is not None):
+            # The file is what it held up to the seek offset (all of it with
+            # conv=notrunc), with the new bytes written from there.
+            source = model.Zeros() if content == "zero" else \
+                model.RandomBytes(streams.seed_for(session, path))
+            before = file_content(old) if old is not None else Content()
+            if not notrunc:
+                before = model.window(before, 0, start)
+            data = model.write_at(before, start, model.of_source(source, size))
         try:
-            written = write_file(hit.pool, hit.dataset, hit.name, size, content)
+            total = data.size if isinstance(data, Content) else size
+            written = write_file(hit.pool, hit.dataset, hit.name, total, data)
+            if isinstance(data, Content):
+                written = size
         except NoSpace as full:
-            written = full.written
+            written = full.written if not isinstance(data, Content) \
+                else max(0, full.written - start)
             error = fmt.dd_write_error(target)
         hit.dataset.files[hit.name].mtime = session.clock
         flags = operands.get("oflag", "").split(",")

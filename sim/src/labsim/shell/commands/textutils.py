@@ -1,0 +1,199 @@
+"""seq, yes, head and printf (GNU coreutils 9), the commands that make the files whose
+compression a lesson compares. Their output is content (labsim.shell.streams), so that
+``seq 1 10000000 > f`` and ``yes | head -c 1G > f`` cost what their records cost to
+compress, not what their bytes cost to hold. Options the lessons do not use are said to
+be not simulated rather than refused."""
+
+from __future__ import annotations
+
+import re
+
+from labsim.content import model
+from labsim.content.model import Content, Repeat
+from labsim.content.seq import SeqText
+from labsim.shell import fs
+from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.streams import ENDLESS, text_content
+from labsim.shell.units import parse_coreutils_size
+from labsim.zfs.pool import file_content
+
+# head -n on content other than yes and seq output reads it this far at most.
+HEAD_LINES_SCAN_LIMIT = 256 << 20
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+def _usage(tool: str, message: str) -> UsageError:
+    return UsageError(f"{tool}: {message}\nTry '{tool} --help' for more information.", 1)
+
+
+def not_simulated(tool: str, what: str) -> CommandResult:
+    return CommandResult.fail(f"labsim: {tool} {what} is not simulated")
+
+
+def seq(session: Session, argv: list[str]) -> CommandResult:
+    """seq [FIRST [INCREMENT]] LAST with integers: one number a line."""
+    args = argv[1:]
+    options = [a for a in args if a.startswith("-") and not _INTEGER.match(a)]
+    if options:
+        return not_simulated("seq", f"option {options[0]}")
+    if not args:
+        raise _usage("seq", "missing operand")
+    if len(args) > 3:
+        raise _usage("seq", f"extra operand '{args[3]}'")
+    for arg in args:
+        if not _INTEGER.match(arg):
+            try:
+                float(arg)
+            except ValueError:
+                raise _usage("seq", f"invalid floating point argument: '{arg}'") from None
+            return not_simulated("seq", f"with the non-integer operand '{arg}'")
+    numbers = [int(a) for a in args]
+    if len(numbers) == 1:
+        first, step, last = 1, 1, numbers[0]
+    elif len(numbers) == 2:
+        first, step, last = numbers[0], 1, numbers[1]
+    else:
+        first, step, last = numbers
+    if step == 0:
+        raise _usage("seq", f"invalid Zero increment value: '{args[1]}'")
+    text = SeqText(first, step, last)
+    return CommandResult(data=model.of_source(text) if text.count else Content())
+
+
+def yes(session: Session, argv: list[str]) -> CommandResult:
+    """yes [STRING]...: the words and a newline, forever (ENDLESS bytes)."""
+    if any(a in ("--help", "--version") for a in argv[1:]):
+        return not_simulated("yes", argv[1])
+    unit = (" ".join(argv[1:]) if len(argv) > 1 else "y") + "\n"
+    return CommandResult(data=model.of_source(Repeat(unit.encode()), ENDLESS))
+
+
+def _input(session: Session, tool: str, names: list[str],
+           stdin_data: Content | None) -> tuple[Content, str]:
+    """What a filter reads: its files one after the other, or standard input."""
+    parts, errors = [], []
+    for name in names or ["-"]:
+        if name == "-":
+            parts.append(stdin_data if stdin_data is not None else Content())
+            continue
+        data = read_file(session, name)
+        if data is None:
+            errors.append(f"{tool}: {name}: No such file or directory\n")
+        else:
+            parts.append(data)
+    return model.concat(*parts), "".join(errors)
+
+
+def read_file(session: Session, name: str) -> Content | None:
+    """A file's bytes: a dataset's file, or a host file (its text, or the zeros of a
+    sparse file). None if there is no such file."""
+    path = session.absolute(name)
+    host = session.host_files.get(path)
+    if host is not None:
+        return text_content(host.text) if host.text is not None else model.zeros(host.size)
+    hit = fs.mounted_dataset(session, path)
+    if hit is not None and hit.name in hit.dataset.files:
+        return file_content(hit.dataset.files[hit.name])
+    return None
+
+
+def head(session: Session, argv: list[str], stdin_data: Content | None = None
+         ) -> CommandResult:
+    """head -c N or head -n N (default -n 10) of files or standard input."""
+    args = argv[1:]
+    mode, count, names = "n", 10, []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        match = re.match(r"^-([cn])(.*)$", arg) or re.match(r"^--(bytes|lines)=(.*)$", arg)
+        if match:
+            mode = "c" if match.group(1) in ("c", "bytes") else "n"
+            value = match.group(2)
+            if not value:
+                i += 1
+                if i >= len(args):
+                    raise _usage("head", f"option requires an argument -- '{mode}'")
+                value = args[i]
+            if value.startswith("-"):
+                return not_simulated("head", f"-{mode} with a negative count")
+            parsed = parse_coreutils_size(value)
+            if parsed is None:
+                kind = "bytes" if mode == "c" else "lines"
+                return CommandResult.fail(f"head: invalid number of {kind}: '{value}'")
+            count = parsed
+        elif re.match(r"^-\d+$", arg):
+            mode, count = "n", int(arg[1:])
+        elif arg.startswith("-") and arg != "-":
+            return not_simulated("head", f"option {arg}")
+        else:
+            names.append(arg)
+        i += 1
+    if len(names) > 1:
+        return not_simulated("head", "with several files (its ==> headers <==)")
+    data, errors = _input(session, "head", names, stdin_data)
+    length = min(count, data.size) if mode == "c" else _line_bytes(data, count)
+    if length is None:
+        return not_simulated("head", f"-n {count} of this much data")
+    return CommandResult(data=model.window(data, 0, length), stderr=errors,
+                         status=1 if errors else 0)
+
+
+def _line_bytes(data: Content, lines: int) -> int | None:
+    """The bytes of the first ``lines`` lines."""
+    if lines == 0:
+        return 0
+    if len(data.pieces) == 1 and isinstance(data.pieces[0].source, Repeat):
+        unit = data.pieces[0].source.unit
+        if unit.count(b"\n") == 1 and unit.endswith(b"\n") and data.pieces[0].start == 0:
+            return min(data.size, lines * len(unit))
+    seen, pos = 0, 0
+    step = 1 << 20
+    while pos < min(data.size, HEAD_LINES_SCAN_LIMIT):
+        chunk = model.read(data, pos, step)
+        here = chunk.count(b"\n")
+        if seen + here >= lines:
+            cut = -1
+            for _ in range(lines - seen):
+                cut = chunk.index(b"\n", cut + 1)
+            return pos + cut + 1
+        seen += here
+        pos += len(chunk)
+    return data.size if pos >= data.size else None
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "r": "\r", "0": "\0", "\"": "\""}
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), text)
+
+
+def printf(session: Session, argv: list[str]) -> CommandResult:
+    """bash's printf FORMAT [ARGUMENT]...: %s, %d, %i and %% with the usual backslash
+    escapes; the format is reused while arguments remain."""
+    if len(argv) < 2:
+        return CommandResult.fail("printf: usage: printf [-v var] format [arguments]", 2)
+    fmt, args = argv[1], argv[2:]
+    specs = re.findall(r"%(.)", fmt.replace("%%", ""))
+    bad = [s for s in specs if s not in "sdi"]
+    if bad:
+        return not_simulated("printf", f"conversion %{bad[0]}")
+    out = []
+    while True:
+        taken = 0
+
+        def convert(match: re.Match, args: list[str] = args) -> str:
+            nonlocal taken
+            if match.group(1) == "%":
+                return "%"
+            value = args[taken] if taken < len(args) else ""
+            taken += 1
+            if match.group(1) in "di":
+                return str(int(value)) if _INTEGER.match(value) else "0"
+            return value
+
+        out.append(re.sub(r"%([sdi%])", convert, _unescape(fmt)))
+        args = args[taken:]
+        if not args or not taken:
+            break
+    return CommandResult(stdout="".join(out))

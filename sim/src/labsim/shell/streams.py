@@ -1,0 +1,93 @@
+"""What a command writes to its standard output, when that is a file's worth of bytes:
+``seq 1 10000000 > f``, ``yes abc | head -c 10M > f``, ``cat a > b``.
+
+Such commands return their output as content (labsim.content.model) in
+CommandResult.data rather than as text, so that 78 MB of seq output or yes's endless
+stream travel through a pipe or into a file without being made. Bash's ``> FILE`` and
+``>> FILE`` after the last command of a line write it (into a dataset through
+write_path.write_file, where each record is compressed); on a terminal it is printed, up to
+TERMINAL_LIMIT bytes."""
+
+from __future__ import annotations
+
+import zlib
+
+from labsim.content import model
+from labsim.content.model import Content
+from labsim.shell import fs
+from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.zfs.errors import NoSpace
+from labsim.zfs.pool import file_content
+from labsim.zfs.write_path import write_file
+
+# A stream with no end (yes, /dev/zero read whole): as many bytes as no pool can hold.
+ENDLESS = 1 << 62
+# The most output labsim prints to a terminal; beyond it, it says so.
+TERMINAL_LIMIT = 1 << 20
+# Host files keep their text (for cat) up to this size.
+HOST_TEXT_LIMIT = 1 << 20
+
+
+def text_content(text: str) -> Content:
+    data = text.encode()
+    return model.of_source(model.Literal(data)) if data else Content()
+
+
+def output_of(result: CommandResult) -> Content:
+    """A command's standard output as content: its data, or its text."""
+    return result.data if result.data is not None else text_content(result.stdout)
+
+
+def to_terminal(result: CommandResult, command: str) -> CommandResult:
+    """A result whose output goes to the terminal: its content printed as text."""
+    if result.data is None:
+        return result
+    data = result.data
+    if data.size > TERMINAL_LIMIT:
+        note = (f"labsim: {command}: printing {data.size} bytes to the terminal is not "
+                "simulated; redirect it to a file or pipe it into head\n")
+        return CommandResult(stdout="", stderr=result.stderr + note, status=result.status)
+    text = model.read(data, 0, data.size).decode(errors="replace")
+    return CommandResult(stdout=text, stderr=result.stderr, status=result.status)
+
+
+def seed_for(session: Session, path: str) -> int:
+    """A seed for random bytes written to ``path`` now: the same script gives the same
+    bytes, two writes different ones."""
+    return zlib.crc32(f"{path}@{session.clock!r}".encode())
+
+
+def write_to(session: Session, target: str, data: Content, append: bool,
+             command: str) -> CommandResult:
+    """Bash's ``> target`` (``>> target`` with ``append``): the file gets ``data``."""
+    path = session.absolute(target)
+    if path == "/dev/null":
+        return CommandResult()
+    if fs.is_dir(session, path):
+        return CommandResult.fail(f"bash: {target}: Is a directory")
+    if not fs.parent_exists(session, path):
+        return CommandResult.fail(f"bash: {target}: No such file or directory")
+    hit = fs.mounted_dataset(session, path)
+    if hit is not None and hit.name:
+        old = hit.dataset.files.get(hit.name)
+        if append and old is not None:
+            data = model.concat(file_content(old), data)
+        try:
+            write_file(hit.pool, hit.dataset, hit.name, data.size, data)
+        except NoSpace:
+            hit.dataset.files[hit.name].mtime = session.clock
+            return CommandResult.fail(f"{command}: write error: No space left on device")
+        hit.dataset.files[hit.name].mtime = session.clock
+        return CommandResult()
+    old_host = session.host_files.get(path)
+    if append and old_host is not None:
+        previous = text_content(old_host.text) if old_host.text is not None \
+            else model.zeros(old_host.size)
+        data = model.concat(previous, data)
+    if data.size > ENDLESS // 2:
+        return CommandResult.fail(f"{command}: write error: No space left on device")
+    text = None
+    if data.size <= HOST_TEXT_LIMIT:
+        text = model.read(data, 0, data.size).decode(errors="replace")
+    session.host_files[path] = HostFile(data.size, session.clock, text)
+    return CommandResult()
