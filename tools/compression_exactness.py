@@ -175,7 +175,8 @@ def main() -> int:
             note("zle", compressors.zle_compress(data, n - n // 8),
                  zfs.ref_zle(data, n, n - n // 8))
             if lz4_block is not None:
-                note("LZ4 1.9 library vs ZFS's lz4", len(lz4_block.compress(data, store_size=False)),
+                note("LZ4 1.9 library vs ZFS's lz4",
+                     len(lz4_block.compress(data, store_size=False)),
                      zfs.ref_lz4(data, n, n + 1024) - 4)
             if compressors.zstd_backend() is not None:
                 for level in (1, 3, 9, 19):
