@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from labsim import Session, run_script
+from labsim.zfs import compressors
 from labsim.zfs.versions import get_version
 
 PROBE = Path(__file__).resolve().parents[2] / "tools" / "probes" / \
     "compression_content_probe.sh"
 
 
+@pytest.mark.skipif(compressors.zstd_backend() is None, reason="no zstd: labsim[compress]")
 @pytest.mark.parametrize("version", ["2.1", "2.3"])
 def test_probe_runs_to_the_end(version):
     pairs = run_script(PROBE.read_text(), Session(version=get_version(version)))

@@ -19,6 +19,7 @@ from functools import cache
 from labsim.content.model import Content
 from labsim.net.model import HostFiles, Network, add_host
 from labsim.wg.device import WireGuardHost
+from labsim.zfs.compressors import CompressorUnavailable
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
 from labsim.zfs.zil import ZilStats
@@ -164,8 +165,11 @@ class Session:
         stderr = "".join(errors)
         command = stages[-1].split(maxsplit=1)[0] if stages[-1] else ""
         if target is not None:
-            written = streams.write_to(self, target, streams.output_of(result), append,
-                                       command)
+            try:
+                written = streams.write_to(self, target, streams.output_of(result), append,
+                                           command)
+            except CompressorUnavailable as missing:
+                written = _no_compressor(command, str(missing))
             status = written.status or result.status
             return CommandResult(stderr=stderr + written.stderr, status=status)
         shown = streams.to_terminal(result, command)
@@ -199,6 +203,8 @@ class Session:
             return handler(self, argv)
         except UsageError as err:
             return CommandResult.fail(err.message, err.status)
+        except CompressorUnavailable as missing:
+            return _no_compressor(argv[0], str(missing))
 
     def now(self) -> float:
         """The current time for timestamps the tools print (zpool status scan lines)."""
@@ -261,6 +267,13 @@ def _split_pipeline(line: str) -> list[str]:
         current.append(ch)
     parts.append("".join(current).strip())
     return parts
+
+
+def _no_compressor(command: str, algorithm: str) -> CommandResult:
+    return CommandResult.fail(
+        f"labsim: {command}: writing with compression={algorithm} is not simulated in this "
+        f"Python, which has no {algorithm} module (pip install 'labsim[compress]', or "
+        "Python 3.14)")
 
 
 @cache
