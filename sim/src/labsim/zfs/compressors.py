@@ -7,7 +7,7 @@ bytes (the most the block may take, labsim.zfs.compression.max_compressed_size).
 all-zero check (a hole) is the caller's.
 
 * lz4 (module/zfs/lz4_zfs.c): a 4-byte big-endian length, then the LZ4 block of ZFS's
-  own LZ4 (labsim.zfs.lz4_zfs, exact).
+  own LZ4 (labsim.zfs.lz4_zfs, exact; in the page, its JavaScript twin).
 * gzip-N (module/zfs/gzip.c): zlib's compress2() at level N into a d_len buffer (the
   kernel module calls z_compress_level(), module/os/linux/spl/spl-zlib.c, the Linux
   kernel's zlib; QAT offload is not modelled). labsim runs Python's zlib, a zlib 1.2/1.3;
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import zlib
 
-from labsim.zfs.lz4_zfs import lz4_size
+from labsim.zfs.lz4_zfs import lz4_block_size
 
 LZ4_HEADER = 4  # lz4_compress_zfs(): the LZ4 block's length, big-endian
 ZSTD_HEADER = 8  # zfs_zstdhdr_t: c_len and raw_version_level
@@ -89,7 +89,7 @@ def parse(name: str) -> tuple[str, int]:
 
 def lz4_compress(data: bytes, d_len: int) -> int:
     """zfs_lz4_compress_buf(): the LZ4 block into d_len - 4 bytes after its length."""
-    size = lz4_size(data, d_len - LZ4_HEADER)
+    size = lz4_block_size(data, d_len - LZ4_HEADER)
     return len(data) if size == 0 else size + LZ4_HEADER
 
 

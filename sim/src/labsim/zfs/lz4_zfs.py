@@ -17,9 +17,14 @@ sources on every buffer tried (tools/compression_exactness.py).
 Speed, CPython 3.11 on the course's reference machine: about 5 MB/s on seq output, 8 MB/s
 on text, 30 MB/s and more on repetitive data (long matches are compared in slices). A
 run of 4-byte words at every offset is built first, with memoryview casts, so the inner
-loops compare integers."""
+loops compare integers. Under Pyodide the same Python is 5 times slower, so the page's
+worker defines ``zfsLz4Size``, this function in JavaScript (docs/javascripts/zfs-lz4.js),
+and ``lz4_block_size`` calls it there: tests/browser/test_compression_backends.py checks
+that the two give the same sizes."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 HASH_MULTIPLIER = 2654435761
 MFLIMIT = 12
@@ -133,3 +138,31 @@ def lz4_size(src: bytes, osize: int) -> int:
             ip += 1
             forward_h = ((w[ip] * mul) & 0xFFFFFFFF) >> shift
             break
+
+
+def _page_lz4() -> Callable[[bytes, int], int] | None:
+    """The page worker's JavaScript twin of ``lz4_size`` (Pyodide only), or None."""
+    try:
+        import js  # type: ignore[import-not-found]
+        from pyodide.ffi import to_js  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    function = getattr(js, "zfsLz4Size", None)
+    if function is None:
+        return None
+    return lambda src, osize: int(function(to_js(src), osize))
+
+
+_PAGE_LZ4 = _page_lz4()
+
+
+def lz4_backend() -> str:
+    """Which implementation runs: "javascript" in the page's worker, else "python"."""
+    return "javascript" if _PAGE_LZ4 is not None else "python"
+
+
+def lz4_block_size(src: bytes, osize: int) -> int:
+    """``lz4_size`` by the fastest implementation at hand (the same sizes either way)."""
+    if _PAGE_LZ4 is not None:
+        return _PAGE_LZ4(src, osize)
+    return lz4_size(src, osize)
