@@ -11,6 +11,9 @@ lesson at the top level:
 * rerun_ms: a control changed -> the chart re-rendered with the new result (median of N);
 * fill_1tib_pyodide_ms / fill_1tib_cpython_ms: the simulator filling a 1 TiB pool (two 512 GiB
   vdevs, OpenZFS 2.1 allocator) with 128 KiB records until it is full;
+* seq_10m_cpython_s / seq_10m_pyodide_s: `seq 1 10000000 > FILE` (78,888,897 bytes of text)
+  into a dataset with compression lz4, gzip and zstd (128K records), each record compressed
+  for real (labsim.zfs.compressors), the compression cache emptied first;
 * scenario_cpython_ms: each registered scenario (labsim.scenarios.SCENARIOS) run with its
   defaults, and with the other values of its first select (a preset, a workload), in CPython
   (median of RERUNS), so every widget is measured even before a lesson page embeds it;
@@ -74,6 +77,26 @@ def _fill_1tib():
     return (_time.perf_counter() - t0) * 1000, pool.alloc / pool.space
 """
 
+# Writing 78 MB of seq output, per compression (the same source in CPython and the worker).
+SEQ_10M = """
+import time as _time
+from labsim import Session as _Session
+from labsim.zfs import compression as _compression
+
+def _seq_10m():
+    out = {}
+    for comp in ("lz4", "gzip", "zstd"):
+        _compression._compressed.cache_clear()
+        s = _Session()
+        for line in ("truncate -s 2G /var/tmp/s.raw", "zpool create -o ashift=12 s /var/tmp/s.raw",
+                     f"zfs create -o compression={comp} s/x"):
+            s.run(line)
+        t0 = _time.perf_counter()
+        s.run("seq 1 10000000 > /s/x/f")
+        out[comp] = round(_time.perf_counter() - t0, 2)
+    return out
+"""
+
 FIRST_CHART_PROBE = """
 new MutationObserver((_, observer) => {
   if (document.querySelector('.labsim-widget .labsim-chart .main-svg')) {
@@ -113,6 +136,12 @@ def cpython_fill(runs: int = 3) -> tuple[float, float]:
     exec(FILL_1TIB, scope)  # noqa: S102 - our own benchmark source
     results = [scope["_fill_1tib"]() for _ in range(runs)]
     return statistics.median(r[0] for r in results), results[0][1]
+
+
+def cpython_seq_10m() -> dict[str, float]:
+    scope: dict = {}
+    exec(SEQ_10M, scope)  # noqa: S102 - our own benchmark source
+    return scope["_seq_10m"]()
 
 
 def scenario_times(runs: int = RERUNS) -> tuple[dict[str, float], dict[str, float]]:
@@ -209,6 +238,9 @@ def browser_runs(url: str, lesson: str, scenario: str, measure_fill: bool) -> di
                     fills = [json.loads(page.evaluate(fill_js)) for _ in range(3)]
                     out["fill_1tib_pyodide_ms"] = round(statistics.median(f[0] for f in fills), 1)
                     out["fill_1tib_pyodide_samples_ms"] = [round(f[0], 1) for f in fills]
+                    page.evaluate(f"window.labsim.call('_exec', {json.dumps(SEQ_10M)} + '\\n1')")
+                    out["seq_10m_pyodide_s"] = json.loads(page.evaluate(
+                        "window.labsim.call('_exec', 'import json as _j\\n_j.dumps(_seq_10m())')"))
             browser.close()
     out["first_chart_s"] = round(statistics.median(c["first"] for c in cold) / 1000, 2)
     out["first_chart_samples_s"] = [round(c["first"] / 1000, 2) for c in cold]
@@ -250,12 +282,16 @@ def main() -> None:
                 result[key] = max(values) if values else None
             result["fill_1tib_pyodide_ms"] = result["lessons"].get(LESSON, {}).get(
                 "fill_1tib_pyodide_ms")
+            result["seq_10m_pyodide_s"] = result["lessons"].get(LESSON, {}).get(
+                "seq_10m_pyodide_s")
         finally:
             server.shutdown()
     log("CPython fill…")
     fill_ms, full = cpython_fill()
     result["fill_1tib_cpython_ms"] = round(fill_ms, 1)
     result["fill_1tib_pool_full_fraction"] = round(full, 4)
+    log("CPython seq 1 10000000…")
+    result["seq_10m_cpython_s"] = cpython_seq_10m()
     log("CPython scenarios…")
     result["scenario_cpython_ms"], result["scenario_first_cpython_ms"] = scenario_times()
     log("difftest: generated scripts…")
