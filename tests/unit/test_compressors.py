@@ -238,3 +238,6 @@ def test_output_to_the_terminal_is_printed_up_to_a_limit():
     assert session.run("seq x").stderr == ("seq: invalid floating point argument: 'x'\n"
                                            "Try 'seq --help' for more information.\n")
     assert session.run("printf '%s=%d\\n' a 1 b 2").stdout == "a=1\nb=2\n"
+    assert session.run("seq -f 'pool %g of 3' 2 3").stdout == "pool 2 of 3\npool 3 of 3\n"
+    assert session.run("seq -f '%g%%' 1 2").stdout == "1%\n2%\n"
+    assert "not simulated" in session.run("seq -f '%g' 999999 1000000").stderr

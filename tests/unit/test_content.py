@@ -127,3 +127,12 @@ def test_equal_record_keys_hold_equal_bytes():
     assert b"".join(model.source_bytes(s, a, n)
                     for s, a, n in model.record_key(content, 8194, 100)) == \
         model.read(content, 8194, 100)
+
+
+def test_seq_with_a_format_puts_its_text_around_each_number():
+    text = SeqText(95, 1, 1003, prefix="zfs pool ", suffix=" récord")
+    whole = "".join(f"zfs pool {n} récord\n" for n in range(95, 1004)).encode()
+    content = model.of_source(text)
+    assert content.size == len(whole)
+    for start in range(0, len(whole), 997):
+        assert model.read(content, start, 1500) == whole[start:start + 1500]

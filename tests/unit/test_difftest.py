@@ -43,14 +43,6 @@ ALL_SEEDS = [*TUNING_SEEDS, *HELD_OUT_SEEDS]
 # (pool names as labgNNNN). Model work for issue 15; a listed gap must still show (else
 # delete it: labsim got better), and nothing else may.
 KNOWN_LABSIM_GAPS = {
-    "unknown command: write-seq: bash: seq: command not found":
-        "seq, yes, head and shell redirection (>) are not simulated, nor text content "
-        "(its compression under lz4, gzip, zstd)",
-    "unknown command: write-words: bash: seq: command not found": "the same (seq -f)",
-    "unknown command: write-yes: bash: yes: command not found": "the same (yes | head -c)",
-    "unknown command: rewrite-write-seq: bash: seq: command not found": "the same",
-    "unknown command: rewrite-write-words: bash: seq: command not found": "the same",
-    "unknown command: rewrite-write-yes: bash: yes: command not found": "the same",
     "fabricated refusal: import-renamed: cannot import 'labgNNNN': no such pool":
         "zpool import -d finds a pool by the labels in the files it scans, whatever their "
         "names; labsim looks for the paths the pool was created with (both 'no such pool "

@@ -15,11 +15,14 @@ from functools import lru_cache
 
 @dataclass(frozen=True)
 class SeqText:
-    """``seq first step last`` (step != 0): every first + k * step up to last."""
+    """``seq first step last`` (step != 0): every first + k * step up to last, each line
+    ``prefix``, the number, ``suffix`` (``seq -f 'PREFIX%gSUFFIX'``)."""
 
     first: int
     step: int
     last: int
+    prefix: str = ""
+    suffix: str = ""
 
     @property
     def count(self) -> int:
@@ -53,7 +56,7 @@ def segments(seq: SeqText) -> tuple[_Segment, ...]:
         bound = hi if seq.step > 0 else lo
         # the last j >= k with first + j * step still inside the band
         j = min(total - 1, k + (bound - n) // seq.step)
-        width = len(str(n)) + 1
+        width = len(str(n)) + 1 + len(seq.prefix.encode()) + len(seq.suffix.encode())
         out.append(_Segment(k, j - k + 1, width, offset))
         offset += (j - k + 1) * width
         k = j + 1
@@ -82,7 +85,11 @@ def read(seq: SeqText, start: int, length: int) -> bytes:
         last_line = min(seg.count, -(-(min(end, seg_end) - seg.offset) // seg.width))
         a = seq.first + (seg.index + first_line) * seq.step
         b = seq.first + (seg.index + last_line) * seq.step
-        text = ("\n".join(map(str, range(a, b, seq.step))) + "\n").encode()
+        if seq.prefix or seq.suffix:
+            text = "".join(f"{seq.prefix}{n}{seq.suffix}\n"
+                           for n in range(a, b, seq.step)).encode()
+        else:
+            text = ("\n".join(map(str, range(a, b, seq.step))) + "\n").encode()
         skip = pos - (seg.offset + first_line * seg.width)
         piece = text[skip:skip + (min(end, seg_end) - pos)]
         out.append(piece)

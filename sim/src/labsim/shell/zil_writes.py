@@ -6,6 +6,7 @@ commits. The rules are labsim.zfs.zil's; this module only applies them to a sess
 
 from __future__ import annotations
 
+from labsim.content.model import Content
 from labsim.shell.session import Session
 from labsim.zfs import zil
 from labsim.zfs.compression import DataPattern
@@ -26,7 +27,8 @@ __all__ = ["Durability", "log_writes", "close_logs", "LOG_COMMIT_SECONDS"]
 
 
 def log_writes(session: Session, pool: Pool, dataset: Dataset, name: str, written: int,
-               write_size: int, content: str | DataPattern, durability: Durability,
+               write_size: int, content: str | DataPattern | Content,
+               durability: Durability,
                first_record_alone: bool = True) -> float:
     """Apply the log commits of a writer that wrote ``written`` bytes in ``write_size``
     writes into a new file ``name``; returns the seconds it spent waiting for them.

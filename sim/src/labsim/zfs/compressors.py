@@ -31,6 +31,7 @@ all-zero check (a hole) is the caller's.
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 from labsim.zfs.lz4_zfs import lz4_block_size
 
@@ -47,9 +48,9 @@ class CompressorUnavailable(Exception):
     """The Python running labsim has no zstd (CPython before 3.14 without backports.zstd)."""
 
 
-def _zstd_module():
+def _zstd_module() -> Any:
     try:
-        from compression import zstd  # Python 3.14, and Pyodide
+        from compression import zstd  # type: ignore[import-not-found]  # 3.14, Pyodide
     except ImportError:
         try:
             from backports import zstd  # the same module for Python 3.9 to 3.13

@@ -57,17 +57,17 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         size = wanted if wanted is not None else 1 << 62
         start = bs * _number(operands.get("seek", "0"))
         notrunc = "notrunc" in operands.get("conv", "").split(",")
-        old = hit.dataset.files.get(hit.name)
+        existing = hit.dataset.files.get(hit.name)
         data: str | Content = content
-        if start or (notrunc and old is not None):
+        if start or (notrunc and existing is not None):
             # The file is what it held up to the seek offset (all of it with
             # conv=notrunc), with the new bytes written from there.
-            source = model.Zeros() if content == "zero" else \
+            stream: model.Source = model.Zeros() if content == "zero" else \
                 model.RandomBytes(streams.seed_for(session, path))
-            before = file_content(old) if old is not None else Content()
+            before = file_content(existing) if existing is not None else Content()
             if not notrunc:
                 before = model.window(before, 0, start)
-            data = model.write_at(before, start, model.of_source(source, size))
+            data = model.write_at(before, start, model.of_source(stream, size))
         try:
             total = data.size if isinstance(data, Content) else size
             written = write_file(hit.pool, hit.dataset, hit.name, total, data)
@@ -81,7 +81,7 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         flags = operands.get("oflag", "").split(",")
         conv = operands.get("conv", "").split(",")
         session.clock += log_writes(
-            session, hit.pool, hit.dataset, hit.name, written, bs, content,
+            session, hit.pool, hit.dataset, hit.name, written, bs, data,
             Durability(o_sync="sync" in flags or "dsync" in flags,
                        end_fsync="fsync" in conv or "fdatasync" in conv))
     elif hit is not None:

@@ -30,12 +30,33 @@ def not_simulated(tool: str, what: str) -> CommandResult:
     return CommandResult.fail(f"labsim: {tool} {what} is not simulated")
 
 
+# seq -f's one conversion: %g prints an integer as is up to 6 significant digits
+# (coreutils' seq formats a long double with it; 1000000 is "1e+06").
+_G_LIMIT = 10 ** 6
+
+
 def seq(session: Session, argv: list[str]) -> CommandResult:
-    """seq [FIRST [INCREMENT]] LAST with integers: one number a line."""
+    """seq [-f FORMAT] [FIRST [INCREMENT]] LAST with integers: one number a line, or
+    FORMAT's text around it (a single %g)."""
     args = argv[1:]
+    template = None
+    if args and (args[0] == "-f" or args[0].startswith(("-f", "--format="))):
+        if args[0] in ("-f", "--format"):
+            if len(args) < 2:
+                raise _usage("seq", "option requires an argument -- 'f'")
+            template, args = args[1], args[2:]
+        else:
+            template = args[0][2:] if args[0].startswith("-f") else args[0][9:]
+            args = args[1:]
     options = [a for a in args if a.startswith("-") and not _INTEGER.match(a)]
     if options:
         return not_simulated("seq", f"option {options[0]}")
+    prefix = suffix = ""
+    if template is not None:
+        parts = template.replace("%%", "\0").split("%g")
+        if len(parts) != 2 or "%" in "".join(parts):
+            return not_simulated("seq", f"-f '{template}' (only one %g is)")
+        prefix, suffix = (part.replace("\0", "%") for part in parts)
     if not args:
         raise _usage("seq", "missing operand")
     if len(args) > 3:
@@ -56,7 +77,9 @@ def seq(session: Session, argv: list[str]) -> CommandResult:
         first, step, last = numbers
     if step == 0:
         raise _usage("seq", f"invalid Zero increment value: '{args[1]}'")
-    text = SeqText(first, step, last)
+    if template is not None and max(abs(first), abs(last)) >= _G_LIMIT:
+        return not_simulated("seq", "-f %g for numbers of 7 digits or more (1e+06)")
+    text = SeqText(first, step, last, prefix, suffix)
     return CommandResult(data=model.of_source(text) if text.count else Content())
 
 
