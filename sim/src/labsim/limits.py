@@ -91,6 +91,17 @@ LIMITS: tuple[Limit, ...] = (
                "`zfs get compressratio`.",
     ),
     Limit(
+        area="Partial overwrites",
+        what="Writing into the middle of an existing file (`dd seek=N conv=notrunc`) "
+             "rewrites the whole file; ZFS copies on write only the records the range "
+             "touches.",
+        shows_as="The file's final size and content are right, but a snapshot or a clone "
+                 "shares less with it in labsim: USED of the clone and of the snapshot come "
+                 "out larger.",
+        try_it=f"Overwrite 4 MiB of a cloned 16 MiB file in {LAB_VM} and compare "
+               "`zfs list -o name,used,usedsnap`.",
+    ),
+    Limit(
         area="Snapshot sizes",
         what="A snapshot's own logical and compressed sizes are not tracked.",
         shows_as="`logicalreferenced`, `logicalused` and `compressratio` of a snapshot say "
