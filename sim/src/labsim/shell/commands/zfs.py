@@ -193,6 +193,16 @@ def _datasets(session: Session, names: list[str], recursive: bool,
             out.append((pool, found))
             continue
         visited = [found]
+        if not recursive and depth is None:
+            # Without -r or -d only the named dataset is visited, its snapshots too only
+            # when snapshots are the one type asked for: zfs_do_list() and zfs_do_get()
+            # then set ZFS_ITER_DEPTH_LIMIT | ZFS_ITER_RECURSE with limit 1 (`zfs list -t
+            # snapshot fs`, cmd/zfs/zfs_main.c at zfs-2.3.9, the same in 2.1.11).
+            if types == frozenset({"snapshot"}):
+                out.extend((pool, s) for s in found.snapshots)
+            else:
+                out.extend(_with_snapshots(pool, visited, types - {"snapshot"}))
+            continue
         if recursive or depth is not None:
             visited += [d for d in snap.descendants_of(pool, found)
                         if depth is None
