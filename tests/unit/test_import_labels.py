@@ -280,6 +280,22 @@ config:
     assert f"\t    {V}b.raw  ONLINE" in status
 
 
+def test_zpool_online_brings_a_member_missing_since_the_import_back():
+    session = make(MIRROR)
+    ok(session, "zpool export p")
+    ok(session, f"mv {V}b.raw {V}away/")
+    ok(session, f"zpool import -d {V} p")
+    assert ok(session, f"zpool online p {V}b.raw") == (
+        f"warning: device '{V}b.raw' onlined, but remains in faulted state\n"
+        "use 'zpool replace' to replace devices that are no longer present\n")
+    ok(session, "dd if=/dev/urandom of=/p/g bs=1M count=2 status=none")
+    ok(session, f"mv {V}away/b.raw {V}b.raw")
+    assert ok(session, f"zpool online p {V}b.raw") == ""
+    status = ok(session, "zpool status p")
+    assert " state: ONLINE\n" in status and f"\t    {V}b.raw  ONLINE" in status
+    assert "  scan: resilvered 2." in status
+
+
 def test_raidz_missing_more_than_its_parity_cannot_be_imported():
     session = make(f"""
 mkdir -p {V}

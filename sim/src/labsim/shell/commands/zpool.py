@@ -630,7 +630,7 @@ def online(session: Session, args: list[str]) -> CommandResult:
     """zpool online: the leaf comes back and is resilvered with what was written while it
     was away (its DTL); labsim estimates that from the growth of the pool's allocation."""
     pool, devices = _pool_and_devices(session, args, "et", "online")
-    errors = []
+    errors, out = [], []
     for word in devices:
         found = _device(pool, word)
         if found is None:
@@ -638,14 +638,26 @@ def online(session: Session, args: list[str]) -> CommandResult:
             continue
         vdev, index = found
         leaf = vdev.leaves[index]
-        if leaf.state == health.OFFLINE:
+        if leaf.state == health.UNAVAIL:
+            # vdev_online() reopens it (vdev_reopen()): back if its file is at its path
+            # with its label (vdev_validate() clears vdev_not_present), else it stays
+            # unavailable and zpool_do_online() warns.
+            _, label = vdev_labels.read_device(session, leaf.path)
+            if label is None or label.guid != leaf.guid:
+                out.append(f"warning: device '{word}' onlined, but remains in faulted state\n"
+                           "use 'zpool replace' to replace devices that are no longer "
+                           "present\n")
+                continue
+            leaf.aux, leaf.not_present = None, False
+        if leaf.state in (health.OFFLINE, health.UNAVAIL):
             leaf.state = health.ONLINE
             missed = max(0, pool.alloc - leaf.offline_alloc)
             if vdev.kind == RAIDZ:
                 missed //= vdev.layout.width
             _finish_resilver(session, pool, missed)
             vdev_labels.write_labels(session, pool)
-    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+    return CommandResult(stdout="".join(out), stderr="".join(errors),
+                         status=1 if errors else 0)
 
 
 def _attach_operands(args: list[str], subcommand: str,
