@@ -4,6 +4,8 @@ moved files, strangers, duplicates, missing members, import by id, labels destro
 or moved by truncate. Texts as OpenZFS 2.3.9 prints them (cmd/zpool/zpool_main.c:
 show_import(), print_import_config(), status_callback(); lib/libzfs/libzfs_status.c)."""
 
+import re
+
 import pytest
 
 from labsim import Session, run_script
@@ -342,6 +344,21 @@ def test_a_file_at_the_config_path_without_a_label_is_an_invalid_label():
     assert "status: One or more devices contains corrupted data.\n" in listing
     ok(session, f"zpool import -d {V} p")
     assert "label is missing or\n\tinvalid." in ok(session, "zpool status p")
+
+
+def test_dd_onto_a_renamed_vdev_file_damages_its_leaf():
+    """An exported pool's file is known by its label, whatever its name: a scrub after the
+    import repairs what dd wrote over the mirror member."""
+    session = make(MIRROR)
+    ok(session, "zpool export p")
+    ok(session, f"mv {V}b.raw {V}r.raw")
+    ok(session, f"dd if=/dev/urandom of={V}r.raw bs=1M seek=4 count=100 conv=notrunc "
+                "status=none")
+    assert session.exported_pools[next(iter(session.exported_pools))].vdevs[0] \
+        .leaves[1].damaged
+    ok(session, f"zpool import -d {V} p")
+    ok(session, "zpool scrub -w p")
+    assert re.search(r"scan: scrub repaired [1-9][0-9.]*M ", ok(session, "zpool status p"))
 
 
 def test_a_grown_vdev_file_keeps_its_front_labels():

@@ -116,8 +116,9 @@ def scan_directories(session: Session, directories: list[str]) -> list[FoundDevi
 
 
 def owning_leaf(session: Session, path: str) -> Leaf | None:
-    """The leaf a host file is: of an imported pool, the one opened at that path; of an
-    exported pool, the one its label names (the file may have been renamed since)."""
+    """The leaf a host file is: of an imported pool, the one opened at that path; else
+    the one its label names, in an exported or imported pool (the file may have been
+    renamed since: an open vdev follows its file, not its name)."""
     for pool in session.pools.values():
         for vdev in [*pool.vdevs, *pool.logs]:
             for leaf in vdev.leaves:
@@ -127,8 +128,10 @@ def owning_leaf(session: Session, path: str) -> Leaf | None:
     found = None if host is None else read_label(host.labels, host.size)
     if found is None:
         return None
-    exported = session.exported_pools.get(found[0].pool_guid)
-    if exported is None:
+    label = found[0]
+    owner = session.exported_pools.get(label.pool_guid) or next(
+        (p for p in session.pools.values() if p.guid == label.pool_guid), None)
+    if owner is None:
         return None
-    return next((leaf for vdev in [*exported.vdevs, *exported.logs] for leaf in vdev.leaves
-                 if leaf.guid == found[0].guid), None)
+    return next((leaf for vdev in [*owner.vdevs, *owner.logs] for leaf in vdev.leaves
+                 if leaf.guid == label.guid), None)
