@@ -76,6 +76,9 @@ class Leaf:
     # vdev_not_present: the leaf could not be opened during an import (vdev_set_state()
     # in module/zfs/vdev.c), so zpool names it by its guid, "was <path>" after the row.
     not_present: bool = False
+    # The vdev's blocks (offset, length) when the leaf went missing at an import: what
+    # was written after, while it was away, is stale on it when it comes back.
+    blocks_when_missing: frozenset[tuple[int, int]] | None = None
 
     @property
     def name(self) -> str:

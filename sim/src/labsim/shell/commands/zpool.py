@@ -23,7 +23,16 @@ from labsim.shell import messages as msg
 from labsim.shell.commands import zpool_import
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
-from labsim.zfs import brt, ditto, health, lifecycle, raidz_expansion, raidz_expansion_state, scan
+from labsim.zfs import (
+    brt,
+    ditto,
+    health,
+    import_config,
+    lifecycle,
+    raidz_expansion,
+    raidz_expansion_state,
+    scan,
+)
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
@@ -641,15 +650,19 @@ def online(session: Session, args: list[str]) -> CommandResult:
         if leaf.state == health.UNAVAIL:
             # vdev_online() reopens it (vdev_reopen()): back if its file is at its path
             # with its label (vdev_validate() clears vdev_not_present), else it stays
-            # unavailable and zpool_do_online() warns.
+            # unavailable and zpool_do_online() warns. Like a device found again at
+            # import, it has no DTL to resilver: what was written meanwhile is stale on
+            # it (labsim.zfs.import_config.mark_stale). Unverified on a recording.
             _, label = vdev_labels.read_device(session, leaf.path)
             if label is None or label.guid != leaf.guid:
                 out.append(f"warning: device '{word}' onlined, but remains in faulted state\n"
                            "use 'zpool replace' to replace devices that are no longer "
                            "present\n")
                 continue
-            leaf.aux, leaf.not_present = None, False
-        if leaf.state in (health.OFFLINE, health.UNAVAIL):
+            import_config.mark_stale(pool, vdev, leaf)
+            leaf.state, leaf.aux, leaf.not_present = health.ONLINE, None, False
+            vdev_labels.write_labels(session, pool)
+        if leaf.state == health.OFFLINE:
             leaf.state = health.ONLINE
             missed = max(0, pool.alloc - leaf.offline_alloc)
             if vdev.kind == RAIDZ:

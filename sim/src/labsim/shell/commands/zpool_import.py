@@ -8,8 +8,9 @@ where labsim has no devices), reads the labels of what it finds and assembles ea
 pool's config from them (labsim.zfs.discovery): a vdev file renamed or moved to another
 searched directory is found by its label, and the pool's leaves take the new paths.
 The kernel then opens the pool from that config (labsim.zfs.import_config): a mirror or
-RAID-Z group missing members it can do without imports DEGRADED; a top-level vdev that
-cannot work leaves the pool UNAVAIL.
+RAID-Z group missing members it can do without imports DEGRADED (a member found again at
+a later import comes back stale, not resilvered); a top-level vdev that cannot work
+leaves the pool UNAVAIL.
 
 Messages (cmd/zpool/zpool_main.c): export of an unknown pool fails in zpool_open_canfail()
 with "cannot open 'X': no such pool"; import of a name that no exported pool in the
@@ -26,11 +27,11 @@ from labsim.shell import messages as msg
 from labsim.shell import vdev_labels
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.zil_writes import close_logs
-from labsim.zfs import health, import_config, scan
+from labsim.zfs import health, import_config
 from labsim.zfs.discovery import FoundPool, find_pools
 from labsim.zfs.import_config import ImportView
 from labsim.zfs.labels import POOL_STATE_ACTIVE, POOL_STATE_DESTROYED, POOL_STATE_EXPORTED
-from labsim.zfs.layouts import RAIDZ, SINGLE
+from labsim.zfs.layouts import SINGLE
 from labsim.zfs.lifecycle import export_pool, import_pool
 from labsim.zfs.pool import Pool
 from labsim.zfs.vdevs import TopVdev
@@ -184,21 +185,11 @@ def import_(session: Session, args: list[str]) -> CommandResult:
         pool.datasets = {new_name + key[len(old):]: ds for key, ds in pool.datasets.items()}
         for key, ds in pool.datasets.items():
             ds.name = key
-    back = import_config.apply_import(view)
+    import_config.apply_import(view)
     import_pool(pool)
     pool.imported_at = session.clock
     for vdev in [*pool.vdevs, *pool.logs]:  # vdev statistics start again at import
         vdev.write_ops = vdev.write_bytes = 0
     session.pools[new_name] = pool
     vdev_labels.write_labels(session, pool, POOL_STATE_ACTIVE)
-    # A device missing at an earlier import is back: spa_load() finds its DTL not empty
-    # and starts a resilver (spa_async_request(SPA_ASYNC_RESILVER)); labsim's scans end
-    # at once. What it copies is estimated as for zpool online.
-    if back:
-        missed = 0
-        for vdev, leaf in back:
-            lost = max(0, pool.alloc - leaf.offline_alloc)
-            missed += lost // vdev.layout.width if vdev.kind == RAIDZ else lost
-        record = scan.resilver(pool, missed, session.now())
-        session.clock += record.seconds
     return CommandResult()
