@@ -194,7 +194,7 @@ def compare(real: str | list[str], simulated: str, *, presence: bool = False) ->
                                 f"{s.output.splitlines()[:1]} in labsim")
         if words[:2] == ["zpool", "status"]:
             problems += compare_status(where, outputs, s.output, presence=presence)
-        if words[:2] == ["zpool", "import"] and outputs[0].startswith("   pool: "):
+        if words[:2] == ["zpool", "import"] and IMPORT_POOL.match(outputs[0]):
             problems += compare_import_listing(where, outputs, s.output)
         if is_zdb_metaslabs(s.command):
             # zdb -m: metaslab counts, offsets and free space per vdev (zdb_compare.py)
@@ -407,13 +407,15 @@ def compare_status(where: str, reals: list[str], simulated: str,
     return problems
 
 
-# show_import(): "     id: 15144803977964153230", the pool's random guid
-IMPORT_ID = re.compile(r"^     id: \d+$", re.MULTILINE)
+# show_import(): "   pool: lab8" and "     id: 15144803977964153230" (the pool's random
+# guid) up to 2.2, "  pool: lab8" and "    id: ..." from 2.3.0
+IMPORT_POOL = re.compile(r"^ {2,3}pool: ")
+IMPORT_ID = re.compile(r"^( {4,5})id: \d+$", re.MULTILINE)
 
 
 def compare_import_listing(where: str, reals: list[str], simulated: str) -> list[str]:
     """`zpool import` listing pools (lab 8): exact but for each pool's random id."""
-    masked = [IMPORT_ID.sub("     id: <guid>", text) for text in (*reals, simulated)]
+    masked = [IMPORT_ID.sub(r"\1id: <guid>", text) for text in (*reals, simulated)]
     if masked[-1] in masked[:-1]:
         return []
     return [f"{where}: real printed {reals[0]!r}, labsim {simulated!r}"]

@@ -182,17 +182,18 @@ def test_damage_before_the_data_area_is_in_the_labels_and_harmless(session):
     assert ok(session, "zpool status -x p") == "pool 'p' is healthy\n"
 
 
-# show_import() on 2.1.11 (tests/fixtures/real/2.1.11/08-copies.txt, with this test's paths):
-# the configuration comes from the MOS, so the missing vdev is listed by its path.
+# show_import() on 2.3.9 (tests/fixtures/probes/model/2.3.9/lab15-rename-import.txt, with
+# this test's paths): the configuration comes from the MOS, so the missing vdev is listed by
+# its path. (2.1's headings, one column to the right: tests/unit/test_import_labels.py.)
 IMPORT_LISTING = f"""\
-   pool: p
-     id: {{id}}
-  state: UNAVAIL
+  pool: p
+    id: {{id}}
+ state: UNAVAIL
 status: One or more devices are missing from the system.
- action: The pool cannot be imported. Attach the missing
+action: The pool cannot be imported. Attach the missing
 \tdevices and try again.
    see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-3C
- config:
+config:
 
 \tp{' ' * 20}  UNAVAIL  insufficient replicas
 \t  {V}a.raw  ONLINE
@@ -214,8 +215,8 @@ def test_a_lost_single_disk_vdev_loses_the_pool_whatever_copies_says(session):
         "cannot import 'p': no such pool available\n")
     ok(session, f"mv {V}away/b.raw {V}b.raw")
     listing = ok(session, f"zpool import -d {V}")
-    assert "  state: ONLINE\n action: The pool can be imported using its name or numeric " \
-           "identifier.\n config:\n\n\tp" in listing
+    assert " state: ONLINE\naction: The pool can be imported using its name or numeric " \
+           "identifier.\nconfig:\n\n\tp" in listing
     ok(session, f"zpool import -d {V} p")
     assert ok(session, "zpool status -x p") == "pool 'p' is healthy\n"
 

@@ -43,13 +43,6 @@ ALL_SEEDS = [*TUNING_SEEDS, *HELD_OUT_SEEDS]
 # (pool names as labgNNNN). Model work for issue 15; a listed gap must still show (else
 # delete it: labsim got better), and nothing else may.
 KNOWN_LABSIM_GAPS = {
-    "fabricated refusal: import-renamed: cannot import 'labgNNNN': no such pool":
-        "zpool import -d finds a pool by the labels in the files it scans, whatever their "
-        "names; labsim looks for the paths the pool was created with (both 'no such pool "
-        "available' and 'no such pool or dataset')",
-    "fabricated refusal: import-degraded: cannot import 'labgNNNN': no such pool available":
-        "a mirror or RAID-Z group missing one member imports DEGRADED on real OpenZFS; "
-        "labsim imports only a pool with every device present",
     "fabricated refusal: write-urandom: dd: error writing '/labgNNNN/":
         "No space left on device: labsim refuses a write 24 records (spa_asize_inflation) "
         "before AVAIL runs out (seed 149: 2 MiB of copies=3 1M records with 25 MB "

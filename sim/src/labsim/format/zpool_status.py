@@ -116,6 +116,14 @@ REASONS: dict[str, tuple[str, str, str | None]] = {
         "Attach the missing device and online it using 'zpool online'.",
         "ZFS-8000-2Q",
     ),
+    # ZPOOL_STATUS_CORRUPT_LABEL_R: a device found at import without a good label.
+    "corrupt_label_r": (
+        "One or more devices could not be used because the label is missing or\n"
+        "\tinvalid.  Sufficient replicas exist for the pool to continue\n"
+        "\tfunctioning in a degraded state.",
+        "Replace the device using 'zpool replace'.",
+        "ZFS-8000-4J",
+    ),
     "offline_dev": (
         "One or more devices has been taken offline by the administrator.\n"
         "\tSufficient replicas exist for the pool to continue functioning in a\n"

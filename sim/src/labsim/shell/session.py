@@ -20,6 +20,7 @@ from labsim.content.model import Content
 from labsim.net.model import HostFiles, Network, add_host
 from labsim.wg.device import WireGuardHost
 from labsim.zfs.compressors import CompressorUnavailable
+from labsim.zfs.labels import GuidSource, LabelCopy
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
 from labsim.zfs.zil import ZilStats
@@ -70,12 +71,16 @@ class HostFile:
     """A file on the host's own filesystem (the sparse files vdevs are made of).
 
     ``text`` is the contents of a file whose contents matter (a key or a configuration
-    file); None for the others, which hold the zeros of a sparse file.
+    file); None for the others, which hold the zeros of a sparse file. ``labels`` are
+    the ZFS label copies written into it, for a file that is (or was) a vdev: they go
+    where the file goes (mv), are copied with it (cp), and bytes written over one
+    destroy that copy (labsim.zfs.labels).
     """
 
     size: int
     mtime: float
     text: str | None = None
+    labels: tuple[LabelCopy, ...] = ()
 
 
 @dataclass
@@ -89,8 +94,12 @@ class Session:
                                  "/mnt", "/etc", "/etc/wireguard"}
     )
     pools: dict[str, Pool] = field(default_factory=dict)
-    # Pools exported with zpool export: their files keep them until zpool import.
-    exported_pools: dict[str, Pool] = field(default_factory=dict)
+    # Pools exported with zpool export, by pool guid: what their devices hold, which
+    # zpool import finds by the labels of the files it scans.
+    exported_pools: dict[int, Pool] = field(default_factory=dict)
+    # Where the guids of new pools and vdevs come from (seeded with the host's name in
+    # __post_init__ unless given).
+    guids: GuidSource = field(default_factory=GuidSource)
     # Seconds since the epoch, 2026-11-18 11:06:40 UTC at the start: a fixed time so that
     # transcripts are reproducible. Slow commands (dd, sleep, scrubs and resilvers)
     # advance it by their simulated duration. With ``host_clock`` set, now() reads the
@@ -128,6 +137,8 @@ class Session:
             # so that two hosts never generate the same keys.
             host = add_host(self.network, self.hostname, wireguard=self.wireguard)
         self.wireguard = host.wireguard
+        if not self.guids.seed:
+            self.guids.seed = self.hostname
         # The host's files are the host's, whichever of its sessions wrote them.
         files = self.network.files.setdefault(self.hostname,
                                               HostFiles(self.host_files, self.host_dirs))

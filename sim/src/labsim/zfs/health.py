@@ -6,8 +6,10 @@ some child is not ONLINE and UNAVAIL when none is; RAID-Z is DEGRADED with up to
 top-level vdev is, and UNAVAIL when one is unusable.
 
 The reason follows check_status() (lib/libzfs/libzfs_status.c), in its order:
-persistent data errors (ZPOOL_STATUS_CORRUPT_DATA) first, then devices with error
-counts (ZPOOL_STATUS_FAILING_DEV), then offlined devices (ZPOOL_STATUS_OFFLINE_DEV).
+persistent data errors (ZPOOL_STATUS_CORRUPT_DATA) first, then devices missing since the
+import (ZPOOL_STATUS_MISSING_DEV_R; ZPOOL_STATUS_CORRUPT_LABEL_R for one found without a
+good label), then devices with error counts (ZPOOL_STATUS_FAILING_DEV), then offlined
+devices (ZPOOL_STATUS_OFFLINE_DEV).
 """
 
 from __future__ import annotations
@@ -20,16 +22,22 @@ ONLINE, DEGRADED, UNAVAIL, OFFLINE = "ONLINE", "DEGRADED", "UNAVAIL", "OFFLINE"
 
 # Keys of labsim.format.zpool_status.REASONS.
 CORRUPT_DATA, FAILING_DEV, OFFLINE_DEV = "corrupt_data", "failing_dev", "offline_dev"
+MISSING_DEV_R, CORRUPT_LABEL_R = "missing_dev_r", "corrupt_label_r"
 
 
 def vdev_state(vdev: TopVdev) -> str:
     missing = sum(1 for leaf in vdev.leaves if leaf.state != ONLINE)
+    return group_state(vdev.kind, len(vdev.leaves), vdev.layout.nparity, missing)
+
+
+def group_state(kind: str, children: int, nparity: int, missing: int) -> str:
+    """A top-level vdev's state with ``missing`` of its ``children`` not usable."""
     if missing == 0:
         return ONLINE
-    if vdev.kind == MIRROR:
-        return UNAVAIL if missing == len(vdev.leaves) else DEGRADED
-    if vdev.kind == RAIDZ:
-        return UNAVAIL if missing > vdev.layout.nparity else DEGRADED
+    if kind == MIRROR:
+        return UNAVAIL if missing == children else DEGRADED
+    if kind == RAIDZ:
+        return UNAVAIL if missing > nparity else DEGRADED
     return UNAVAIL
 
 
@@ -59,6 +67,12 @@ def status_reason(pool: Pool) -> str | None:
     if pool.data_errors:
         return CORRUPT_DATA
     leaves = [leaf for v in pool.vdevs for leaf in v.leaves]
+    # Leaves that could not be opened at import (UNAVAIL, a vs_aux): vdev_missing()
+    # for "cannot open", vdev_broken() for any other reason.
+    if any(leaf.state == UNAVAIL and leaf.aux == "cannot open" for leaf in leaves):
+        return MISSING_DEV_R
+    if any(leaf.state == UNAVAIL for leaf in leaves):
+        return CORRUPT_LABEL_R
     if any(leaf.read_errors or leaf.write_errors or leaf.cksum_errors for leaf in leaves):
         return FAILING_DEV
     if any(leaf.state == OFFLINE for leaf in leaves):

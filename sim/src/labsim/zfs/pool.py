@@ -218,6 +218,9 @@ class Pool:
     # and the scrub its completion set up that has not run yet.
     expansion: raidz_expansion_state.Expansion | None = None
     scrub_pending: raidz_expansion_state.PendingScrub | None = None
+    # The pool's guid (spa_generate_guid()), in every label: 0 until the shell gives it
+    # one (labsim.zfs.labels.new_guid).
+    guid: int = 0
 
     @property
     def space(self) -> int:

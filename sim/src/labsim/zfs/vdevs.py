@@ -66,6 +66,24 @@ class Leaf:
     # The pool's allocated bytes when the leaf went offline: what was written while it
     # was away is what a resilver copies when it comes back (the leaf's DTL).
     offline_alloc: int = 0
+    # Its vdev guid (spa_generate_guid()), which its labels carry: 0 until the shell
+    # gives it one (labsim.zfs.labels.new_guid).
+    guid: int = 0
+    # Why an UNAVAIL leaf could not be used (vs_aux as print_status_config() words it):
+    # "cannot open" (VDEV_AUX_OPEN_FAILED, no device at its path), "invalid label"
+    # (VDEV_AUX_BAD_LABEL). None for a usable leaf.
+    aux: str | None = None
+    # vdev_not_present: the leaf could not be opened during an import (vdev_set_state()
+    # in module/zfs/vdev.c), so zpool names it by its guid, "was <path>" after the row.
+    not_present: bool = False
+    # The vdev's blocks (offset, length) when the leaf went missing at an import: what
+    # was written after, while it was away, is stale on it when it comes back.
+    blocks_when_missing: frozenset[tuple[int, int]] | None = None
+
+    @property
+    def name(self) -> str:
+        """zpool_vdev_name(): the path, or the guid of a leaf not present at import."""
+        return str(self.guid) if self.not_present else self.path
 
     @property
     def label_aligned_size(self) -> int:
@@ -122,6 +140,7 @@ class TopVdev:
     # which vdevs wrote.
     write_ops: int = 0
     write_bytes: int = 0
+    guid: int = 0  # the top-level vdev's guid (ZPOOL_CONFIG_TOP_GUID in its labels)
 
     def __post_init__(self) -> None:
         if self.free < 0:

@@ -246,6 +246,13 @@ class ZfsVersion:
     # zfs rewrite in 2.3 (from 2.3.4).
     zpool_subcommands_added: frozenset[str] = frozenset()
     zfs_subcommands_added: frozenset[str] = frozenset()
+    # show_import() (cmd/zpool/zpool_main.c), the pools `zpool import` lists: up to 2.2 its
+    # headings stand one column right of zpool status's ("   pool:", "     id:",
+    # "  state:", " action:", " config:"; zfs-2.1.11 and zfs-2.2.11); from 2.3.0
+    # (5137c132a5 "zpool import output is not formated properly") they line up with them
+    # ("  pool:", "    id:", " state:", "action:", "config:"), as recorded on 2.3.9
+    # (tests/fixtures/real/2.3.9/probes/lab15-rename-import.txt).
+    import_headings_as_status: bool = False
 
 
 # Every property 2.1.11's tools accept by name (zprop_register_*() in module/zcommon/
@@ -427,6 +434,7 @@ ZFS_2_3 = replace(
         "volthreading", "direct", "longname"},
     zpool_subcommands_added=frozenset({"prefetch", "ddtprune"}),
     zfs_subcommands_added=ZFS_2_2.zfs_subcommands_added | {"rewrite"},
+    import_headings_as_status=True,
 )
 
 VERSIONS: dict[str, ZfsVersion] = {v.name: v for v in (ZFS_0_6_5, ZFS_2_1, ZFS_2_2, ZFS_2_3)}

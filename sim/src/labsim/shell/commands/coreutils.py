@@ -12,7 +12,7 @@ from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs
 from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
-from labsim.zfs import bclone, zvols
+from labsim.zfs import bclone, labels, zvols
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import File, Pool
@@ -54,6 +54,14 @@ def truncate(session: Session, argv: list[str]) -> CommandResult:
         if hit is not None and hit.name:
             file = hit.dataset.files.setdefault(hit.name, File(hit.name))
             file.size, file.mtime = new_size, session.clock  # sparse: nothing allocated
+        elif path in session.host_files:
+            # The bytes before the new size stay, label copies among them (a vdev file
+            # grown keeps its labels where they were: the back pair is no longer at the
+            # end, where zpool import looks for it).
+            old = session.host_files[path]
+            session.host_files[path] = replace(old, size=new_size, mtime=session.clock,
+                                               text=None,
+                                               labels=labels.truncated(old.labels, new_size))
         else:
             session.host_files[path] = HostFile(new_size, session.clock)
     return CommandResult(stderr="".join(errors), status=status)
@@ -90,6 +98,7 @@ def rm(session: Session, argv: list[str]) -> CommandResult:
     except getopt.GetoptError as err:
         raise _usage("rm", fmt.getopt_message(err)) from None
     force = any(k in ("-f", "--force") for k, _ in opts)
+    recursive = any(k in ("-r", "--recursive") for k, _ in opts)
     if not names:
         if force:
             return CommandResult()
@@ -102,6 +111,13 @@ def rm(session: Session, argv: list[str]) -> CommandResult:
             del session.host_files[path]
         elif hit is not None and hit.name in hit.dataset.files:
             remove_file(hit.pool, hit.dataset, hit.name)
+        elif fs.is_dir(session, path) and recursive and path in session.host_dirs:
+            # rm -r: the directory and everything under it (host directories only)
+            inside = path.rstrip("/") + "/"
+            for file in [f for f in session.host_files if f.startswith(inside)]:
+                del session.host_files[file]
+            session.host_dirs.difference_update(
+                {d for d in session.host_dirs if d == path or d.startswith(inside)})
         elif fs.is_dir(session, path):
             errors.append(f"rm: cannot remove '{name}': Is a directory\n")
         elif not force:
@@ -260,12 +276,14 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
         dst_path = dst_path.rstrip("/") + "/" + base
         shown = target.rstrip("/") + "/" + base
     src = fs.mounted_dataset(session, src_path)
+    copied_labels: tuple[labels.LabelCopy, ...] = ()
     if src_path in session.host_files:
         host = session.host_files[src_path]
         content: str | DataPattern | Content
         size = host.size
         content = "zero" if host.text is None else content_model.of_source(
             content_model.Literal(host.text.encode()))
+        copied_labels = host.labels  # a vdev file's labels too
     elif src is not None and src.name in src.dataset.files:
         file = src.dataset.files[src.name]
         size, content = file.size, file.content
@@ -312,7 +330,7 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
             return CommandResult.fail(f"cp: error writing '{target}': No space left on device")
         dst.dataset.files[dst.name].mtime = session.clock
     else:
-        session.host_files[dst_path] = HostFile(size, session.clock)
+        session.host_files[dst_path] = HostFile(size, session.clock, labels=copied_labels)
     return CommandResult()
 
 
@@ -465,8 +483,10 @@ def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandR
 
 def mv(session: Session, argv: list[str]) -> CommandResult:
     """mv SRC... DST for host files (GNU coreutils): into DST when it is a directory,
-    else renamed to DST. A pool's vdev file moved away is simply not where zpool import
-    -d looks any more (lesson 8); files inside datasets are not modelled."""
+    else renamed to DST. A pool's vdev file takes its labels along: zpool import -d
+    finds it by them wherever it is in the directories searched (labsim.zfs.discovery),
+    and not when it was moved out of them (lesson 8); files inside datasets are not
+    modelled."""
     try:
         _, names = getopt.gnu_getopt(argv[1:], "finv", ["force"])
     except getopt.GetoptError as err:

@@ -15,11 +15,11 @@ from __future__ import annotations
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
-from labsim.shell import fs, streams
+from labsim.shell import fs, streams, vdev_labels
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
-from labsim.zfs import scan
+from labsim.zfs import labels, scan
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import file_content, property_value
 from labsim.zfs.write_path import write_file
@@ -94,14 +94,17 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         old = session.host_files.get(path)
         notrunc = "notrunc" in operands.get("conv", "").split(",")
         size = max(old.size, start + written) if old is not None and notrunc else start + written
-        session.host_files[path] = HostFile(size, session.clock)
         # The file may belong to an imported pool or to one exported (a learner damaging
-        # a device while nothing has it open, as ZFS-8000 walkthroughs do).
-        for pool in (*session.pools.values(), *session.exported_pools.values()):
-            found = scan.find_leaf(pool, path)
-            if found is not None:
-                vdev, index = found
-                scan.damage_leaf(vdev.leaves[index], start, written)
+        # a device while nothing has it open, as ZFS-8000 walkthroughs do): an exported
+        # pool's file is known by its label, whatever its name now.
+        leaf = vdev_labels.owning_leaf(session, path)
+        if leaf is not None:
+            scan.damage_leaf(leaf, start, written)
+        copies = () if old is None else old.labels
+        if not notrunc:  # opened with O_TRUNC, then cut at the seek offset (GNU dd)
+            copies = labels.truncated(copies, start)
+        copies = labels.overwrite(copies, start, start + written)
+        session.host_files[path] = HostFile(size, session.clock, labels=copies)
 
     full_out, tail = divmod(written, bs)
     if error:  # the record that hit ENOSPC was read in full but not written in full

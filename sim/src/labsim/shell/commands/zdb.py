@@ -14,7 +14,10 @@ from __future__ import annotations
 import getopt
 
 from labsim.format import zdb as fmt
+from labsim.shell import vdev_labels
 from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.zfs import import_config
+from labsim.zfs.discovery import find_pools
 from labsim.zfs.pool import Pool
 
 # zdb's getopt string in 2.1 (cmd/zdb/zdb.c main()).
@@ -45,15 +48,20 @@ def main(session: Session, argv: list[str]) -> CommandResult:
 def _find(session: Session, name: str, exported: bool, directories: list[str]) -> Pool | None:
     if not exported:
         return session.pools.get(name)
-    # zpool_find_config() on the -p directories (default /dev): the pool's labels are
-    # found when every leaf's file is there.
-    dirs = [session.absolute(d).rstrip("/") + "/" for d in directories or ["/dev"]]
-    for pool in (*session.exported_pools.values(), *session.pools.values()):
-        if pool.name != name:
+    # zpool_find_config() on the -p directories (default /dev): the pool is found by the
+    # labels of the files there, active pools too (zdb's can_be_active); labsim reads it
+    # when every leaf was found.
+    dirs = [session.absolute(d) for d in directories or ["/dev"]]
+    for found in find_pools(vdev_labels.scan_directories(session, dirs)):
+        if found.name != name:
             continue
-        leaves = [leaf.path for vdev in pool.vdevs for leaf in vdev.leaves]
-        if all(path in session.host_files and any(path.startswith(d) for d in dirs)
-               for path in leaves):
+        pool = session.exported_pools.get(found.guid) or next(
+            (p for p in session.pools.values() if p.guid == found.guid), None)
+        if pool is None:
+            continue
+        view = import_config.try_import(pool, found,
+                                        lambda path: vdev_labels.read_device(session, path))
+        if all(outcome.aux is None for outcome in view.leaves.values()):
             return pool
     return None
 

@@ -2,28 +2,39 @@
 
 Export writes everything out (every metaslab's space map flushed, labsim.zfs.spacemaps)
 and marks the pool's labels exported; the pool is then gone from zpool list but its
-files remain. Import searches directories for labels (-d DIR, several allowed; without
--d the default /dev paths, where labsim has no devices) and brings the pool back.
+files remain, each carrying its labels (labsim.shell.vdev_labels). Import scans the
+entries of directories (-d DIR, several allowed; without -d the default /dev paths,
+where labsim has no devices), reads the labels of what it finds and assembles each
+pool's config from them (labsim.zfs.discovery): a vdev file renamed or moved to another
+searched directory is found by its label, and the pool's leaves take the new paths.
+The kernel then opens the pool from that config (labsim.zfs.import_config): a mirror or
+RAID-Z group missing members it can do without imports DEGRADED (a member found again at
+a later import comes back stale, not resilvered); a top-level vdev that cannot work
+leaves the pool UNAVAIL.
 
 Messages (cmd/zpool/zpool_main.c): export of an unknown pool fails in zpool_open_canfail()
 with "cannot open 'X': no such pool"; import of a name that no exported pool in the
-searched directories has is "cannot import 'X': no such pool available" (do_import()).
-An imported pool is not importable: zpool_find_import() skips pools whose labels say
-they are active on this system (pool_active() in lib/libzutil/zutil_import.c), so
-importing it again gives the same "no such pool available".
+searched directories has is "cannot import 'X': no such pool available" (zpool_do_import()).
+An imported pool is not importable: get_configs() skips pools that are active on this
+system (pool_active() in lib/libzutil/zutil_import.c), so importing it again gives the
+same "no such pool available".
 """
 
 from __future__ import annotations
 
-import hashlib
-
+from labsim.format import zpool_import as fmt
 from labsim.shell import messages as msg
+from labsim.shell import vdev_labels
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.zil_writes import close_logs
+from labsim.zfs import health, import_config
+from labsim.zfs.discovery import FoundPool, find_pools
+from labsim.zfs.import_config import ImportView
+from labsim.zfs.labels import POOL_STATE_ACTIVE, POOL_STATE_DESTROYED, POOL_STATE_EXPORTED
 from labsim.zfs.layouts import SINGLE
 from labsim.zfs.lifecycle import export_pool, import_pool
 from labsim.zfs.pool import Pool
-from labsim.zfs.vdevs import Leaf, TopVdev
+from labsim.zfs.vdevs import TopVdev
 
 # zpool_do_import()'s search path without -d (lib/libzutil/os/linux/zutil_import_os.c).
 DEFAULT_IMPORT_DIRS = ("/dev/disk/by-vdev", "/dev/mapper", "/dev/disk/by-partlabel",
@@ -51,121 +62,134 @@ def export(session: Session, args: list[str]) -> CommandResult:
             raise UsageError(msg.no_such_pool(name), 1)
         close_logs(session, pool)
         del session.pools[name]
-        session.exported_pools[name] = export_pool(pool)
+        on_disk = export_pool(pool)
+        # spa_export_common(): every label is dirtied with the new state and synced.
+        vdev_labels.write_labels(session, on_disk, POOL_STATE_EXPORTED)
+        session.exported_pools[on_disk.guid] = on_disk
     return CommandResult()
 
 
-def importable(session: Session, pool: Pool, directories: list[str]) -> bool:
-    """Every leaf of the pool is a file in one of the searched directories (labsim does
-    not import a pool with missing devices)."""
-    dirs = [d.rstrip("/") + "/" for d in directories]
-    return all(leaf.path in session.host_files
-               and any(leaf.path.startswith(d) for d in dirs)
-               for vdev in [*pool.vdevs, *pool.logs] for leaf in vdev.leaves)
+def destroy_labels(session: Session, pool: Pool) -> None:
+    """spa_destroy(): spa_export_common() with POOL_STATE_DESTROYED, so the labels stay,
+    saying destroyed (zpool import -D would list the pool)."""
+    vdev_labels.write_labels(session, pool, POOL_STATE_DESTROYED)
 
 
-def _present(session: Session, leaf: Leaf, dirs: list[str]) -> bool:
-    return leaf.path in session.host_files and any(
-        leaf.path.startswith(d.rstrip("/") + "/") for d in dirs)
+def _not_simulated(what: str) -> UsageError:
+    return UsageError(f"labsim: {what} is not simulated here; try it on real OpenZFS in "
+                      "the lab VM (see vagrant/README.md)", 1)
 
 
-def seen(session: Session, pool: Pool, dirs: list[str]) -> bool:
-    """Some leaf of the pool is in a searched directory: zpool_find_import() finds its
-    labels and reports the pool, importable or not."""
-    return any(_present(session, leaf, dirs)
-               for vdev in [*pool.vdevs, *pool.logs] for leaf in vdev.leaves)
+def discover(session: Session, directories: list[str]) -> list[tuple[FoundPool, Pool | None]]:
+    """zpool_find_import() over ``directories``, less the pools active here
+    (pool_active(): an imported pool of that name and guid) and, as zpool_do_import()
+    skips them without -D, destroyed ones. Each found pool comes with what its devices
+    hold (the exported Pool), or None where labsim has nothing for it (labels copied
+    from a pool that was never exported here)."""
+    found = find_pools(vdev_labels.scan_directories(session, directories))
+    active = {(p.name, p.guid) for p in session.pools.values()}
+    return [(f, session.exported_pools.get(f.guid)) for f in found
+            if (f.name, f.guid) not in active and f.state != POOL_STATE_DESTROYED]
 
 
-def missing_top_vdevs(session: Session, pool: Pool, dirs: list[str]) -> list[TopVdev]:
-    """Top-level vdevs none of whose leaves was found. The pool cannot be opened without
-    them, whatever copies= says (spa_load() needs every top-level vdev)."""
-    return [vdev for vdev in pool.vdevs
-            if not any(_present(session, leaf, dirs) for leaf in vdev.leaves)]
+def try_import(session: Session, found: FoundPool, pool: Pool | None) -> ImportView:
+    if pool is None:
+        raise _not_simulated(f"importing pool '{found.name}' (id {found.guid}), whose "
+                             "labels were copied or left behind without the pool's data,")
+    view = import_config.try_import(pool, found,
+                                    lambda path: vdev_labels.read_device(session, path))
+    if any(view.leaves[leaf.guid].aux is not None for vdev in pool.logs
+           for leaf in vdev.leaves):
+        raise _not_simulated("a pool whose log device is missing at import (zpool import -m)")
+    return view
 
 
-def import_listing(session: Session, pool: Pool, dirs: list[str]) -> str:
-    """show_import() (cmd/zpool/zpool_main.c) for one pool found by the search.
+def _listed_vdev(view: ImportView, vdev: TopVdev) -> fmt.ImportVdev:
+    """print_import_config() for one top-level vdev of the MOS tree, leaves by the path
+    they were found at (or tried)."""
+    state = view.vdev_state(vdev)
+    if vdev.kind == SINGLE:
+        leaf = vdev.leaves[0]
+        return fmt.ImportVdev(view.leaves[leaf.guid].path, state,
+                              view.leaves[leaf.guid].aux)
+    children = [fmt.ImportVdev(view.leaves[leaf.guid].path, view.leaf_state(leaf),
+                               view.leaves[leaf.guid].aux) for leaf in vdev.leaves]
+    aux = import_config.NO_REPLICAS if state == health.UNAVAIL else None
+    return fmt.ImportVdev(vdev.name, state, aux, tuple(children))
 
-    The config comes from the pool's MOS, read from the devices found (spa_tryimport()),
-    so a missing single-disk vdev is listed by its path as "UNAVAIL  cannot open" and the
-    pool as "insufficient replicas": ZPOOL_STATUS_MISSING_DEV_NR, ZFS-8000-3C (recorded
-    on 2.1.11, tests/fixtures/real/2.1.11/08-copies.txt)."""
-    missing = missing_top_vdevs(session, pool, dirs)
-    rows: list[tuple[int, str, str]] = []  # depth, name, state and note
-    for vdev in pool.vdevs:
-        state = "UNAVAIL  cannot open" if vdev in missing else "ONLINE"
-        if vdev.kind == SINGLE:
-            rows.append((2, vdev.leaves[0].path, state))
-        else:
-            rows.append((2, vdev.name, state))
-            rows.extend((4, leaf.path, state) for leaf in vdev.leaves)
-    # max_width(NULL, nvroot, 0, strlen(name), ...), at least 10
-    width = max([len(pool.name), *(depth + len(name) for depth, name, _ in rows), 10])
-    text = f"   pool: {pool.name}\n     id: {pool_guid(pool)}\n"
-    if missing:
-        text += ("  state: UNAVAIL\n"
-                 "status: One or more devices are missing from the system.\n"
-                 " action: The pool cannot be imported. Attach the missing\n"
-                 "\tdevices and try again.\n"
-                 "   see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-3C\n")
-        root = "UNAVAIL  insufficient replicas"
+
+def import_listing(view: ImportView) -> fmt.ImportPool:
+    """show_import() for one pool found by the search: its state, the reason
+    zpool_import_status() gives and the action for it."""
+    state, reason = view.state, view.reason
+    if state == health.ONLINE:
+        action = "ok"
+    elif state == health.DEGRADED:
+        action = "degraded"
     else:
-        text += ("  state: ONLINE\n"
-                 " action: The pool can be imported using its name or numeric identifier.\n")
-        root = "ONLINE"
-    text += " config:\n\n"
-    # print_import_config(): "\t%*s%-*s", then "  %s" (state), then "  " and the aux text
-    text += f"\t{pool.name.ljust(width)}  {root}\n"
-    for depth, name, state in rows:
-        text += "\t" + " " * depth + name.ljust(width - depth) + f"  {state}\n"
-    return text
-
-
-def pool_guid(pool: Pool) -> int:
-    """A stand-in for the pool's random 64-bit guid (spa_generate_guid()), fixed by its
-    name so that a session repeats itself."""
-    return int.from_bytes(hashlib.sha256(pool.name.encode()).digest()[:8], "big") or 1
+        action = "missing" if reason == import_config.MISSING_DEV_NR else "damaged"
+    return fmt.ImportPool(
+        name=view.found.name, guid=view.found.guid, state=state,
+        root_aux=import_config.NO_REPLICAS if state == health.UNAVAIL else None,
+        status=reason, action=action,
+        see=import_config.MESSAGE_IDS.get(reason) if reason else None,
+        vdevs=tuple(_listed_vdev(view, v) for v in view.pool.vdevs),
+        logs=tuple(_listed_vdev(view, v) for v in view.pool.logs))
 
 
 def import_(session: Session, args: list[str]) -> CommandResult:
-    """zpool import [-d dir]... [-f] [-N] [pool [newpool]]: without a pool, list what
-    the search finds (show_import()); with one, import it if all its top-level vdevs
-    were found."""
+    """zpool import [-d dir]... [-f] [-N] [pool | id [newpool]]: without a pool, list
+    what the search finds (show_import()); with one, import it, by name or numeric id."""
     opts, operands = _getopt(args, "aCc:d:DEfFlmnNo:R:st:TVX", "import")
+    flags = {k for k, _ in opts}
+    if "-D" in flags:
+        raise _not_simulated("zpool import -D (destroyed pools)")
     dirs = [session.absolute(v) for k, v in opts if k == "-d"] or list(DEFAULT_IMPORT_DIRS)
-    found = [p for p in session.exported_pools.values() if importable(session, p, dirs)]
-    visible = [p for p in session.exported_pools.values() if seen(session, p, dirs)]
+    found = discover(session, dirs)
     if not operands:
-        if not visible:
+        if "-a" in flags:
+            raise _not_simulated("zpool import -a")
+        if not found:
             return CommandResult(stderr=msg.no_pools_to_import() + "\n", status=1)
-        return CommandResult(stdout="\n".join(import_listing(session, p, dirs)
-                                              for p in visible))
-    unavailable = next((p for p in visible if p.name == operands[0] and p not in found
-                        and missing_top_vdevs(session, p, dirs)), None)
-    if unavailable is not None:
-        # zpool_import_props() as 2.1.11 prints it (recorded); 0.6 said "one or more
-        # devices is currently unavailable"
-        raise UsageError(f"cannot import '{operands[0]}': no such pool or dataset\n"
-                         "\tDestroy and re-create the pool from\n\ta backup source.", 1)
+        listings = [import_listing(try_import(session, f, p)) for f, p in found]
+        return CommandResult(stdout=fmt.format_import_listing(
+            listings, session.version.import_headings_as_status))
     if len(operands) > 2:
         raise UsageError(msg.too_many_arguments() + "\n"
                          + msg.zpool_subcommand_usage("import"), 2)
-    name = operands[0]
-    pool = next((p for p in found if p.name == name), None)
-    if pool is None:
-        raise UsageError(msg.no_such_pool_available(name), 1)
+    wanted = operands[0]
+    # zpool_do_import(): a number is a pool guid, anything else a name.
+    matches = [(f, p) for f, p in found
+               if (str(f.guid) == wanted if wanted.isdigit() else f.name == wanted)]
+    if len(matches) > 1:
+        raise UsageError(f"cannot import '{wanted}': more than one matching pool\n"
+                         "import by numeric ID instead", 1)
+    if not matches:
+        raise UsageError(msg.no_such_pool_available(wanted), 1)
+    view = try_import(session, *matches[0])
+    pool = view.pool
+    if view.state == health.UNAVAIL:
+        # zpool_import_props() as 2.1.11 and 2.3.9 print it for a pool missing a
+        # top-level vdev (recorded); 0.6 said "one or more devices is currently
+        # unavailable"
+        raise UsageError(f"cannot import '{wanted}': no such pool or dataset\n"
+                         "\tDestroy and re-create the pool from\n\ta backup source.", 1)
+    name = view.found.name
     new_name = operands[1] if len(operands) == 2 else name
     if new_name in session.pools:
         raise UsageError(msg.import_pool_exists(name), 1)
-    del session.exported_pools[name]
-    if new_name != name:
+    del session.exported_pools[pool.guid]
+    if new_name != pool.name:
+        old = pool.name
         pool.name = new_name
-        pool.datasets = {new_name + key[len(name):]: ds for key, ds in pool.datasets.items()}
+        pool.datasets = {new_name + key[len(old):]: ds for key, ds in pool.datasets.items()}
         for key, ds in pool.datasets.items():
             ds.name = key
+    import_config.apply_import(view)
     import_pool(pool)
     pool.imported_at = session.clock
     for vdev in [*pool.vdevs, *pool.logs]:  # vdev statistics start again at import
         vdev.write_ops = vdev.write_bytes = 0
     session.pools[new_name] = pool
+    vdev_labels.write_labels(session, pool, POOL_STATE_ACTIVE)
     return CommandResult()
