@@ -6,7 +6,8 @@ tools/probes/compression_content_probe.sh real content under every compressor. T
 recordings on real OpenZFS live in tests/fixtures/real/<release>/probes/<script>.txt (later
 runs of the same script as <script>.runN.txt; the meta.json names the script) and are
 compared with labsim's run by the fidelity comparator (transcripts.compare), over the band of
-all runs, as the labs' recordings are.
+all runs, as the labs' recordings are; and, word for word, every command that printed nothing
+or an error on every real run (what compare() does not look at).
 
 What labsim is known to get wrong on them is listed in KNOWN_GAPS, each with the reason; a
 listed difference that goes away fails the test (remove it), and a new one fails it too.
@@ -16,7 +17,7 @@ import json
 from pathlib import Path
 
 import pytest
-from transcripts import compare
+from transcripts import compare, parse
 
 from labsim import Session, run_script
 from labsim.shell.session import transcript
@@ -65,6 +66,22 @@ def simulate(script: Path, zfs_release: str) -> str:
     return transcript(run_script(script.read_text(), session))
 
 
+def silent_or_refused(runs: list[str], simulated: str) -> list[str]:
+    """Commands every real run answered alike with nothing, or with an error, that labsim
+    answered otherwise."""
+    problems = []
+    real_blocks = [parse(run) for run in runs]
+    for index, block in enumerate(parse(simulated)):
+        outputs = {blocks[index].output for blocks in real_blocks if index < len(blocks)}
+        if len(outputs) == 1:
+            (real,) = outputs
+            if (real == "" or real.startswith(("cannot ", "rm: ", "mv: "))) \
+                    and block.output != real:
+                problems.append(f"command {index + 1} `{block.command}`: real printed "
+                                f"{real!r}, labsim {block.output!r}")
+    return problems
+
+
 def test_there_are_probe_recordings():
     assert FIRST_RUNS, "no probe recordings under tests/fixtures/real/<release>/probes/"
 
@@ -76,9 +93,23 @@ def test_labsim_matches_real_openzfs_on_probe(fixture):
     assert script.exists(), f"{fixture}: its script {script} is missing"
     runs = [fixture, *sorted(fixture.parent.glob(f"{fixture.stem}.run*.txt"))]
     release = fixture.parent.parent.name
-    problems = compare([run.read_text() for run in runs], simulate(script, release))
+    texts = [run.read_text() for run in runs]
+    simulated = simulate(script, release)
+    problems = compare(texts, simulated) + silent_or_refused(texts, simulated)
     known = KNOWN_GAPS.get((release, fixture.stem), {})
     unexpected = [p for p in problems if not any(p.startswith(k) for k in known)]
     gone = [k for k in known if not any(p.startswith(k) for p in problems)]
     assert not unexpected, "\n".join(unexpected)
     assert not gone, f"labsim no longer differs here; remove from KNOWN_GAPS: {gone}"
+
+
+def test_the_comparator_sees_a_wrong_import_listing():
+    """The 2.3 import listing is compared (not skipped for its headings): a device shown
+    ONLINE where real OpenZFS could not open it is a problem."""
+    fixture = REAL / "2.3.9" / "probes" / "lab15-rename-import.txt"
+    simulated = simulate(script_of(fixture), "2.3.9")
+    broken = simulated.replace("lab15r-renamed.raw  UNAVAIL  cannot open",
+                               "lab15r-renamed.raw  ONLINE", 1)
+    assert broken != simulated
+    runs = [fixture.read_text(), fixture.with_name("lab15-rename-import.run2.txt").read_text()]
+    assert any("zpool import -d /var/tmp/labs`" in p for p in compare(runs, broken))

@@ -182,7 +182,7 @@ def test_damage_before_the_data_area_is_in_the_labels_and_harmless(session):
     assert ok(session, "zpool status -x p") == "pool 'p' is healthy\n"
 
 
-# show_import() on 2.3.9 (tests/fixtures/probes/model/2.3.9/lab15-rename-import.txt, with
+# show_import() on 2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-rename-import.txt, with
 # this test's paths): the configuration comes from the MOS, so the missing vdev is listed by
 # its path. (2.1's headings, one column to the right: tests/unit/test_import_labels.py.)
 IMPORT_LISTING = f"""\
