@@ -44,25 +44,46 @@ def dataset_logical_referenced(pool: Pool, dataset: Dataset) -> int:
     return _objset_logical(pool) + sum(f.logical for f in dataset.files.values())
 
 
-def dataset_logicalused(pool: Pool, dataset: Dataset) -> int:
-    """logicalused (dd_uncompressed_bytes): the dataset and its descendants, and for
-    the root the MOS too."""
-    own = dataset_logical_referenced(pool, dataset)
-    own += sum(dataset_logical_referenced(pool, d) for d in _descendants(pool, dataset))
+def _dir_files(pool: Pool, dataset: Dataset) -> list[File]:
+    """The files whose blocks are charged to the dataset's dsl_dir: those its head or any
+    of its snapshots holds (dsl_dataset_block_born() adds a block to its dir; a block
+    killed in the head while a snapshot holds it stays, dsl_dataset_block_kill()), less a
+    clone's files still shared with its origin snapshot (charged to the origin's dir)."""
+    held: dict[int, File] = {id(f): f for f in dataset.files.values()}
+    for snap in dataset.snapshots:
+        held.update((id(f), f) for f in snap.files.values())
+    if dataset.origin is not None:
+        origin = next((s for d in pool.datasets.values() for s in d.snapshots
+                       if s.name == dataset.origin), None)
+        if origin is not None:
+            for f in origin.files.values():
+                held.pop(id(f), None)
+    return list(held.values())
+
+
+def _dir_bytes(pool: Pool, dataset: Dataset, logical: bool) -> int:
+    """dd_uncompressed_bytes (``logical``) or dd_compressed_bytes of the dataset and its
+    descendants, and for the root the MOS too: one objset's metadata per dataset and the
+    files each dir is charged for. Metadata counts its physical size in both, so the
+    objset's part is the same in each."""
+    total = 0
+    for d in [dataset, *_descendants(pool, dataset)]:
+        total += _objset_logical(pool) + sum(f.logical if logical else f.compressed
+                                             for f in _dir_files(pool, d))
     if dataset.name == pool.name:
-        own += _mos_logical(pool)
-    return own
+        total += _mos_logical(pool)
+    return total
+
+
+def dataset_logicalused(pool: Pool, dataset: Dataset) -> int:
+    """logicalused (dd_uncompressed_bytes): the dataset, its snapshots and its descendants,
+    and for the root the MOS too."""
+    return _dir_bytes(pool, dataset, logical=True)
 
 
 def _compressed_bytes(pool: Pool, dataset: Dataset) -> int:
-    """dd_compressed_bytes: physical size of one copy of every block; metadata is
-    counted the same in both, so the objset's part equals its logical part."""
-    own = _objset_logical(pool) + sum(f.compressed for f in dataset.files.values())
-    own += sum(_objset_logical(pool) + sum(f.compressed for f in d.files.values())
-               for d in _descendants(pool, dataset))
-    if dataset.name == pool.name:
-        own += _mos_logical(pool)
-    return own
+    """dd_compressed_bytes: physical size of one copy of every block."""
+    return _dir_bytes(pool, dataset, logical=False)
 
 
 def dataset_compressratio(pool: Pool, dataset: Dataset) -> float:
