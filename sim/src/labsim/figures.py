@@ -176,7 +176,7 @@ def stacked_bar_chart(
     title: str,
     x_title: str,
     y_title: str,
-    colour_values: list[float] | None = None,
+    colour_values: Sequence[float] | None = None,
     colour_title: str = "",
     colour_range: tuple[float, float] = (0, 100),
     height: int = 460,
