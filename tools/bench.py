@@ -148,11 +148,11 @@ def scenario_times(runs: int = RERUNS) -> tuple[dict[str, float], dict[str, floa
     """Milliseconds per run of each scenario in CPython, over its first select's options:
     the median of the runs after the first, and the first."""
     from labsim.scenarios import SCENARIOS
+    from labsim.scenarios.base import simulate
 
     out, first = {}, {}
-    for name, module in SCENARIOS.items():
-        described = module.describe()
-        select = next((c for c in described["controls"] if c["kind"] == "select"), None)
+    for name, scenario in SCENARIOS.items():
+        select = next((c for c in scenario.controls if c["kind"] == "select"), None)
         values = [None] if select is None else [
             o[0] if isinstance(o, list) else o for o in select["options"]]
         samples = []
@@ -160,7 +160,7 @@ def scenario_times(runs: int = RERUNS) -> tuple[dict[str, float], dict[str, floa
             t0 = time.perf_counter()
             for value in values:
                 # The other controls take their defaults (for that preset, if they follow it).
-                module.run({} if select is None else {select["name"]: value})
+                simulate(scenario, {} if select is None else {select["name"]: value})
             samples.append((time.perf_counter() - t0) * 1000 / len(values))
         out[name] = round(statistics.median(samples[1:]), 1)  # the first run warms up
         first[name] = round(samples[0], 1)

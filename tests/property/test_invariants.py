@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labsim.scenarios import pools_vdevs
+from labsim.scenarios.base import description, simulate
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.lifecycle import create_pool
 from labsim.zfs.versions import VERSIONS, GiB, MiB
@@ -64,7 +65,7 @@ def test_ordinary_writes_never_eat_into_slop_space(sizes, mib):
 
 def test_same_parameters_same_result():
     params = {"vdev1_gib": 6, "vdev2_gib": 3, "delete_every_other": True, "add_vdev_gib": 4}
-    assert pools_vdevs.run(params) == pools_vdevs.run(dict(params))
+    assert simulate(pools_vdevs.SCENARIO, params) == simulate(pools_vdevs.SCENARIO, dict(params))
 
 
 def test_random_data_with_lz4_allocates_like_compression_off():
@@ -94,9 +95,9 @@ def _control_values(control):
 
 @settings(max_examples=25, deadline=None)
 @given(st.fixed_dictionaries({c["name"]: _control_values(c)
-                              for c in pools_vdevs.describe()["controls"]}))
+                              for c in description(pools_vdevs.SCENARIO)["controls"]}))
 def test_lesson1_scenario_runs_for_any_control_values(params):
-    result = pools_vdevs.run(params)
+    result = simulate(pools_vdevs.SCENARIO, params)
     text = json.dumps(result, allow_nan=False)  # the page needs strict JSON
     assert result["figure"]["data"] and result["summary"] and result["transcript"]
     assert "Traceback" not in text

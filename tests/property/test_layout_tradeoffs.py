@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labsim.scenarios import SCENARIOS, vdev_layouts
+from labsim.scenarios.base import simulate
 from labsim.zfs.tradeoffs import mirrors, raidz_groups, stripe, survival_probability
 
 
@@ -73,9 +74,9 @@ junk = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(m
 @given(data=st.data())
 def test_every_scenario_runs_for_any_control_values(name, data):
     scenario = SCENARIOS[name]
-    controls = scenario.describe()["controls"]
-    params = data.draw(st.fixed_dictionaries({c["name"]: _in_range(c) for c in controls}))
-    result = scenario.run(params)
+    params = data.draw(st.fixed_dictionaries({c["name"]: _in_range(c)
+                                              for c in scenario.controls}))
+    result = simulate(scenario, params)
     json.dumps(result, allow_nan=False)  # the page needs strict JSON
     assert result["figure"]["data"] and result["summary"]
 
@@ -84,7 +85,7 @@ def test_every_scenario_runs_for_any_control_values(name, data):
 @given(st.dictionaries(st.sampled_from([c["name"] for c in vdev_layouts.CONTROLS] + ["other"]),
                        st.one_of(junk, *(_in_range(c) for c in vdev_layouts.CONTROLS))))
 def test_vdev_layouts_never_fails_whatever_it_is_given(params):
-    result = vdev_layouts.run(params)
+    result = simulate(vdev_layouts.SCENARIO, params)
     text = json.dumps(result, allow_nan=False)
     assert result["figure"]["data"] and result["summary"] and result["transcript"]
     assert "Traceback" not in text

@@ -208,9 +208,9 @@ def test_widget_gives_strict_json_at_defaults_and_extremes():
 
     scenario = get_scenario("metaslabs")
     for params in ({}, {"vdev_gib": 16384, "pattern": "small", "fill_percent": 95}):
-        result = scenario.run(params)
-        json.dumps(result, allow_nan=False)
-        assert result["figure"]["data"] and result["summary"] and result["transcript"]
+        result = scenario.run(scenario.read(params))
+        json.dumps(result.as_json(), allow_nan=False)
+        assert result.figure["data"] and result.summary and result.transcript
 
 
 def test_widget_explains_the_sizing_rule():

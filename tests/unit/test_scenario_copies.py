@@ -8,11 +8,12 @@ import random
 import pytest
 
 from labsim.scenarios import copies, get_scenario
+from labsim.scenarios.base import description, simulate
 
 
 def test_registered_and_described():
-    assert get_scenario("copies") is copies
-    described = copies.describe()
+    assert get_scenario("copies") is copies.SCENARIO
+    described = description(copies.SCENARIO)
     assert set(described["defaults"]) == {c["name"] for c in copies.CONTROLS}
 
 
@@ -22,7 +23,7 @@ def _lost(result: dict) -> dict[str, list[str]]:
 
 
 def test_defaults_give_strict_json_and_the_published_shape():
-    result = copies.run(copies.describe()["defaults"])
+    result = simulate(copies.SCENARIO, description(copies.SCENARIO)["defaults"])
     json.dumps(result, allow_nan=False)
     assert result["figure"]["data"][0]["x"] == ["0.1 %", "1 %", "10 %"]
     lost = {k: [int(t.split("/")[0]) for t in v] for k, v in _lost(result).items()}
@@ -40,14 +41,14 @@ def test_defaults_give_strict_json_and_the_published_shape():
 
 
 def test_the_same_seed_gives_the_same_answer_and_another_level_is_added():
-    a = copies.run({"permille": 20, "seed": 3})
-    b = copies.run({"permille": 20, "seed": 3})
+    a = simulate(copies.SCENARIO, {"permille": 20, "seed": 3})
+    b = simulate(copies.SCENARIO, {"permille": 20, "seed": 3})
     assert a["summary"] == b["summary"]
     assert a["figure"]["data"][0]["x"] == ["0.1 %", "1 %", "2 %", "10 %"]
 
 
 def test_a_bad_parameter_falls_back_with_a_note():
-    result = copies.run({"permille": "lots"})
+    result = simulate(copies.SCENARIO, {"permille": "lots"})
     assert "not one of its options" in result["summary"]
 
 
@@ -74,8 +75,8 @@ def test_files_lost_from_first_hits_are_what_a_full_scrub_loses(layout):
 
 def test_a_run_leaves_the_built_pools_as_they_were():
     before = copies.layout("copies=2").pickled
-    first = copies.run({"permille": 50, "seed": 9})
+    first = simulate(copies.SCENARIO, {"permille": 50, "seed": 9})
     assert copies.layout("copies=2").pickled is before
-    again = copies.run({"permille": 50, "seed": 9})
+    again = simulate(copies.SCENARIO, {"permille": 50, "seed": 9})
     assert first["transcript"] == again["transcript"]
     assert "garbage over 6553 random 8K blocks" in first["transcript"]

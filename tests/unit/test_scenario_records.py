@@ -5,19 +5,20 @@ import json
 import pytest
 
 from labsim.scenarios import get_scenario, records
+from labsim.scenarios.base import description, simulate
 from labsim.zfs.records import DDT_ENTRY_RAM, dedup_table_ram, write_cost
 from labsim.zfs.versions import GiB, KiB, TiB
 
 
 def test_registered_and_described():
-    assert get_scenario("records") is records
-    described = records.describe()
+    assert get_scenario("records") is records.SCENARIO
+    described = description(records.SCENARIO)
     assert set(described["defaults"]) == {c["name"] for c in records.CONTROLS}
 
 
 def test_defaults_give_strict_json():
     # (how fast a run is belongs to the benchmark, make bench, not to a test)
-    result = records.run(records.describe()["defaults"])
+    result = simulate(records.SCENARIO, description(records.SCENARIO)["defaults"])
     json.dumps(result, allow_nan=False)
     assert len(result["figure"]["data"]) == 5
     assert "8.50 bytes written" in result["summary"]
@@ -27,30 +28,30 @@ def test_defaults_give_strict_json():
 
 def test_small_records_stop_read_modify_write():
     row = records.recordsize_costs("database-8k", 8 * KiB, 12, "off")
-    assert row["amplification"] == 1.0 and row["reads"] == 0 and row["ios"] == 1
+    assert row.amplification == 1.0 and row.reads == 0 and row.ios == 1
     big = records.recordsize_costs("database-8k", 1024 * KiB, 12, "off")
-    assert big["amplification"] == 128.0 and big["reads"] == 1
+    assert big.amplification == 128.0 and big.reads == 1
 
 
 def test_sector_rounding_eats_small_record_compression():
     # A 4K record that LZ4 halves still takes a whole 4K sector at ashift 12.
-    assert records.recordsize_costs("database-8k", 4 * KiB, 12, "lz4")["ratio"] == 1.0
-    assert records.recordsize_costs("database-8k", 4 * KiB, 9, "lz4")["ratio"] > 1.5
+    assert records.recordsize_costs("database-8k", 4 * KiB, 12, "lz4").ratio == 1.0
+    assert records.recordsize_costs("database-8k", 4 * KiB, 9, "lz4").ratio > 1.5
     # 8K sectors: an 8K record cannot shrink either.
-    assert records.recordsize_costs("database-8k", 8 * KiB, 13, "lz4")["ratio"] == 1.0
+    assert records.recordsize_costs("database-8k", 8 * KiB, 13, "lz4").ratio == 1.0
 
 
 def test_incompressible_media_gains_nothing_but_its_tail():
     row = records.recordsize_costs("media", 1024 * KiB, 12, "lz4")
     off = records.recordsize_costs("media", 1024 * KiB, 12, "off")
-    assert row["space_percent"] < off["space_percent"]  # the zero-padded last record
-    assert off["space_percent"] > 110  # 5.3 MiB in six 1M records
+    assert row.space_percent < off.space_percent  # the zero-padded last record
+    assert off.space_percent > 110  # 5.3 MiB in six 1M records
 
 
 def test_bad_parameters_fall_back_to_defaults():
-    result = records.run({"workload": "nonsense", "ashift": 10})
+    result = simulate(records.SCENARIO, {"workload": "nonsense", "ashift": 10})
     assert "not one of its options" in result["summary"]
-    assert records.run(None)["figure"]["data"]
+    assert simulate(records.SCENARIO, None)["figure"]["data"]
 
 
 @pytest.mark.parametrize(("offset", "length", "expected"), [

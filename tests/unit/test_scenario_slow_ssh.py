@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from labsim.scenarios import get_scenario, slow_ssh
+from labsim.scenarios.base import description, simulate
 
 
 def spans(result: dict) -> dict[str, list[tuple[str, float, float]]]:
@@ -15,13 +16,13 @@ def spans(result: dict) -> dict[str, list[tuple[str, float, float]]]:
 
 
 def test_registered_and_described():
-    assert get_scenario("slow-ssh") is slow_ssh
-    described = slow_ssh.describe()
+    assert get_scenario("slow-ssh") is slow_ssh.SCENARIO
+    described = description(slow_ssh.SCENARIO)
     assert set(described["defaults"]) == {c["name"] for c in slow_ssh.CONTROLS}
 
 
 def test_defaults_are_debians_with_a_dead_name_server():
-    result = slow_ssh.run(slow_ssh.describe()["defaults"])
+    result = simulate(slow_ssh.SCENARIO, description(slow_ssh.SCENARIO)["defaults"])
     json.dumps(result, allow_nan=False)
     assert [t["name"] for t in result["figure"]["data"]] == [g for g, _c in slow_ssh.GROUPS]
     assert result["summary"].startswith("This login takes 34.73 s; with every cause fixed, "
@@ -36,27 +37,28 @@ def test_defaults_are_debians_with_a_dead_name_server():
 
 def test_the_lab_settings_give_the_labs_figures():
     base = {"timeout": 1, "attempts": 1, "use_dns": True, "client_gssapi": False}
-    result = slow_ssh.run(base)
+    result = simulate(slow_ssh.SCENARIO, base)
     assert "This login takes 2.18 s" in result["summary"]
-    gssapi = slow_ssh.run({**base, "use_dns": False, "client_gssapi": True})
+    gssapi = simulate(slow_ssh.SCENARIO, {**base, "use_dns": False, "client_gssapi": True})
     assert "This login takes 2.40 s" in gssapi["summary"]
     assert "GSSAPI 2.00 s" in gssapi["summary"]
 
 
 def test_fixing_each_cause_removes_its_bars():
-    result = slow_ssh.run({"use_dns": False, "client_gssapi": False})
+    result = simulate(slow_ssh.SCENARIO, {"use_dns": False, "client_gssapi": False})
     bars = spans(result)
     assert bars["UseDNS"] == [] and bars["GSSAPI"] == []
     assert "Nothing waits on a lookup." in result["summary"]
 
 
 def test_a_refusing_name_server_is_harmless():
-    result = slow_ssh.run({"nameserver": "refuses"})
+    result = simulate(slow_ssh.SCENARIO, {"nameserver": "refuses"})
     assert "This login takes 0.41 s" in result["summary"]
 
 
 def test_an_mdns_name_with_avahi_fails_after_six_seconds():
-    result = slow_ssh.run({"timeout": 1, "attempts": 1, "target": "local", "avahi": True})
+    result = simulate(slow_ssh.SCENARIO,
+                      {"timeout": 1, "attempts": 1, "target": "local", "avahi": True})
     assert result["summary"].startswith("ssh gives up after 6.00 s")
     assert result["figure"]["layout"]["shapes"][0]["x0"] == 6.0
     assert "$ time ssh server.local true   # fails" in result["transcript"]
@@ -64,7 +66,7 @@ def test_an_mdns_name_with_avahi_fails_after_six_seconds():
 
 
 def test_a_master_adds_the_next_login():
-    result = slow_ssh.run({"control_master": True})
+    result = simulate(slow_ssh.SCENARIO, {"control_master": True})
     rows = result["figure"]["layout"]["yaxis"]["categoryarray"]
     assert rows == ["next login (master)", "every cause fixed", "this login"]
     assert spans(result)["ControlMaster"] == [("next login (master)", 0.0, 0.13)]
@@ -73,5 +75,5 @@ def test_a_master_adds_the_next_login():
 
 
 def test_bad_parameters_fall_back_with_a_note():
-    result = slow_ssh.run({"timeout": 99, "target": "pigeon"})
+    result = simulate(slow_ssh.SCENARIO, {"timeout": 99, "target": "pigeon"})
     assert "using 5" in result["summary"] and "not one of its options" in result["summary"]

@@ -3,11 +3,12 @@
 import json
 
 from labsim.scenarios import get_scenario, snapshots
+from labsim.scenarios.base import description, simulate
 
 
 def test_registered_and_described():
-    assert get_scenario("snapshots") is snapshots
-    described = snapshots.describe()
+    assert get_scenario("snapshots") is snapshots.SCENARIO
+    described = description(snapshots.SCENARIO)
     assert set(described["defaults"]) == {c["name"] for c in snapshots.CONTROLS}
 
 
@@ -16,7 +17,7 @@ def groups(result: dict) -> dict[str, int]:
 
 
 def test_defaults_give_strict_json_with_every_group_in_the_legend():
-    result = snapshots.run(snapshots.describe()["defaults"])
+    result = simulate(snapshots.SCENARIO, description(snapshots.SCENARIO)["defaults"])
     json.dumps(result, allow_nan=False)
     assert [t["name"] for t in result["figure"]["data"]] == [g for g, _ in snapshots.GROUPS]
     assert "zfs clone tank/data@tue tank/work" in result["transcript"]
@@ -26,7 +27,7 @@ def test_defaults_give_strict_json_with_every_group_in_the_legend():
 
 
 def test_without_changes_snapshots_hold_nothing_of_their_own():
-    result = snapshots.run({"rewrite_mib": 0, "new_mib": 0, "delete_mib": 0,
+    result = simulate(snapshots.SCENARIO, {"rewrite_mib": 0, "new_mib": 0, "delete_mib": 0,
                             "clone_of": "none"})
     counts = groups(result)
     assert counts["still in the head"] == 4  # the four files, held all along
@@ -35,18 +36,19 @@ def test_without_changes_snapshots_hold_nothing_of_their_own():
 
 
 def test_a_range_holding_the_clone_origin_is_refused():
-    result = snapshots.run({"clone_of": "tue", "range_from": "mon", "range_to": "wed"})
+    result = simulate(snapshots.SCENARIO,
+                      {"clone_of": "tue", "range_from": "mon", "range_to": "wed"})
     assert "refused" in result["summary"]
     assert "snapshot has dependent clones" in result["transcript"]
 
 
 def test_rewrites_after_each_snapshot_leave_each_one_unique_data():
-    result = snapshots.run({"rewrite_mib": 4, "new_mib": 0, "clone_of": "none",
+    result = simulate(snapshots.SCENARIO, {"rewrite_mib": 4, "new_mib": 0, "clone_of": "none",
                             "range_from": "mon", "range_to": "mon"})
     assert groups(result)["freed by destroying the range"] == 4  # @mon's four old files
     assert "@mon 4.09M" in result["summary"]  # four 1 MiB files and their metadata
 
 
 def test_out_of_range_choices_fall_back_with_a_note():
-    result = snapshots.run({"days": 2, "clone_of": "sat", "range_from": "fri"})
+    result = simulate(snapshots.SCENARIO, {"days": 2, "clone_of": "sat", "range_from": "fri"})
     assert "no clone" in result["summary"] and "@fri is not taken" in result["summary"]

@@ -4,15 +4,15 @@ what it reports, and that a run stays fast enough to follow a slider."""
 import json
 
 from labsim.scenarios import get_scenario, vdev_layouts
+from labsim.scenarios.base import description, simulate
 from labsim.scenarios.vdev_layouts import auto_raidz_width, layouts_for
 
 
 def test_registered_under_its_lesson_name():
-    assert get_scenario("vdev-layouts") is vdev_layouts
-    description = vdev_layouts.describe()
-    assert description["defaults"] == {c["name"]: c["default"]
-                                       for c in description["controls"]}
-    for control in description["controls"]:
+    assert get_scenario("vdev-layouts") is vdev_layouts.SCENARIO
+    described = description(vdev_layouts.SCENARIO)
+    assert described["defaults"] == {c["name"]: c["default"] for c in described["controls"]}
+    for control in described["controls"]:
         assert control["kind"] in {"range", "number", "checkbox", "select"}
         if control["kind"] == "select":
             values = [o[0] if isinstance(o, list) else o for o in control["options"]]
@@ -20,7 +20,7 @@ def test_registered_under_its_lesson_name():
 
 
 def test_default_run():
-    result = vdev_layouts.run(vdev_layouts.describe()["defaults"])
+    result = simulate(vdev_layouts.SCENARIO, description(vdev_layouts.SCENARIO)["defaults"])
     json.dumps(result, allow_nan=False)
     labels = ["stripe 12×1", "mirror 6×2", "mirror 4×3", "raidz1 2×6", "raidz2 2×6",
               "raidz3 2×6"]
@@ -52,12 +52,12 @@ def test_layouts_that_do_not_fit_are_listed_with_the_reason():
     assert [p.label for p in pools] == ["stripe 9×1", "mirror 3×3"]
     assert missing[0] == "9 disks do not split into 2-way mirrors (needs a multiple of 2)"
     assert len(missing) == 4
-    result = vdev_layouts.run({"disks": 9, "raidz_width": 4})
+    result = simulate(vdev_layouts.SCENARIO, {"disks": 9, "raidz_width": 4})
     assert "Not shown: 9 disks do not split into raidz1 vdevs of 4 disks" in result["summary"]
 
 
 def test_unusable_values_fall_back_with_a_note():
-    result = vdev_layouts.run({"disks": "many", "failures": 9, "block_kib": 5,
+    result = simulate(vdev_layouts.SCENARIO, {"disks": "many", "failures": 9, "block_kib": 5,
                                "fill_percent": "<b>", "raidz_width": "6", "extra": 1})
     summary = result["summary"]
     assert "Number of disks: 'many' is not a number; using 12" in summary
@@ -65,4 +65,4 @@ def test_unusable_values_fall_back_with_a_note():
     assert "Block size (recordsize or volblocksize): 5 is not one of the choices" in summary
     assert "<" not in summary
     assert "raidz2 2×6" in summary  # "6" as text is the choice 6
-    assert vdev_layouts.run([1, 2])["summary"].startswith("12 disks")
+    assert simulate(vdev_layouts.SCENARIO, [1, 2])["summary"].startswith("12 disks")

@@ -16,10 +16,16 @@ from hypothesis import strategies as st
 
 from labsim.net.model import Network, add_ether_link, add_host
 from labsim.scenarios import controls, get_scenario, wg_topology
-from labsim.scenarios.wg_topology import PRESETS, run
+from labsim.scenarios.base import description, simulate
+from labsim.scenarios.wg_presets import PRESETS
 from labsim.shell.session import Session
 
 RED, GREEN = wg_topology.RED, wg_topology.GREEN
+
+
+def run(values: object) -> dict:
+    """What the page gets for ``values``."""
+    return simulate(wg_topology.SCENARIO, values)
 LABS = Path(__file__).resolve().parents[2] / "labs" / "net"
 
 
@@ -40,8 +46,8 @@ def arrows(figure: dict) -> list[dict]:
 
 
 def test_registered_and_described():
-    assert get_scenario("wg-topology") is wg_topology
-    described = wg_topology.describe()
+    assert get_scenario("wg-topology") is wg_topology.SCENARIO
+    described = description(wg_topology.SCENARIO)
     assert set(described["defaults"]) == {c["name"] for c in wg_topology.CONTROLS}
     presets = set(PRESETS)
     for control in described["controls"]:
@@ -270,7 +276,7 @@ def test_a_command_the_tools_refuse_is_shown_and_said():
 
 
 def test_following_the_preset():
-    described = wg_topology.describe()
+    described = description(wg_topology.SCENARIO)
     defaults = controls.with_overrides(described["controls"], described["defaults"],
                                        {"preset": "gateway"})
     assert defaults["client_allowed_ips"] == "0.0.0.0/0" and defaults["send"] == "client-web"
@@ -463,7 +469,7 @@ def test_restart_with_keepalive_client_1_is_found_again():
 
 
 def test_restart_control_only_in_the_hub_preset():
-    described = wg_topology.describe()
+    described = description(wg_topology.SCENARIO)
     restart = next(c for c in described["controls"] if c["name"] == "server_restart")
     assert restart["kind"] == "checkbox" and restart["default"] is False
     assert restart["label_by"]["two-peers"] is None and restart["label_by"]["gateway"] is None

@@ -3,10 +3,21 @@ draws in the page and ``plotly.graph_objects.Figure(spec)`` draws in a notebook.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 # Colour-blind-safe palette (Okabe-Ito), one colour per vdev in a lesson.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
+
+Value = TypeVar("Value")
+
+
+def _or_no_point(values: list[Value]) -> list[Value | None]:
+    """A trace's coordinates, or one point with no position when it has none: plotly
+    leaves a trace without points out of the legend, and this keeps it there, drawing
+    nothing."""
+    return list(values) or [None]
 
 
 def line_chart(
@@ -16,14 +27,14 @@ def line_chart(
     title: str,
     x_title: str,
     y_title: str,
-    markers: list[tuple[str, float, list[float]]] = (),
-    vlines: list[tuple[float, str]] = (),
+    markers: Sequence[tuple[str, float, list[float]]] = (),
+    vlines: Sequence[tuple[float, str]] = (),
 ) -> dict:
     """Lines sharing one x axis; optional extra marker points and labelled vertical lines.
 
     ``markers`` are (label, x, one y per series) drawn as diamonds in the series' colours.
     """
-    data = []
+    data: list[dict] = []
     for i, (name, ys) in enumerate(series):
         data.append({
             "type": "scatter", "mode": "lines", "name": name, "x": x, "y": ys,
@@ -68,7 +79,7 @@ class BarSeries:
     label's value part, bar by bar, when the value alone does not say enough."""
 
     name: str
-    values: list[float | None]
+    values: Sequence[float | None]
     unit: str = ""
     value_format: str = ",.1f"  # d3-format, as plotly's hovertemplate takes it
     text: list[str] | None = None
@@ -165,7 +176,7 @@ def stacked_bar_chart(
     title: str,
     x_title: str,
     y_title: str,
-    colour_values: list[float] | None = None,
+    colour_values: Sequence[float] | None = None,
     colour_title: str = "",
     colour_range: tuple[float, float] = (0, 100),
     height: int = 460,
@@ -229,8 +240,8 @@ def timeline_chart(
     title: str,
     x_title: str,
     x_max: float,
-    bands: list[tuple[float, float, str]] = (),
-    vlines: list[tuple[float, str, str]] = (),
+    bands: Sequence[tuple[float, float, str]] = (),
+    vlines: Sequence[tuple[float, str, str]] = (),
     height: int = 420,
 ) -> dict:
     """Events on a time axis, one row per stream: ``points`` are (x, row, class name,
@@ -244,7 +255,7 @@ def timeline_chart(
         # position keeps it there and draws nothing.
         data.append({
             "type": "scatter", "mode": "markers", "name": cls.name,
-            "x": [p[0] for p in mine] or [None], "y": [p[1] for p in mine] or [None],
+            "x": _or_no_point([p[0] for p in mine]), "y": _or_no_point([p[1] for p in mine]),
             "hovertext": [p[3] for p in mine] or [""],
             "hovertemplate": "%{hovertext}<extra></extra>",
             "marker": {"color": cls.colour, "symbol": cls.symbol, "size": 10,
@@ -357,13 +368,13 @@ def _rows_figure(data: list[dict], title: str, xaxis: dict, rows: list[str],
 def network_diagram(
     nodes: list[DiagramNode],
     links: list[DiagramLink],
-    moves: list[DiagramMove] = (),
-    marks: list[DiagramMark] = (),
+    moves: Sequence[DiagramMove] = (),
+    marks: Sequence[DiagramMark] = (),
     *,
     title: str,
     caption: str = "",
     caption_colour: str = "#333333",
-    legend: list[tuple[str, str]] = (),
+    legend: Sequence[tuple[str, str]] = (),
     height: int = 480,
 ) -> dict:
     """Hosts, LANs and tunnels with a packet's trip over them.
@@ -409,16 +420,16 @@ def network_diagram(
                      "line": {"color": colour, "width": 2.5},
                      "marker": {"symbol": "triangle-right", "size": 9, "color": colour}})
     for shape, (symbol, size, colour) in NODE_STYLES.items():
-        mine = [n for n in nodes if n.shape == shape]
-        if not mine:
+        shaped = [n for n in nodes if n.shape == shape]
+        if not shaped:
             continue
         data.append({
             "type": "scatter", "mode": "markers+text", "name": shape, "showlegend": False,
-            "x": [n.x for n in mine], "y": [n.y for n in mine],
+            "x": [n.x for n in shaped], "y": [n.y for n in shaped],
             "text": [f"<b>{n.name}</b>" + (f"<br>{n.label}" if n.label else "")
-                     for n in mine],
+                     for n in shaped],
             "textposition": "bottom center", "textfont": {"size": 11},
-            "hovertext": [n.hover or n.name for n in mine],
+            "hovertext": [n.hover or n.name for n in shaped],
             "hovertemplate": "%{hovertext}<extra></extra>",
             "marker": {"symbol": symbol, "size": size, "color": colour,
                        "line": {"width": 1, "color": "#222"}},
@@ -506,7 +517,7 @@ def span_chart(
     *,
     title: str,
     x_title: str,
-    vlines: list[tuple[float, str, str]] = (),
+    vlines: Sequence[tuple[float, str, str]] = (),
     height: int = 360,
 ) -> dict:
     """Horizontal bars laid end to end on a time axis, one row per sequence (a Gantt chart):
@@ -518,8 +529,8 @@ def span_chart(
         mine = [s for s in spans if s.group == name]
         data.append({
             "type": "bar", "orientation": "h", "name": name,
-            "y": [s.row for s in mine] or [None], "x": [s.seconds for s in mine] or [None],
-            "base": [s.start for s in mine] or [None],
+            "y": _or_no_point([s.row for s in mine]), "x": _or_no_point([s.seconds for s in mine]),
+            "base": _or_no_point([s.start for s in mine]),
             "text": [s.text for s in mine] or [""], "textposition": "inside",
             "insidetextanchor": "middle", "textfont": {"size": 10},
             "hovertext": [s.hover for s in mine] or [""],
@@ -546,7 +557,7 @@ def snapshot_timeline(
     groups: list[tuple[str, str]],
     *,
     title: str,
-    marks: list[tuple[float, str, str]] = (),
+    marks: Sequence[tuple[float, str, str]] = (),
     height: int = 440,
 ) -> dict:
     """Blocks along a dataset's chain of snapshots (lesson 6): each row a version of a

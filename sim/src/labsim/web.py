@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from labsim.net.model import Network, add_host
 from labsim.scenarios import controls, get_scenario
+from labsim.scenarios.base import description, simulate
 from labsim.shell.session import CommandResult, Session
 from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
 
@@ -79,20 +80,18 @@ class Bridge:
 
     def describe(self, scenario: str) -> str:
         """Controls and defaults of a scenario, as JSON."""
-        return json.dumps(get_scenario(scenario).describe())
+        return json.dumps(description(get_scenario(scenario)))
 
     def warm(self, scenario: str) -> None:
         """Do now, while the reader is still reading, the work a scenario does once per
         process on its first run (the copies widget fills three pools): the scenario's
-        ``warm()``, if it has one. Its first control change then costs what the others do."""
-        warm = getattr(get_scenario(scenario), "warm", None)
-        if warm is not None:
-            warm()
+        ``warm()``. Its first control change then costs what the others do."""
+        get_scenario(scenario).warm()
 
     def simulate(self, scenario: str, params_json: str) -> str:
         """Run a scenario with the given parameters; returns {figure, summary, transcript}."""
         params = json.loads(params_json) if params_json else {}
-        return json.dumps(get_scenario(scenario).run(params))
+        return json.dumps(simulate(get_scenario(scenario), params))
 
     def terminal(self, session_id: str, line: str, network: str = "", host: str = "",
                  hosts: str = "", zfs_version: str = "") -> str:
@@ -158,7 +157,7 @@ class Bridge:
             del self.session_networks[other]
 
 
-def initial_payload(scenario: str, overrides: dict | None = None) -> dict:
+def initial_payload(scenario: str, overrides: dict | None = None) -> dict[str, object]:
     """What the site build embeds in a page so the first chart needs no Python in the browser.
 
     ``overrides`` (a page's data-params) replace some defaults, and the defaults of the
@@ -167,10 +166,10 @@ def initial_payload(scenario: str, overrides: dict | None = None) -> dict:
     the reader chose: the page re-runs it in the browser when the choice differs.
     """
     sc = get_scenario(scenario)
-    description = sc.describe()
-    description["defaults"] = controls.with_overrides(
-        description["controls"], description["defaults"], overrides or {})
-    return {"describe": description, "result": sc.run(description["defaults"])}
+    described = description(sc)
+    defaults = controls.with_overrides(sc.controls, controls.defaults(sc.controls), overrides or {})
+    described["defaults"] = defaults
+    return {"describe": described, "result": simulate(sc, defaults)}
 
 
 def release_choices() -> dict:
@@ -185,5 +184,4 @@ def release_choices() -> dict:
 def has_release_control(scenario: str) -> bool:
     """Whether a scenario's widget picks the OpenZFS release (its controls have one named
     controls.ZFS_VERSION), so that the page's selector drives it."""
-    return any(c["name"] == controls.ZFS_VERSION
-               for c in get_scenario(scenario).describe()["controls"])
+    return any(c["name"] == controls.ZFS_VERSION for c in get_scenario(scenario).controls)

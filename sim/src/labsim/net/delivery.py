@@ -79,7 +79,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from labsim.net import model
-from labsim.net.model import Host, IPv4, Network
+from labsim.net.model import Address, Host, IPv4, Network
 from labsim.wg import allowed_ips as aips
 from labsim.wg.device import (
     DeviceChange,
@@ -182,6 +182,7 @@ HANDSHAKE_FAILED = "handshake-failed"
 SOURCE_NOT_ALLOWED = "source-not-allowed"
 NO_SESSION = "no-session"  # the receiver knows no session for the data's receiver index
 STAGED = "staged"  # wireguard-go holds it until the peer can be reached
+NO_SOURCE = "no-source"  # a sender with no address (not simulated: the model stops there)
 
 ERRNO_TEXT = {
     NO_ROUTE: "Network is unreachable",
@@ -256,8 +257,8 @@ class Delivery:
     reply_ttl: int | None = None
     reply_from: IPv4 | None = None
     updates: tuple[PeerUpdate, ...] = ()
-    nat_mappings: tuple[tuple[tuple[str, int, IPv4, int], float], ...] = ()
-    masquerade_mappings: tuple[tuple[tuple[str, int, IPv4, int], tuple[IPv4, float]], ...] = ()
+    nat_mappings: tuple[tuple[tuple[str, int, Address, int], float], ...] = ()
+    masquerade_mappings: tuple[tuple[tuple[str, int, Address, int], tuple[IPv4, float]], ...] = ()
     # TCP (http_get): the host that answered and the source address it saw (after any
     # NAT), and whether it answered with a reset (nothing listens on the port).
     server: str | None = None
@@ -280,12 +281,18 @@ class Packet:
     separately by WireGuard): an ICMP echo, or the packets of one side of a TCP connection
     (``port``, the server's port)."""
 
-    src: IPv4 | None
+    src: IPv4 | None  # None until the sender picks it, at its first route (``_travel``)
     dst: IPv4
     ttl: int = DEFAULT_TTL
     reply: bool = False
     sizes: tuple[int, ...] = (ICMP_ECHO_BYTES,)
     port: int | None = None
+
+    def source(self) -> IPv4:
+        """``src`` of a packet that has left its sender (``_travel`` picks it there)."""
+        if self.src is None:  # pragma: no cover - a fault of the model, not of the network
+            raise ValueError(f"a packet to {self.dst} that has not been sent has no source")
+        return self.src
 
 
 @dataclass
@@ -299,8 +306,8 @@ class _Walk:
     handshakes: dict[tuple[str, str, bytes], float] = field(default_factory=dict)
     endpoints: dict[tuple[str, str, bytes], Endpoint] = field(default_factory=dict)
     transfer: dict[tuple[str, str, bytes], list[int]] = field(default_factory=dict)
-    mappings: dict[tuple[str, int, IPv4, int], float] = field(default_factory=dict)
-    masquerades: dict[tuple[str, int, IPv4, int], tuple[IPv4, float]] = field(
+    mappings: dict[tuple[str, int, Address, int], float] = field(default_factory=dict)
+    masquerades: dict[tuple[str, int, Address, int], tuple[IPv4, float]] = field(
         default_factory=dict)
     conntrack: dict[tuple[str, IPv4], IPv4] = field(default_factory=dict)
     # Every tunnel crossing of the trip: whether it was the answer, the sending and the
@@ -357,7 +364,7 @@ class _Walk:
             if counted:
                 self.count(to_host, to_iface, to_peer, rx=size)
 
-    def masqueraded(self, key: tuple[str, int, IPv4, int]) -> IPv4 | None:
+    def masqueraded(self, key: tuple[str, int, Address, int]) -> IPv4 | None:
         """The address behind a MASQUERADE router that a UDP datagram to the router's
         port answers, while the mapping is fresh."""
         found = self.masquerades.get(key, self.network.masquerade_mappings.get(key))
@@ -373,19 +380,19 @@ class _Walk:
                         redirects=tuple(self.redirects.items()), staged=tuple(self.staged),
                         **fields)
 
-    def mapped(self, key: tuple[str, int, IPv4, int]) -> bool:
+    def mapped(self, key: tuple[str, int, Address, int]) -> bool:
         when = self.mappings.get(key, self.network.nat_mappings.get(key))
         return when is not None and self.now - when < NAT_TIMEOUT
 
     def updates(self) -> tuple[PeerUpdate, ...]:
         keys = list(dict.fromkeys([*self.handshakes, *self.endpoints, *self.transfer,
                                    *self.unanswered]))
-        return tuple(
-            PeerUpdate(host, iface, peer, self.handshakes.get((host, iface, peer)),
-                       self.endpoints.get((host, iface, peer)),
-                       *self.transfer.get((host, iface, peer), [0, 0]),
-                       self.unanswered.get((host, iface, peer)))
-            for host, iface, peer in keys)
+        out = []
+        for key in keys:
+            rx, tx = self.transfer.get(key, [0, 0])
+            out.append(PeerUpdate(*key, self.handshakes.get(key), self.endpoints.get(key),
+                                  rx, tx, self.unanswered.get(key)))
+        return tuple(out)
 
 
 class _Dropped(Exception):
@@ -416,7 +423,7 @@ def echo(network: Network, host: str, address: IPv4 | str, now: float) -> Delive
 
     def echo_reply(there: Host, request: Packet) -> Packet:
         walk.hop(there.name, f"echo request from {request.src} answered")
-        return Packet(request.dst, request.src, reply=True)
+        return Packet(request.dst, request.source(), reply=True)
 
     try:
         _, _, answer = _round_trip(walk, host, Packet(None, ipaddress.IPv4Address(address)),
@@ -448,9 +455,9 @@ def http_get(network: Network, host: str, address: IPv4 | str, port: int, now: f
         if port in there.http_ports:
             walk.hop(there.name, f"TCP port {port}: the HTTP server accepts the connection "
                                  f"from {syn.src}")
-            return Packet(syn.dst, syn.src, reply=True, sizes=(TCP_SYN_BYTES,), port=port)
+            return Packet(syn.dst, syn.source(), reply=True, sizes=(TCP_SYN_BYTES,), port=port)
         walk.hop(there.name, f"nothing listens on TCP port {port}: answered with a reset")
-        return Packet(syn.dst, syn.src, reply=True, sizes=(TCP_RST_BYTES,), port=port)
+        return Packet(syn.dst, syn.source(), reply=True, sizes=(TCP_RST_BYTES,), port=port)
 
     syn = Packet(None, target, sizes=(TCP_SYN_BYTES,), port=port)
     try:
@@ -468,7 +475,7 @@ def http_get(network: Network, host: str, address: IPv4 | str, port: int, now: f
         walk.hop(host, f"reset from {target}:{port}: connection refused")
         return walk.delivery(None, rtt_ms=rtt, server=there.name, seen_source=arrived.src,
                              refused=True)
-    body = http_body(there.name, arrived.src)
+    body = http_body(there.name, arrived.source())
     walk.carry((TCP_SEGMENT_BYTES,  # the ACK that completes the handshake
                 TCP_SEGMENT_BYTES + http_request_bytes(host_header),
                 TCP_SEGMENT_BYTES,  # the ACK of the response's headers
@@ -527,7 +534,7 @@ def _send_staged(network: Network, now: float) -> None:
                 there, arrived = _travel(walk, target, arrived, origin=False, came_in=link)
                 if arrived.port is None and not arrived.reply:
                     walk.hop(there.name, f"echo request from {arrived.src} answered")
-                    _travel(walk, there, Packet(arrived.dst, arrived.src, reply=True),
+                    _travel(walk, there, Packet(arrived.dst, arrived.source(), reply=True),
                             origin=True)
         except _Dropped:
             pass
@@ -538,7 +545,7 @@ def _send_staged(network: Network, now: float) -> None:
 def _can_send(network: Network, staged: StagedPacket, now: float) -> bool:
     iface = network.hosts[staged.host].wireguard.interfaces.get(staged.iface)
     peer = iface.peer(staged.peer) if iface is not None else None
-    return (peer is not None and iface.up and peer.endpoint is not None
+    return (iface is not None and peer is not None and iface.up and peer.endpoint is not None
             and peer.last_handshake > 0 and now - peer.last_handshake < REKEY_AFTER_TIME)
 
 
@@ -617,6 +624,8 @@ def _unusable_initiation(walk: _Walk, host: Host, iface: Interface, peer: Peer) 
         _stage(walk, host.name, iface.name, peer.public_key, None)
     walk.hop(host.name, f"{iface.name}: no private key: a handshake initiation that "
                         f"{peer.name[:8]}... cannot authenticate")
+    if peer.endpoint is None:  # no endpoint, no initiation
+        return
     try:
         target, _remote, _seen = _udp(walk, host, iface, peer.endpoint)
     except _Dropped:
@@ -667,7 +676,12 @@ def _travel(walk: _Walk, host: Host, packet: Packet, origin: bool,
                                 packet.reply))
         if origin:
             if packet.src is None:
-                packet = replace(packet, src=model.source_for(host, route))
+                source = model.source_for(host, route)
+                if source is None:
+                    raise _Dropped(Drop(host.name, route.dev, NO_SOURCE,
+                                        f"{host.name} has no address but lo's to send from: "
+                                        "not simulated"))
+                packet = replace(packet, src=source)
             walk.hop(host.name, f"route {route.prefix} dev {route.dev}: {packet.src} -> "
                                 f"{packet.dst} leaves by {route.dev}")
         else:
@@ -705,7 +719,7 @@ def _redirect(walk: _Walk, host: Host, dev: str, packet: Packet) -> None:
     device and for all (wg_open() in drivers/net/wireguard/device.c); the tun device
     wireguard-go uses keeps the default, 1. The model does it for the first packet of a
     trip only (not for the further TCP packets ``carry`` counts)."""
-    key = (host.name, packet.src)
+    key = (host.name, packet.source())
     sent, last = walk.redirects.get(key, walk.network.redirects.get(key, (0, 0.0)))
     if walk.now > last + REDIRECT_SILENCE:
         sent = 0
@@ -717,7 +731,8 @@ def _redirect(walk: _Walk, host: Host, dev: str, packet: Packet) -> None:
     walk.redirects[key] = (sent + 1, walk.now)
     walk.hop(host.name, f"{dev}: forwarded out of the link it came in on: ICMP redirect "
                         f"sent to {packet.src}")
-    error = Packet(None, packet.src, reply=True, sizes=(icmp_error_bytes(packet.sizes[0]),))
+    error = Packet(None, packet.source(), reply=True,
+                   sizes=(icmp_error_bytes(packet.sizes[0]),))
     walk.side.append((host.name, error, False))
 
 
@@ -751,7 +766,7 @@ def _masquerade(walk: _Walk, host: Host, dev: str, packet: Packet) -> Packet:
                mine[0].ip if mine else None)
     if new is None or new == packet.src:
         return packet
-    walk.conntrack[(host.name, new)] = packet.src
+    walk.conntrack[(host.name, new)] = packet.source()
     walk.hop(host.name, f"MASQUERADE on {dev}: source {packet.src} becomes {new}")
     return replace(packet, src=new)
 
@@ -808,8 +823,14 @@ def _udp(walk: _Walk, host: Host, iface: Interface,
          endpoint: Endpoint) -> tuple[Host, Interface, Endpoint]:
     """A WireGuard UDP datagram from ``host``'s ``iface`` to ``endpoint``: the host and
     interface that receive it, and the source they see it come from."""
+    address = endpoint.address
+    if not isinstance(address, IPv4):
+        # wg accepts an IPv6 endpoint, but labsim's networks have no IPv6 routes.
+        raise _Dropped(Drop(host.name, iface.name, NO_ROUTE,
+                            f"no underlay route to the endpoint {address} (IPv6 is not "
+                            "simulated)"))
     # The datagram carries the interface's fwmark: the rules route it by that mark.
-    route = model.route_for(host, endpoint.address, iface.fwmark)
+    route = model.route_for(host, address, iface.fwmark)
     if route is not None and model.is_wireguard(host, route.dev):
         raise _Dropped(Drop(host.name, iface.name, ROUTING_LOOP,
                             f"the route to the endpoint {endpoint.address} leads into "
@@ -822,7 +843,12 @@ def _udp(walk: _Walk, host: Host, iface: Interface,
         walk.mappings[(host.name, iface.listen_port, endpoint.address, endpoint.port)] = walk.now
         seen = Endpoint(host.nat_address, iface.listen_port)
     else:
-        seen = Endpoint(model.source_for(host, route), iface.listen_port)
+        source = model.source_for(host, route)
+        if source is None:
+            raise _Dropped(Drop(host.name, iface.name, NO_SOURCE,
+                                f"{host.name} has no address but lo's to send from: "
+                                "not simulated"))
+        seen = Endpoint(source, iface.listen_port)
     segment = host.links[route.dev].segment
     for _ in range(DEFAULT_TTL):
         if route.via is None or route.via == endpoint.address:
@@ -839,7 +865,7 @@ def _udp(walk: _Walk, host: Host, iface: Interface,
             raise _Dropped(Drop(router.name, None, FORWARDING_DISABLED,
                                 f"{endpoint.address} is not its address and "
                                 "net.ipv4.ip_forward = 0: not forwarded"))
-        route = model.route_for(router, endpoint.address)
+        route = model.route_for(router, address)
         if route is None or route.dev not in router.links or route.dev == "lo":
             raise _Dropped(Drop(router.name, None, NO_ROUTE,
                                 f"no route to the endpoint {endpoint.address}"))
@@ -847,7 +873,7 @@ def _udp(walk: _Walk, host: Host, iface: Interface,
         if route.dev in model.masquerade_links(router):
             seen = _masquerade_udp(walk, router, route.dev, seen, endpoint)
         segment = router.links[route.dev].segment
-    target = _lan_owner_udp(walk, segment, endpoint, seen)
+    target = _lan_owner_udp(walk, segment, address, endpoint.port, seen)
     for _ in range(DEFAULT_TTL):
         # An answer to a datagram a MASQUERADE router sent on: conntrack gives it back to
         # the host behind the router that sent it.
@@ -893,16 +919,17 @@ def _masquerade_udp(walk: _Walk, router: Host, dev: str, seen: Endpoint,
     return Endpoint(public, seen.port)
 
 
-def _lan_owner_udp(walk: _Walk, segment: str, endpoint: Endpoint, seen: Endpoint) -> Host:
+def _lan_owner_udp(walk: _Walk, segment: str, address: IPv4, port: int,
+                   seen: Endpoint) -> Host:
     for host in walk.network.hosts.values():
-        if segment == "lan" and host.nat_address == endpoint.address:
-            if walk.mapped((host.name, endpoint.port, seen.address, seen.port)):
+        if segment == "lan" and host.nat_address == address:
+            if walk.mapped((host.name, port, seen.address, seen.port)):
                 return host
             raise _Dropped(Drop(host.name, "eth0", NAT_UNSOLICITED,
                                 f"the NAT in front of {host.name} drops a datagram from "
                                 f"{seen.address}:{seen.port} that answers nothing "
                                 f"{host.name} sent there"))
-    return _lan_owner(walk, segment, endpoint.address, None, endpoint.port)[0]
+    return _lan_owner(walk, segment, address, None, port)[0]
 
 
 def _handshake(walk: _Walk, host: Host, iface: Interface, peer: Peer,
@@ -1007,7 +1034,7 @@ def _through_wireguard(walk: _Walk, host: Host, dev: str, packet: Packet,
     target, remote, seen = _udp(walk, host, iface, endpoint)
     size = sum(data_bytes(s) for s in packet.sizes)
     walk.count(host.name, dev, peer.public_key, tx=size)
-    sender = remote.peer(iface.public_key)
+    sender = remote.peer(iface.public_key) if iface.public_key is not None else None
     if sender is None:  # pragma: no cover - a fresh session means the peer exists
         raise _Dropped(Drop(target.name, remote.name, HANDSHAKE_FAILED, "unknown sender"))
     if not _has_session(walk, host.name, iface, peer, target.name, remote, sender):
@@ -1022,7 +1049,7 @@ def _through_wireguard(walk: _Walk, host: Host, dev: str, packet: Packet,
                             reply=packet.reply))
     if walk.unanswered_since(target.name, remote.name, sender):
         walk.unanswered[(target.name, remote.name, sender.public_key)] = 0.0
-    allowed = aips.allowed_source(remote.allowed_ips, sender.name, packet.src)
+    allowed = aips.allowed_source(remote.allowed_ips, sender.name, packet.source())
     if walk.go or allowed:
         # The kernel counts a data packet received only once its source passed the
         # AllowedIPs check (update_rx_stats() after the routed_peer test in

@@ -49,6 +49,8 @@ from labsim.net.nftables import Ruleset
 from labsim.wg.device import WireGuardHost, add_interface, remove_interface, set_link_up
 
 IPv4 = ipaddress.IPv4Address
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+"""An address a WireGuard endpoint may have (wg set accepts both); the network is IPv4."""
 Net4 = ipaddress.IPv4Network
 
 UNDERLAY = Net4("192.168.50.0/24")
@@ -244,11 +246,11 @@ class Network:
     # NAT mappings, (host behind NAT, its port, remote address, remote port) -> when the host
     # last sent through it: the NAT lets answers from that remote back in for a while
     # (``labsim.net.delivery.NAT_TIMEOUT``).
-    nat_mappings: dict[tuple[str, int, IPv4, int], float] = field(default_factory=dict)
+    nat_mappings: dict[tuple[str, int, Address, int], float] = field(default_factory=dict)
     # UDP mappings of hosts that MASQUERADE (a router with `iptables -t nat -A POSTROUTING
     # -o IF -j MASQUERADE`): (router, port, remote address, remote port) -> (the address
     # behind the router that sent from that port, when it last did).
-    masquerade_mappings: dict[tuple[str, int, IPv4, int], tuple[IPv4, float]] = field(
+    masquerade_mappings: dict[tuple[str, int, Address, int], tuple[IPv4, float]] = field(
         default_factory=dict)
     # ICMP redirects a host sent, by (host, the source address of the packets redirected)
     # -> (how many in a row, when the last was sent): the kernel's rate limit (inet_peer's

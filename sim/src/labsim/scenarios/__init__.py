@@ -1,39 +1,36 @@
-"""Lesson simulations. Each scenario module offers ``describe()`` (its controls and
-defaults) and ``run(params)`` (a plotly figure spec, a summary and the command
-transcript that produced it). Add a lesson's scenario here and it is on every page."""
+"""Lesson simulations, behind one interface (labsim.scenarios.base.Scenario).
+
+Every module of this package that declares a ``SCENARIO`` is a widget's simulation, found
+here by looking through the package (pkgutil): a lesson's scenario is one new file, and it
+is on every page that names it. ``SCENARIOS`` maps each scenario's name to it."""
 
 from __future__ import annotations
 
-from types import ModuleType
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from types import MappingProxyType
 
-from labsim.scenarios import (
-    copies,
-    metaslabs,
-    pools_vdevs,
-    records,
-    slow_ssh,
-    snapshots,
-    sync_crash,
-    vdev_layouts,
-    vm_images,
-    wg_topology,
-)
-
-SCENARIOS: dict[str, ModuleType] = {
-    "pools-vdevs": pools_vdevs,
-    "vdev-layouts": vdev_layouts,
-    "metaslabs": metaslabs,
-    "records": records,
-    "sync-crash": sync_crash,
-    "wg-topology": wg_topology,
-    "slow-ssh": slow_ssh,
-    "snapshots": snapshots,
-    "copies": copies,
-    "vm-images": vm_images,
-}
+from labsim.scenarios.base import AnyScenario
 
 
-def get_scenario(name: str) -> ModuleType:
+def _discover() -> Mapping[str, AnyScenario]:
+    found: dict[str, AnyScenario] = {}
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        scenario = getattr(module, "SCENARIO", None)
+        if scenario is None:
+            continue  # a helper module (base, controls, a scenario's parts)
+        if scenario.name in found:
+            raise ValueError(f"two scenarios are named {scenario.name!r}")
+        found[scenario.name] = scenario
+    return MappingProxyType(found)
+
+
+SCENARIOS = _discover()
+
+
+def get_scenario(name: str) -> AnyScenario:
     try:
         return SCENARIOS[name]
     except KeyError:

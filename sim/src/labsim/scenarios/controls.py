@@ -13,23 +13,37 @@ the same here."""
 
 from __future__ import annotations
 
-from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS
+
+Control = dict[str, Any]
+"""One control as the page renders it (JSON): ``name``, ``label``, ``kind`` ("range",
+"select", "checkbox" or "text"), ``default``; a range's ``min``, ``max``, ``step`` and
+``unit``; a select's ``options`` (values, or [value, label] pairs); and for a control that
+follows another, ``follows`` with ``default_by``, ``label_by`` and ``options_by``."""
 
 TEXT_MAX = 200
 """Characters a text control may hold."""
 
 
-def describe(title: str, controls: list[dict]) -> dict:
+def describe(title: str, controls: Sequence[Control]) -> dict[str, object]:
     """What a scenario's describe() returns: its title, controls and their defaults."""
-    return {"title": title, "controls": controls,
-            "defaults": {c["name"]: c["default"] for c in controls}}
+    return {"title": title, "controls": list(controls), "defaults": defaults(controls)}
 
 
-def option_values(control: dict) -> list:
+def defaults(controls: Sequence[Control]) -> dict[str, object]:
+    """Each control's default, by name."""
+    return {c["name"]: c["default"] for c in controls}
+
+
+def option_values(control: Control) -> list[object]:
     return [o[0] if isinstance(o, list) else o for o in control["options"]]
 
 
-def followed(control: dict, values: dict, key: str, fallback: object) -> object:
+def followed(control: Control, values: Mapping[str, object], key: str,
+             fallback: object) -> object:
     """``control``'s ``key`` (default_by, label_by, options_by) for the current value of the
     control it follows, or ``fallback`` when it follows none or has no entry for it."""
     leader = control.get("follows")
@@ -39,11 +53,12 @@ def followed(control: dict, values: dict, key: str, fallback: object) -> object:
     return table.get(str(values.get(leader)), fallback)
 
 
-def _default(control: dict, values: dict) -> object:
+def _default(control: Control, values: Mapping[str, object]) -> object:
     return followed(control, values, "default_by", control["default"])
 
 
-def read_params(controls: list[dict], params: object) -> tuple[dict, list[str]]:
+def read_params(controls: Sequence[Control],
+                params: object) -> tuple[dict[str, object], list[str]]:
     merged = {c["name"]: c["default"] for c in controls}
     if not isinstance(params, dict):
         params = {}
@@ -59,7 +74,7 @@ def read_params(controls: list[dict], params: object) -> tuple[dict, list[str]]:
         if c["kind"] == "range":
             try:
                 number = float(value)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 number = None
             if number is not None and c["min"] <= number <= c["max"]:
                 merged[c["name"]] = number
@@ -91,7 +106,8 @@ def read_params(controls: list[dict], params: object) -> tuple[dict, list[str]]:
     return merged, notes
 
 
-def with_overrides(controls: list[dict], defaults: dict, overrides: dict) -> dict:
+def with_overrides(controls: Sequence[Control], defaults: Mapping[str, object],
+                   overrides: Mapping[str, object]) -> dict[str, object]:
     """The defaults of a widget whose page gives ``overrides`` (its data-params): a control
     that follows an overridden one takes its default for the new value, unless the page
     gives it too."""
@@ -107,14 +123,10 @@ ZFS_VERSION = "zfs_version"
 version selector (docs/javascripts/labsim-page.js) sets it in every widget that has it."""
 
 
-def zfs_version_control(label: str = "OpenZFS release", extra: tuple[str, ...] = ()) -> dict:
+def zfs_version_control(label: str = "OpenZFS release",
+                        extra: tuple[str, ...] = ()) -> Control:
     """The release select of a widget: the taught releases, newest (the default) first, and
     any ``extra`` ones (the 0.6.5 of the source posts)."""
     return {"name": ZFS_VERSION, "label": label, "kind": "select",
             "options": [v.name for v in TAUGHT_VERSIONS] + list(extra),
             "default": DEFAULT_VERSION.name}
-
-
-def zfs_version(params: dict) -> ZfsVersion:
-    """The release a widget's (already checked) parameters name, the default if none."""
-    return get_version(str(params.get(ZFS_VERSION, DEFAULT_VERSION.name)))

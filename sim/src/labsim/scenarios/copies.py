@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from labsim.figures import files_lost_chart
-from labsim.scenarios import controls
-from labsim.scenarios.controls import read_params
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
+from labsim.scenarios.controls import Control
 from labsim.shell.session import CommandResult, Session, note, transcript
 from labsim.zfs import ditto, scan
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
@@ -60,18 +60,13 @@ LAYOUTS = ("copies=1", "copies=2", "mirror")
 FILES = {"copies=1": 800, "copies=2": 400, "mirror": 800}
 
 # The level of damage in tenths of a per cent (whole numbers: what the page sends back).
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "permille", "label": "Blocks of the disk overwritten", "kind": "select",
      "options": [[v, f"{v / 10:g} %"] for v in (1, 2, 5, 10, 20, 50, 100, 200)],
      "default": 10},
     {"name": "seed", "label": "Random seed", "kind": "range", "min": 1, "max": 50,
      "step": 1, "default": 7},
 ]
-
-
-def describe() -> dict:
-    return controls.describe("copies=1, copies=2 and a mirror against a damaged disk",
-                             CONTROLS)
 
 
 def build(layout: str) -> tuple[Session, list[tuple[str, CommandResult]]]:
@@ -134,9 +129,19 @@ def damage_and_scrub(session: Session, ranges: list[tuple[int, int]]) -> tuple[i
     return len(pool.damaged_files), pool.data_errors
 
 
-def _params(params: object) -> tuple[dict, list[str]]:
-    p, notes = read_params(CONTROLS, params)
-    return {"percent": int(p["permille"]) / 10, "seed": int(p["seed"])}, notes
+@dataclass(frozen=True)
+class Params:
+    permille: int  # of the disk's 8 KiB blocks overwritten: what the page sends back
+    seed: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def percent(self) -> float:
+        return self.permille / 10
+
+
+def read(values: object) -> Params:
+    return typed_params(Params, CONTROLS, values)
 
 
 # A copy's place on DISK as the corruptor's 8 KiB blocks [first, end) it overlaps; a
@@ -234,25 +239,23 @@ def files_lost(name: str, first_hit: list[int], counts: list[int]) -> list[int]:
     return [bisect.bisect_right(lost_at, n) for n in counts]
 
 
-def run(params: object) -> dict:
-    p, notes = _params(params)
-    levels = sorted({*PUBLISHED_LEVELS, p["percent"]})
+def run(p: Params) -> ScenarioResult:
+    levels = sorted({*PUBLISHED_LEVELS, p.percent})
     counts = [garbage_count(level) for level in levels]
-    picks = garbage_picks(max(counts), p["seed"])
+    picks = garbage_picks(max(counts), p.seed)
     first_hit = first_hits(picks)
     lost = {name: files_lost(name, first_hit, counts) for name in LAYOUTS}
     session, pairs = pickle.loads(layout("copies=2").pickled)  # noqa: S301 - our own bytes
-    shown_picks = picks[:garbage_count(p["percent"])]
+    shown_picks = picks[:garbage_count(p.percent)]
     damage_and_scrub(session, garbage_ranges(shown_picks))
     shown = pairs + [
         note(f"garbage over {len(shown_picks)} random 8K blocks of {DISK} "
-             f"(seed {p['seed']}), then:"),
+             f"(seed {p.seed}), then:"),
         ("zpool scrub test", CommandResult()),
         ("zpool status test", session.run("zpool status test"))]
     figure = files_lost_chart([f"{v:g} %" for v in levels], lost, FILES,
                               published=_published_marks(levels))
-    return {"figure": figure, "summary": _summary(p, levels, lost, notes),
-            "transcript": transcript(shown)}
+    return ScenarioResult(figure, _summary(p, levels, lost), transcript(shown))
 
 
 def _published_marks(levels: list[float]) -> dict[str, list[float | None]]:
@@ -264,14 +267,17 @@ def _published_marks(levels: list[float]) -> dict[str, list[float | None]]:
     return out
 
 
-def _summary(p: dict, levels: list[float], lost: dict[str, list[int]],
-             notes: list[str]) -> str:
-    i = levels.index(p["percent"])
+def _summary(p: Params, levels: list[float], lost: dict[str, list[int]]) -> str:
+    i = levels.index(p.percent)
     counts = ", ".join(f"{layout} {lost[layout][i]} of {FILES[layout]}" for layout in LAYOUTS)
-    lines = [f"With {p['percent']:g} % of the disk's 8K blocks overwritten (seed {p['seed']}),"
+    lines = [f"With {p.percent:g} % of the disk's 8K blocks overwritten (seed {p.seed}),"
              f" files lost: {counts}.",
              "The 2016 post lost 2, 64 and 385 of 400 files with copies=2 at 0.1, 1 and 10 %,"
              " and 93 of 800 with copies=1 at 0.1 %.",
              "Both copies of a block live on the one disk, so damage that is spread widely"
              " catches both; the mirror always has the other disk."]
-    return " ".join(lines + [n + "." for n in notes])
+    return " ".join(lines + [n + "." for n in p.notes])
+
+
+SCENARIO = Simulation("copies", "copies=1, copies=2 and a mirror against a damaged disk",
+                      CONTROLS, read, run, warm)

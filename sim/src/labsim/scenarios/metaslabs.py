@@ -15,11 +15,14 @@ get, with at most MAX_FILES files (larger files when the sample needs more data)
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from labsim.figures import BarSeries, stacked_bar_chart
 from labsim.format import zdb as zdb_fmt
 from labsim.format.numbers import nicenum
 from labsim.scenarios import controls
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_fields
+from labsim.scenarios.controls import Control
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.metaslab import (
     ZFS_VDEV_DEFAULT_MS_COUNT,
@@ -41,6 +44,7 @@ from labsim.zfs.versions import (
     MiB,
     ZfsVersion,
     allocator_count,
+    get_version,
 )
 
 ASHIFT = 12
@@ -57,7 +61,7 @@ PATTERNS = [["sequential", "one large file, written sequentially"],
             ["small", "many small files"],
             ["holes", "many small files, then delete every other one"]]
 
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "vdev_gib", "label": "Size of the vdev", "kind": "select",
      "options": [[g, label] for g, label in SIZES], "default": 1},
     {"name": "pattern", "label": "What is written", "kind": "select", "options": PATTERNS,
@@ -70,36 +74,43 @@ CONTROLS = [
 ]
 
 
-def describe() -> dict:
-    return {
-        "title": "How a vdev's metaslabs fill up",
-        "controls": CONTROLS,
-        "defaults": {c["name"]: c["default"] for c in CONTROLS},
-    }
+@dataclass(frozen=True)
+class Params:
+    vdev_gib: int
+    pattern: str
+    fill_percent: int
+    file_mib: int
+    zfs_version: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def version(self) -> ZfsVersion:
+        return get_version(self.zfs_version)
 
 
-def _params(params: dict) -> dict:
-    """The controls' values; anything unusable falls back to the default."""
-    merged = {c["name"]: c["default"] for c in CONTROLS}
-    if not isinstance(params, dict):
-        return merged
+def read(values: object) -> Params:
+    """The controls' values, a number rounded and held to its slider's range; anything
+    unusable falls back to the default."""
+    merged = controls.defaults(CONTROLS)
+    given = values if isinstance(values, dict) else {}
     for c in CONTROLS:
-        value = params.get(c["name"])
+        value = given.get(c["name"])
         if value is None or isinstance(value, bool):
             continue
         if c["kind"] == "range":
+            if not isinstance(value, int | float | str):
+                continue
             try:
                 number = float(value)
-            except (TypeError, ValueError, OverflowError):
+            except (ValueError, OverflowError):
                 continue
             if math.isfinite(number):
                 merged[c["name"]] = int(min(max(round(number), c["min"]), c["max"]))
         else:
-            options = [o[0] if isinstance(o, list) else o for o in c["options"]]
-            match = next((o for o in options if str(o) == str(value)), None)
+            match = next((o for o in controls.option_values(c) if str(o) == str(value)), None)
             if match is not None:
                 merged[c["name"]] = match
-    return merged
+    return Params(**typed_fields(Params, merged))
 
 
 def sizing_rule(asize: int, version: ZfsVersion) -> str:
@@ -119,11 +130,11 @@ def sizing_rule(asize: int, version: ZfsVersion) -> str:
     return why
 
 
-def _files(p: dict, budget: int) -> tuple[list[int], int]:
+def _files(p: Params, budget: int) -> tuple[list[int], int]:
     """Sizes of the files to write into the sample, and the small-file size used."""
-    if p["pattern"] == "sequential":
+    if p.pattern == "sequential":
         return [budget // RECORDSIZE * RECORDSIZE], 0
-    size = int(p["file_mib"]) * MiB
+    size = p.file_mib * MiB
     while budget // size > MAX_FILES:
         size *= 2
     return [size] * max(1, budget // size), size
@@ -154,18 +165,17 @@ def _note_activations(group: GroupAllocators, order: list[int]) -> None:
             order.append(index)
 
 
-def run(params: dict) -> dict:
-    p = _params(params)
-    vdev_bytes = int(p["vdev_gib"]) * GiB
+def run(p: Params) -> ScenarioResult:
+    vdev_bytes = p.vdev_gib * GiB
     asize = leaf_asize(vdev_bytes)
-    version = controls.zfs_version(p)
+    version = p.version
     shift = metaslab_shift(asize, version)
     count = asize >> shift
     sample = min(count, SAMPLE_METASLABS)
     metaslabs = [Metaslab.empty(i << shift, 1 << shift) for i in range(sample)]
     group = GroupAllocators.of(allocator_count(version, LAB_VM_CPUS))
     rules = version.metaslab_rules
-    budget = (sample << shift) * int(p["fill_percent"]) // 100
+    budget = (sample << shift) * p.fill_percent // 100
     sizes, small = _files(p, budget)
     order: list[int] = []
     files = []
@@ -173,7 +183,7 @@ def run(params: dict) -> dict:
         files.append(_write(metaslabs, group, FIRST_OBJECT + n, size, order,
                             rules.fill_fresh_metaslabs))
     deleted = 0
-    if p["pattern"] == "holes":
+    if p.pattern == "holes":
         for pieces in files[1::2]:
             for offset, length in pieces:
                 metaslabs[offset >> shift].release(offset, length)
@@ -207,8 +217,7 @@ def run(params: dict) -> dict:
     )
     summary = _summary(p, asize, shift, count, sample, metaslabs, sizes, small, deleted,
                        vdev_frag, order)
-    return {"figure": figure, "summary": summary,
-            "transcript": _transcript(p, metaslabs, shift, count, sample)}
+    return ScenarioResult(figure, summary, _transcript(metaslabs, count, sample))
 
 
 def _ordinal(n: int) -> str:
@@ -216,26 +225,26 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _summary(p: dict, asize: int, shift: int, count: int, sample: int,
+def _summary(p: Params, asize: int, shift: int, count: int, sample: int,
              metaslabs: list[Metaslab], sizes: list[int], small: int, deleted: int,
              vdev_frag: int | None, order: list[int]) -> str:
-    label = dict(SIZES)[int(p["vdev_gib"])]
+    label = dict(SIZES)[p.vdev_gib]
     lines = [f"A {label} vdev keeps {asize:,} bytes for metaslabs after its labels: "
              f"{count} metaslabs of "
-             f"{nicenum(1 << shift)}, because {sizing_rule(asize, controls.zfs_version(p))}."]
+             f"{nicenum(1 << shift)}, because {sizing_rule(asize, p.version)}."]
     if sample < count:
         lines.append(f"Simulated: the first {sample} metaslabs, with their share of the data "
                      f"(the others fill the same way).")
     written = sum(sizes)
-    what = (f"one file of {nicenum(written)}" if p["pattern"] == "sequential"
+    what = (f"one file of {nicenum(written)}" if p.pattern == "sequential"
             else f"{len(sizes)} files of {nicenum(small)}")
-    if small and small != int(p["file_mib"]) * MiB:
-        what += f" (larger than {p['file_mib']} MiB, to keep the run short)"
+    if small and small != p.file_mib * MiB:
+        what += f" (larger than {p.file_mib} MiB, to keep the run short)"
     lines.append(f"Written: {what}" + (f"; then {deleted} deleted." if deleted else "."))
     used = sum(1 for ms in metaslabs if ms.alloc)
     lines.append(f"Metaslabs used: {used} of {sample}; activated in this order: "
                  f"{', '.join(map(str, order[:12]))}{' …' if len(order) > 12 else ''}.")
-    version = controls.zfs_version(p)
+    version = p.version
     how = ("weighted by their free space"
            if version.metaslab_rules.group_fragmentation is GroupFragmentation.FREE_WEIGHTED
            else "plain mean")
@@ -247,8 +256,7 @@ def _summary(p: dict, asize: int, shift: int, count: int, sample: int,
     return "\n".join(lines)
 
 
-def _transcript(p: dict, metaslabs: list[Metaslab], shift: int, count: int,
-                sample: int) -> str:
+def _transcript(metaslabs: list[Metaslab], count: int, sample: int) -> str:
     """What `zdb -m` would print for the simulated metaslabs after an export (every
     space map flushed), with object numbers and txgs left out (zero)."""
     rows = [zdb_fmt.ZdbMetaslab(id=i, start=ms.start, size=ms.size,
@@ -262,3 +270,6 @@ def _transcript(p: dict, metaslabs: list[Metaslab], shift: int, count: int,
         lines.append(zdb_fmt.metaslab_lines(row, False).splitlines()[0])
     return "\n".join(lines) + "\n"
 
+
+
+SCENARIO = Simulation("metaslabs", "How a vdev's metaslabs fill up", CONTROLS, read, run)

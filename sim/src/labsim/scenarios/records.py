@@ -20,9 +20,11 @@ text or database pages compress differently, but sector rounding treats them ali
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from labsim.figures import BarPanel, BarSeries, bar_panels
-from labsim.scenarios import controls
-from labsim.scenarios.controls import read_params
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
+from labsim.scenarios.controls import Control
 from labsim.zfs import compression, records
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.versions import GiB, KiB, MiB, TiB
@@ -50,7 +52,7 @@ WORKLOADS = {
              64 * MiB + 10 * KiB),
 }
 
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "workload", "label": "Workload", "kind": "select",
      "options": [[k, v[0]] for k, v in WORKLOADS.items()], "default": "database-8k"},
     {"name": "recordsize_kib", "label": "recordsize (highlighted)", "kind": "select",
@@ -62,15 +64,33 @@ CONTROLS = [
 ]
 
 
-def describe() -> dict:
-    return controls.describe("What a recordsize costs a workload", CONTROLS)
+@dataclass(frozen=True)
+class Params:
+    workload: str
+    recordsize_kib: int
+    ashift: int
+    compression: str
+    notes: tuple[str, ...] = ()
 
 
-def _params(params: object) -> tuple[dict, list[str]]:
-    return read_params(CONTROLS, params)
+def read(values: object) -> Params:
+    return typed_params(Params, CONTROLS, values)
 
 
-def recordsize_costs(workload: str, recordsize: int, ashift: int, compression_name: str) -> dict:
+@dataclass(frozen=True)
+class RecordsizeCosts:
+    """What one recordsize costs the workload (per application write, and in space)."""
+
+    amplification: float  # bytes written to disk per byte changed
+    ios: float  # device I/Os per application write
+    reads: float  # of them, reads (read-modify-write)
+    space_percent: float  # allocated space, % of the data's size
+    ratio: float  # compressratio as zfs prints it (two decimals, rounded down)
+    ddt_gib: float  # dedup table RAM for 1 TiB of such data
+
+
+def recordsize_costs(workload: str, recordsize: int, ashift: int,
+                     compression_name: str) -> RecordsizeCosts:
     """Every figure the widget shows for one recordsize."""
     _, sizes, random_io, percent, file_size = WORKLOADS[workload]
     pattern = DataPattern("fio", percent, CHUNK) if percent else DataPattern("random")
@@ -92,28 +112,28 @@ def recordsize_costs(workload: str, recordsize: int, ashift: int, compression_na
         changed += size
     logical, physical, allocated = records.file_space(file_size, recordsize, pattern,
                                                       compression_name, ashift)
-    return {
-        "amplification": written / changed,
-        "ios": ios / len(sizes),
-        "reads": reads / len(sizes),
-        "space_percent": 100 * allocated / file_size,
-        "ratio": (logical * 100 // physical) / 100 if physical else 1.0,
-        "ddt_gib": records.dedup_table_ram(TiB, recordsize) / GiB,
-    }
+    return RecordsizeCosts(
+        amplification=written / changed,
+        ios=ios / len(sizes),
+        reads=reads / len(sizes),
+        space_percent=100 * allocated / file_size,
+        ratio=(logical * 100 // physical) / 100 if physical else 1.0,
+        ddt_gib=records.dedup_table_ram(TiB, recordsize) / GiB,
+    )
 
 
-def run(params: object) -> dict:
-    p, notes = _params(params)
-    workload, ashift, comp = p["workload"], int(p["ashift"]), p["compression"]
-    chosen = int(p["recordsize_kib"])
+def run(p: Params) -> ScenarioResult:
+    workload, ashift, comp = p.workload, p.ashift, p.compression
+    chosen = p.recordsize_kib
     rows = {k: recordsize_costs(workload, k * KiB, ashift, comp) for k in RECORDSIZES_KIB}
     labels = [_size_text(k) for k in RECORDSIZES_KIB]
 
-    def values(key: str) -> list[float]:
-        return [round(rows[k][key], 3) for k in RECORDSIZES_KIB]
+    def values(key: str) -> list[float | None]:
+        return [round(getattr(rows[k], key), 3) for k in RECORDSIZES_KIB]
 
     def marks(key: str, fmt: str) -> list[str]:
-        return [format(rows[k][key], fmt) if k == chosen else "" for k in RECORDSIZES_KIB]
+        return [format(getattr(rows[k], key), fmt) if k == chosen else ""
+                for k in RECORDSIZES_KIB]
 
     panels = [
         BarPanel("Bytes written per byte changed", "× (log scale)",
@@ -133,25 +153,25 @@ def run(params: object) -> dict:
     label = WORKLOADS[workload][0]
     figure = bar_panels(labels, panels, title=f"{label}: ashift {ashift}, compression {comp}",
                         columns=2, height=620)
-    return {"figure": figure, "summary": _summary(p, rows[chosen], notes),
-            "transcript": _transcript(workload, chosen, comp)}
+    return ScenarioResult(figure, _summary(p, rows[chosen]),
+                          _transcript(workload, chosen, comp))
 
 
-def _summary(p: dict, row: dict, notes: list[str]) -> str:
-    label, sizes, random_io, _, _ = WORKLOADS[p["workload"]]
-    rs = _size_text(int(p["recordsize_kib"]))
+def _summary(p: Params, row: RecordsizeCosts) -> str:
+    label, sizes, random_io, _, _ = WORKLOADS[p.workload]
+    rs = _size_text(p.recordsize_kib)
     how = ("random writes, each in its own transaction group, records not cached"
            if random_io else "sequential writes filling whole records")
-    lines = [f"{label}, recordsize {rs}, ashift {p['ashift']}, compression "
-             f"{p['compression']} ({how})."]
-    lines.append(f"Each byte changed costs {row['amplification']:.2f} bytes written and each "
-                 f"application write {row['ios']:.2f} disk I/Os "
-                 f"({row['reads']:.2f} of them reads).")
-    lines.append(f"The data takes {row['space_percent']:.0f} % of its size on disk "
-                 f"(compressratio {row['ratio']:.2f}).")
-    lines.append(f"A dedup table for 1 TiB of it would need about {row['ddt_gib']:.2f} GiB of "
+    lines = [f"{label}, recordsize {rs}, ashift {p.ashift}, compression "
+             f"{p.compression} ({how})."]
+    lines.append(f"Each byte changed costs {row.amplification:.2f} bytes written and each "
+                 f"application write {row.ios:.2f} disk I/Os "
+                 f"({row.reads:.2f} of them reads).")
+    lines.append(f"The data takes {row.space_percent:.0f} % of its size on disk "
+                 f"(compressratio {row.ratio:.2f}).")
+    lines.append(f"A dedup table for 1 TiB of it would need about {row.ddt_gib:.2f} GiB of "
                  f"RAM ({records.DDT_ENTRY_RAM} bytes per {rs} block).")
-    return " ".join(lines + [n + "." for n in notes])
+    return " ".join(lines + [n + "." for n in p.notes])
 
 
 def _transcript(workload: str, chosen_kib: int, comp: str) -> str:
@@ -168,3 +188,6 @@ def _transcript(workload: str, chosen_kib: int, comp: str) -> str:
             f"--bs={bs} --size={max(file_size // MiB, 1)}M{fill} --refill_buffers "
             "--end_fsync=1\n"
             f"$ zfs get -p compressratio,used,logicalused tank/{workload}\n")
+
+
+SCENARIO = Simulation("records", "What a recordsize costs a workload", CONTROLS, read, run)

@@ -15,12 +15,12 @@ half-minute login of the stories. The lab (labs/net/05-slow-ssh/) uses 1 s x 1.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from labsim.figures import Span, span_chart
 from labsim.net import ssh_login as model
-from labsim.scenarios import controls
-from labsim.scenarios.controls import read_params
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
+from labsim.scenarios.controls import Control
 
 TARGETS = [
     [model.BY_ADDRESS, "by its address (ssh 192.168.50.11)"],
@@ -34,7 +34,7 @@ NAMESERVER = [
     [model.ANSWERS, "answers"],
 ]
 
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "nameserver", "label": "The site's name server", "kind": "select",
      "options": NAMESERVER, "default": model.DROPS},
     {"name": "timeout", "label": "resolv.conf options timeout", "kind": "range", "min": 1,
@@ -65,17 +65,33 @@ GROUPS = [(FIXED, "#9E9E9E"), ("UseDNS", "#D55E00"), ("GSSAPI", "#E69F00"),
 ROW_NOW, ROW_FIXED, ROW_NEXT = "this login", "every cause fixed", "next login (master)"
 
 
-def describe() -> dict:
-    return controls.describe("Slow SSH logins: where the time goes", CONTROLS)
+@dataclass(frozen=True)
+class Params:
+    nameserver: str
+    timeout: int
+    attempts: int
+    nameservers: int
+    use_dns: bool
+    server_gssapi: bool
+    client_gssapi: bool
+    target: str
+    mdns: bool
+    avahi: bool
+    control_master: bool
+    notes: tuple[str, ...] = ()
 
 
-def settings(p: dict) -> tuple[model.ClientSettings, model.ServerSettings]:
-    resolver = model.Resolver(nameservers=int(p["nameservers"]), timeout=int(p["timeout"]),
-                              attempts=int(p["attempts"]), state=p["nameserver"])
-    client = model.ClientSettings(target=p["target"], mdns_in_nsswitch=p["mdns"],
-                                  avahi_running=p["avahi"], gssapi=p["client_gssapi"],
-                                  control_master=p["control_master"], resolver=resolver)
-    server = model.ServerSettings(use_dns=p["use_dns"], gssapi=p["server_gssapi"],
+def read(values: object) -> Params:
+    return typed_params(Params, CONTROLS, values)
+
+
+def settings(p: Params) -> tuple[model.ClientSettings, model.ServerSettings]:
+    resolver = model.Resolver(nameservers=p.nameservers, timeout=p.timeout,
+                              attempts=p.attempts, state=p.nameserver)
+    client = model.ClientSettings(target=p.target, mdns_in_nsswitch=p.mdns,
+                                  avahi_running=p.avahi, gssapi=p.client_gssapi,
+                                  control_master=p.control_master, resolver=resolver)
+    server = model.ServerSettings(use_dns=p.use_dns, gssapi=p.server_gssapi,
                                   resolver=resolver)
     return client, server
 
@@ -88,8 +104,7 @@ def fixed(client: model.ClientSettings, server: model.ServerSettings
             replace(server, use_dns=False))
 
 
-def run(params: object) -> dict:
-    p, notes = read_params(CONTROLS, params)
+def run(p: Params) -> ScenarioResult:
     client, server = settings(p)
     now = model.login(client, server)
     best = model.login(*fixed(client, server))
@@ -97,12 +112,12 @@ def run(params: object) -> dict:
     if client.control_master and now.succeeded:
         logins.append((ROW_NEXT, model.login(replace(client, master_running=True), server)))
     spans = [span for row, login in logins for span in _spans(row, login)]
-    vlines = [] if now.succeeded else [(now.seconds, "ssh gives up", "#D55E00")]
+    vlines: list[tuple[float, str, str]] = (
+        [] if now.succeeded else [(now.seconds, "ssh gives up", "#D55E00")])
     figure = span_chart([row for row, _login in logins], spans, GROUPS,
                         title=_title(now), x_title="seconds since `ssh server true` started",
                         vlines=vlines)
-    return {"figure": figure, "summary": _summary(now, best, logins, notes),
-            "transcript": _transcript(p, now)}
+    return ScenarioResult(figure, _summary(now, best, logins, p.notes), _transcript(p, now))
 
 
 def _spans(row: str, login: model.Login) -> list[Span]:
@@ -123,7 +138,8 @@ def _title(login: model.Login) -> str:
     return f"A login that takes {login.seconds:.2f} s"
 
 
-def _summary(now: model.Login, best: model.Login, logins: list, notes: list[str]) -> str:
+def _summary(now: model.Login, best: model.Login, logins: list[tuple[str, model.Login]],
+             notes: tuple[str, ...]) -> str:
     causes = now.by_cause()
     if now.succeeded:
         lines = [f"This login takes {now.seconds:.2f} s; with every cause fixed, "
@@ -142,27 +158,27 @@ def _summary(now: model.Login, best: model.Login, logins: list, notes: list[str]
     return " ".join(lines + [n + "." for n in notes])
 
 
-def _transcript(p: dict, login: model.Login) -> str:
+def _transcript(p: Params, login: model.Login) -> str:
     """The settings behind the chart, as the files say them, and the command."""
-    hosts = ("files mdns4_minimal [NOTFOUND=return] dns" if p["mdns"] else "files dns")
-    servers = "".join(f"nameserver 192.168.50.{53 + n}\n" for n in range(int(p["nameservers"])))
+    hosts = ("files mdns4_minimal [NOTFOUND=return] dns" if p.mdns else "files dns")
+    servers = "".join(f"nameserver 192.168.50.{53 + n}\n" for n in range(p.nameservers))
     target = {model.BY_ADDRESS: "192.168.50.11", model.BY_HOSTS_FILE: "server",
               model.BY_DNS_NAME: "server.example.org", model.BY_MDNS_NAME: "server.local"}
     lines = [
         "# client and server: /etc/resolv.conf",
-        servers + f"options timeout:{int(p['timeout'])} attempts:{int(p['attempts'])}",
+        servers + f"options timeout:{p.timeout} attempts:{p.attempts}",
         "# client: /etc/nsswitch.conf",
         f"hosts: {hosts}",
         "# server: /etc/ssh/sshd_config",
-        f"UseDNS {'yes' if p['use_dns'] else 'no'}",
-        f"GSSAPIAuthentication {'yes' if p['server_gssapi'] else 'no'}",
+        f"UseDNS {'yes' if p.use_dns else 'no'}",
+        f"GSSAPIAuthentication {'yes' if p.server_gssapi else 'no'}",
         "# client: /etc/ssh/ssh_config",
-        f"GSSAPIAuthentication {'yes' if p['client_gssapi'] else 'no'}",
+        f"GSSAPIAuthentication {'yes' if p.client_gssapi else 'no'}",
     ]
-    if p["control_master"]:
+    if p.control_master:
         lines += ["ControlMaster auto", "ControlPath ~/.ssh/cm-%C", "ControlPersist 10m"]
     status = "" if login.succeeded else "   # fails"
-    lines += [f"$ time ssh {target[p['target']]} true{status}",
+    lines += [f"$ time ssh {target[p.target]} true{status}",
               f"real\t{_minutes(login.seconds)}"]
     return "\n".join(lines) + "\n"
 
@@ -170,3 +186,6 @@ def _transcript(p: dict, login: model.Login) -> str:
 def _minutes(seconds: float) -> str:
     """As bash's `time` prints it: 0m2.185s."""
     return f"{int(seconds // 60)}m{seconds % 60:.3f}s"
+
+
+SCENARIO = Simulation("slow-ssh", "Slow SSH logins: where the time goes", CONTROLS, read, run)

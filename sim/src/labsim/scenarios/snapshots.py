@@ -13,19 +13,22 @@ would reclaim, or why it would be refused.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from labsim.figures import Span, snapshot_timeline
 from labsim.format.numbers import nicebytes
-from labsim.scenarios import controls
-from labsim.scenarios.controls import read_params
-from labsim.shell.session import Session, transcript
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
+from labsim.scenarios.controls import Control
+from labsim.shell.session import CommandResult, Session, transcript
 from labsim.zfs import snapshots as snap
+from labsim.zfs.pool import Dataset, File, Pool
 from labsim.zfs.space import file_used_bytes
 
 DAYS = ["mon", "tue", "wed", "thu", "fri", "sat"]
 POOL, DATASET, CLONE = "tank", "tank/data", "tank/work"
 INITIAL_FILES = 4
 
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "days", "label": "Snapshots (one a day)", "kind": "range", "min": 2, "max": 6,
      "step": 1, "default": 4},
     {"name": "rewrite_mib", "label": "Files rewritten after each snapshot", "kind": "range",
@@ -53,28 +56,58 @@ GROUPS = [
 ]
 
 
-def describe() -> dict:
-    return controls.describe("Snapshots, a clone, and what destroying them frees", CONTROLS)
+@dataclass(frozen=True)
+class Params:
+    days: int
+    rewrite_mib: int
+    new_mib: int
+    delete_mib: int
+    clone_of: str
+    clone_mib: int
+    range_from: str
+    range_to: str
+    notes: tuple[str, ...] = ()
 
 
-def _script(p: dict) -> list[str]:
+def read(values: object) -> Params:
+    """The controls' values, and what the other controls leave possible: a clone or a
+    range of snapshots that are not taken falls back (with a note), and a range given
+    backwards is turned round."""
+    p = typed_params(Params, CONTROLS, values)
+    notes = list(p.notes)
+    taken = DAYS[:p.days]
+    clone_of = p.clone_of
+    if clone_of != "none" and clone_of not in taken:
+        notes.append(f"there is no @{clone_of} with {p.days} snapshots: no clone")
+        clone_of = "none"
+    ends = []
+    for day in (p.range_from, p.range_to):
+        if day not in taken:
+            notes.append(f"@{day} is not taken with {p.days} snapshots: @{taken[-1]} instead")
+            day = taken[-1]
+        ends.append(day)
+    first, last = sorted(ends, key=DAYS.index)
+    return replace(p, clone_of=clone_of, range_from=first, range_to=last, notes=tuple(notes))
+
+
+def _script(p: Params) -> list[str]:
     """The commands the scenario runs (in labsim), in order."""
     lines = ["truncate -s 256M /var/tmp/tank.raw",
              f"zpool create -o ashift=12 {POOL} /var/tmp/tank.raw", f"zfs create {DATASET}"]
     files = [f"f{i}" for i in range(1, INITIAL_FILES + 1)]
     lines += [_dd(f"/{DATASET}/{f}", 1) for f in files]
     turn = 0
-    for day in DAYS[:p["days"]]:
+    for day in DAYS[:p.days]:
         lines.append(f"zfs snapshot {DATASET}@{day}")
-        if p["clone_of"] == day:
+        if p.clone_of == day:
             lines.append(f"zfs clone {DATASET}@{day} {CLONE}")
-            lines += [_dd(f"/{CLONE}/w{j}", 1) for j in range(1, p["clone_mib"] + 1)]
-        for _ in range(min(p["rewrite_mib"], len(files))):
+            lines += [_dd(f"/{CLONE}/w{j}", 1) for j in range(1, p.clone_mib + 1)]
+        for _ in range(min(p.rewrite_mib, len(files))):
             lines.append(_dd(f"/{DATASET}/{files[turn % len(files)]}", 1))
             turn += 1
-        new = [f"{day}{j}" for j in range(1, p["new_mib"] + 1)]
+        new = [f"{day}{j}" for j in range(1, p.new_mib + 1)]
         lines += [_dd(f"/{DATASET}/{f}", 1) for f in new]
-        gone, files = files[:p["delete_mib"]], files[p["delete_mib"]:] + new
+        gone, files = files[:p.delete_mib], files[p.delete_mib:] + new
         lines += [f"rm /{DATASET}/{f}" for f in gone]
     return lines
 
@@ -83,43 +116,24 @@ def _dd(path: str, mib: int) -> str:
     return f"dd if=/dev/urandom of={path} bs=1M count={mib} status=none"
 
 
-def _params(params: object) -> tuple[dict, list[str]]:
-    p, notes = read_params(CONTROLS, params)
-    p = {**p, **{k: int(p[k]) for k in ("days", "rewrite_mib", "new_mib", "delete_mib",
-                                          "clone_mib")}}
-    taken = DAYS[:p["days"]]
-    if p["clone_of"] != "none" and p["clone_of"] not in taken:
-        notes.append(f"there is no @{p['clone_of']} with {p['days']} snapshots: no clone")
-        p["clone_of"] = "none"
-    for key in ("range_from", "range_to"):
-        if p[key] not in taken:
-            notes.append(f"@{p[key]} is not taken with {p['days']} snapshots: "
-                         f"@{taken[-1]} instead")
-            p[key] = taken[-1]
-    if DAYS.index(p["range_from"]) > DAYS.index(p["range_to"]):
-        p["range_from"], p["range_to"] = p["range_to"], p["range_from"]
-    return p, notes
-
-
-def run(params: object) -> dict:
-    p, notes = _params(params)
+def run(p: Params) -> ScenarioResult:
     session = Session()
     pairs = [(line, session.run(line)) for line in _script(p)]
     pool = session.pools[POOL]
     dataset = pool.datasets[DATASET]
-    spec = f"{DATASET}@{p['range_from']}%{p['range_to']}"
+    spec = f"{DATASET}@{p.range_from}%{p.range_to}"
     listing = f"zfs list -r -t all -o name,used,refer,usedbysnapshots,origin {POOL}"
     shown = [(line, session.run(line)) for line in (listing, f"zfs destroy -nv {spec}")]
     figure = _figure(pool, dataset, p)
-    return {"figure": figure, "summary": _summary(pool, dataset, p, shown[1][1], notes),
-            "transcript": transcript(pairs + shown)}
+    return ScenarioResult(figure, _summary(pool, dataset, p, shown[1][1]),
+                          transcript(pairs + shown))
 
 
-def _figure(pool, dataset, p: dict) -> dict:
+def _figure(pool: Pool, dataset: Dataset, p: Params) -> dict:
     members = snap.chain(pool, dataset)
     columns = [f"@{s.short}" for s in dataset.snapshots] + ["head"]
-    first = dataset.snapshots[DAYS.index(p["range_from"])]
-    last = dataset.snapshots[DAYS.index(p["range_to"])]
+    first = dataset.snapshots[DAYS.index(p.range_from)]
+    last = dataset.snapshots[DAYS.index(p.range_to)]
     lo, hi = members.index(first), members.index(last)
     clone = pool.datasets.get(CLONE)
     clone_files = {id(f) for f in clone.files.values()} if clone else set()
@@ -130,7 +144,8 @@ def _figure(pool, dataset, p: dict) -> dict:
         for name, file in member.files.items():
             versions.setdefault(id(file), (name, []))[1].append(index)
     seen: dict[str, int] = {}
-    rows, spans = [], []
+    rows: list[str] = []
+    spans: list[Span] = []
     for key, (name, held) in sorted(versions.items(), key=lambda kv: (kv[1][0], kv[1][1][0])):
         seen[name] = seen.get(name, 0) + 1
         row = f"{name} v{seen[name]}"
@@ -162,18 +177,18 @@ def _figure(pool, dataset, p: dict) -> dict:
                 spans.append(Span(row, len(columns) - 1, 1, GROUPS[4][0],
                                   hover=f"{name}, written in the clone: "
                                         f"{nicebytes(file_used_bytes(pool, file))}"))
-    marks = [(lo, f"destroy @{p['range_from']}", "#D55E00"),
-             (hi + 1, f"to @{p['range_to']}", "#D55E00")]
+    marks = [(lo, f"destroy @{p.range_from}", "#D55E00"),
+             (hi + 1, f"to @{p.range_to}", "#D55E00")]
     return snapshot_timeline(columns, rows, spans, GROUPS,
                              title=f"{DATASET}: what each snapshot holds",
                              marks=marks, height=160 + 22 * len(rows))
 
 
-def _file(members, key: int):
+def _file(members: list[snap.Objset], key: int) -> File:
     return next(f for m in members for f in m.files.values() if id(f) == key)
 
 
-def _summary(pool, dataset, p: dict, dry_run, notes: list[str]) -> str:
+def _summary(pool: Pool, dataset: Dataset, p: Params, dry_run: CommandResult) -> str:
     uses = ", ".join(f"@{s.short} {nicebytes(snap.snapshot_used(pool, s))}"
                      for s in dataset.snapshots)
     lines = [f"Each snapshot's USED (what destroying it alone frees): {uses}.",
@@ -182,14 +197,18 @@ def _summary(pool, dataset, p: dict, dry_run, notes: list[str]) -> str:
              " share are in no snapshot's USED."]
     reclaim = [line for line in dry_run.stdout.splitlines() if "reclaim" in line]
     if dry_run.status:
-        lines.append(f"zfs destroy -nv of @{p['range_from']} to @{p['range_to']} is "
+        lines.append(f"zfs destroy -nv of @{p.range_from} to @{p.range_to} is "
                      f"refused: {dry_run.stderr.splitlines()[0].split(': ', 1)[1]} "
                      "(the clone pins its origin).")
     elif reclaim:
-        lines.append(f"Destroying @{p['range_from']} to @{p['range_to']}: zfs destroy -nv "
+        lines.append(f"Destroying @{p.range_from} to @{p.range_to}: zfs destroy -nv "
                      f"says it {reclaim[0]}.")
     clone = pool.datasets.get(CLONE)
     if clone is not None:
         lines.append(f"The clone tank/work uses {nicebytes(snap.space(pool, clone).used)} "
-                     f"of its own and keeps @{p['clone_of']} alive.")
-    return " ".join(lines + [n + "." for n in notes])
+                     f"of its own and keeps @{p.clone_of} alive.")
+    return " ".join(lines + [n + "." for n in p.notes])
+
+
+SCENARIO = Simulation("snapshots", "Snapshots, a clone, and what destroying them frees",
+                      CONTROLS, read, run)

@@ -18,10 +18,11 @@ writes arrive at fixed rates with a seeded jitter, so a page always draws the sa
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from labsim.figures import TimelineClass, timeline_chart
-from labsim.scenarios import controls
-from labsim.scenarios.controls import read_params
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
+from labsim.scenarios.controls import Control
 from labsim.zfs import zil
 from labsim.zfs.versions import KiB
 
@@ -46,7 +47,7 @@ WORKLOADS = {
     ]),
 }
 
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "workload", "label": "Workload", "kind": "select",
      "options": [[k, v[0]] for k, v in WORKLOADS.items()], "default": "database"},
     {"name": "sync", "label": "sync property", "kind": "select",
@@ -68,12 +69,18 @@ CLASSES = [
 ]
 
 
-def describe() -> dict:
-    return controls.describe("Pull the plug: what survives a power failure", CONTROLS)
+@dataclass(frozen=True)
+class Params:
+    workload: str
+    sync: str
+    logbias: str
+    log_device: str
+    crash: float
+    notes: tuple[str, ...] = ()
 
 
-def _params(params: object) -> tuple[dict, list[str]]:
-    return read_params(CONTROLS, params)
+def read(values: object) -> Params:
+    return typed_params(Params, CONTROLS, values)
 
 
 def workload_writes(workload: str, horizon: float = HORIZON, seed: int = 5) -> list[zil.AppWrite]:
@@ -89,14 +96,12 @@ def workload_writes(workload: str, horizon: float = HORIZON, seed: int = 5) -> l
     return sorted(writes, key=lambda w: w.time)
 
 
-def run(params: object) -> dict:
-    p, notes = _params(params)
-    settings = zil.SyncSettings(sync=p["sync"], logbias=p["logbias"],
-                                log_device=p["log_device"])
-    crash = round(float(p["crash"]), 2)
-    writes = workload_writes(p["workload"])
+def run(p: Params) -> ScenarioResult:
+    settings = zil.SyncSettings(sync=p.sync, logbias=p.logbias, log_device=p.log_device)
+    crash = round(p.crash, 2)
+    writes = workload_writes(p.workload)
     fates = zil.write_fates(writes, settings, crash)
-    rows = [s[0] for s in WORKLOADS[p["workload"]][1]]
+    rows = [s[0] for s in WORKLOADS[p.workload][1]]
     points = [(f.write.time, f.write.stream, f.outcome, _hover(f)) for f in fates]
     bands = []
     for txg in range(int(HORIZON // settings.txg_timeout) + 1):
@@ -107,11 +112,10 @@ def run(params: object) -> dict:
               if zil.txg_on_disk(txg, settings) < HORIZON]
     vlines.append((crash, "power fails", "#D55E00"))
     figure = timeline_chart(rows, points, CLASSES,
-                            title=f"{WORKLOADS[p['workload']][0]}: sync={p['sync']}, "
-                                  f"logbias={p['logbias']}",
+                            title=f"{WORKLOADS[p.workload][0]}: sync={p.sync}, "
+                                  f"logbias={p.logbias}",
                             x_title="seconds", x_max=HORIZON, bands=bands, vlines=vlines)
-    return {"figure": figure, "summary": _summary(p, settings, writes, fates, notes),
-            "transcript": _transcript(p)}
+    return ScenarioResult(figure, _summary(p, settings, writes, fates), _transcript(p))
 
 
 def _hover(fate: zil.WriteFate) -> str:
@@ -122,12 +126,12 @@ def _hover(fate: zil.WriteFate) -> str:
             f"answered after {wait:.2f} ms{how}<br><b>{fate.outcome}</b>")
 
 
-def _summary(p: dict, settings: zil.SyncSettings, writes: list[zil.AppWrite],
-             fates: list[zil.WriteFate], notes: list[str]) -> str:
+def _summary(p: Params, settings: zil.SyncSettings, writes: list[zil.AppWrite],
+             fates: list[zil.WriteFate]) -> str:
     counts = {o: sum(1 for f in fates if f.outcome == o) for o in zil.OUTCOMES}
     issued = len(fates)
     kept = counts[zil.ON_DISK] + counts[zil.REPLAYED]
-    lines = [f"Power fails at {float(p['crash']):.1f} s: of {issued} writes issued, "
+    lines = [f"Power fails at {p.crash:.1f} s: of {issued} writes issued, "
              f"{kept} survive ({counts[zil.ON_DISK]} on disk with their txg, "
              f"{counts[zil.REPLAYED]} replayed from the ZIL at import)."]
     if counts[zil.LOST_PROMISED]:
@@ -152,15 +156,19 @@ def _summary(p: dict, settings: zil.SyncSettings, writes: list[zil.AppWrite],
                  f"{log_bytes / KiB:,.0f} KiB of log blocks on {where}; "
                  f"{traffic.indirect_bytes / KiB:,.0f} KiB of data was written in place "
                  f"at once (WR_INDIRECT) and {traffic.txg_bytes / KiB:,.0f} KiB with its txg.")
-    return " ".join(lines + [n + "." for n in notes])
+    return " ".join(lines + [n + "." for n in p.notes])
 
 
-def _transcript(p: dict) -> str:
+def _transcript(p: Params) -> str:
     """The commands that set this up on a real pool (the lab does the same on files)."""
     lines = []
-    if p["log_device"].startswith("slog"):
+    if p.log_device.startswith("slog"):
         lines.append("$ zpool add tank log /dev/disk/by-id/nvme-SLOG")
-    lines.append(f"$ zfs set sync={p['sync']} logbias={p['logbias']} tank/data")
+    lines.append(f"$ zfs set sync={p.sync} logbias={p.logbias} tank/data")
     lines.append("$ zfs get sync,logbias tank/data")
     lines.append("$ cat /proc/spl/kstat/zfs/zil      # commits and log blocks, where they went")
     return "\n".join(lines) + "\n"
+
+
+SCENARIO = Simulation("sync-crash", "Pull the plug: what survives a power failure", CONTROLS,
+                      read, run)

@@ -10,15 +10,20 @@ block by block, so a run takes about a millisecond.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 from labsim.figures import BarPanel, BarSeries, bar_panels
 from labsim.format.numbers import nicenum
 from labsim.scenarios import controls
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_fields
+from labsim.scenarios.controls import Control
 from labsim.zfs.layouts import VDEV_RAIDZ_MAXPARITY
 from labsim.zfs.tradeoffs import (
     LayoutError,
     PoolLayout,
+    PoolSpace,
+    RandomIops,
     Rebuild,
     data_that_fits,
     empty_pool_space,
@@ -30,7 +35,7 @@ from labsim.zfs.tradeoffs import (
     stripe,
     survival_probability,
 )
-from labsim.zfs.versions import TiB
+from labsim.zfs.versions import DEFAULT_VERSION, TiB
 
 POOL = "tank"
 ASHIFT = 12  # what zpool picks for today's 4K-sector disks
@@ -43,7 +48,7 @@ WIDEST_AUTO_RAIDZ = 12
 AUTO = "auto"
 BLOCK_SIZES_KIB = [4, 8, 16, 32, 64, 128, 1024]
 
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "disks", "label": "Number of disks", "kind": "range", "min": 4, "max": 24,
      "step": 1, "default": 12},
     {"name": "disk_tb", "label": "Size of each disk", "kind": "select",
@@ -63,16 +68,17 @@ CONTROLS = [
 ]
 
 
-def describe() -> dict:
-    return {
-        "title": "Which layout for N disks?",
-        "controls": CONTROLS,
-        "defaults": {c["name"]: c["default"] for c in CONTROLS},
-    }
-
-
-def _option_values(control: dict) -> list:
-    return [o[0] if isinstance(o, list) else o for o in control["options"]]
+@dataclass(frozen=True)
+class Params:
+    disks: int
+    disk_tb: int
+    raidz_width: int | str  # disks per RAID-Z vdev, or AUTO
+    block_kib: int
+    disk_iops: int
+    disk_mbps: int
+    fill_percent: int
+    failures: int
+    notes: tuple[str, ...] = ()
 
 
 def _shown(value: object) -> str:
@@ -82,12 +88,17 @@ def _shown(value: object) -> str:
     return "".join(ch for ch in text if ch not in "<>&")
 
 
-def _params(params: dict) -> tuple[dict, list[str]]:
-    """The controls' values from ``params``, and a note for each value that could not
-    be used as given. Anything unusable falls back to the default: a widget must show
-    a chart, never a traceback."""
-    merged = {c["name"]: c["default"] for c in CONTROLS}
-    notes = []
+def read(values: object) -> Params:
+    """The controls' values, with a note for each value that could not be used as given.
+    Anything unusable falls back to the default: a widget must show a chart, never a
+    traceback."""
+    merged, notes = _values(values)
+    return Params(**typed_fields(Params, merged), notes=tuple(notes))
+
+
+def _values(params: object) -> tuple[dict[str, object], list[str]]:
+    merged = controls.defaults(CONTROLS)
+    notes: list[str] = []
     if not isinstance(params, dict):
         return merged, ["parameters must be a JSON object; using the defaults"]
     for c in CONTROLS:
@@ -110,7 +121,7 @@ def _params(params: dict) -> tuple[dict, list[str]]:
                              f"{c['max']} or not a whole number; using {clamped}")
             merged[name] = clamped
         else:
-            options = _option_values(c)
+            options = controls.option_values(c)
             match = next((o for o in options
                           if o == value or (not isinstance(value, bool) and str(o) == str(value))),
                          None)
@@ -137,13 +148,14 @@ def layouts_for(disks: int, raidz_width: int | str) -> tuple[list[PoolLayout], l
     """The layouts compared for ``disks`` disks, and why any usual one is missing."""
     chosen = [stripe(disks)]
     missing = []
-    for width in (2, 3):
+    for mirror_width in (2, 3):
         try:
-            chosen.append(mirrors(disks, width))
+            chosen.append(mirrors(disks, mirror_width))
         except LayoutError as err:
             missing.append(str(err))
     for nparity in range(1, VDEV_RAIDZ_MAXPARITY + 1):
-        width = auto_raidz_width(disks, nparity) if raidz_width == AUTO else raidz_width
+        width = (auto_raidz_width(disks, nparity) if isinstance(raidz_width, str)
+                 else raidz_width)
         if width is None:
             missing.append(f"raidz{nparity} with at least 2 data disks needs "
                            f"{nparity + 2} disks, not {disks}")
@@ -182,86 +194,100 @@ def _block_text(block_kib: int) -> str:
     return f"{block_kib}K" if block_kib < 1024 else f"{block_kib // 1024}M"
 
 
-def run(params: dict) -> dict:
-    p, notes = _params(params)
-    disks, failures = int(p["disks"]), int(p["failures"])
-    disk_size = int(p["disk_tb"]) * TB
-    block = int(p["block_kib"]) * 1024
-    fill = p["fill_percent"] / 100
-    disk_rate = p["disk_mbps"] * MB
-    block_text = _block_text(int(p["block_kib"]))
+@dataclass(frozen=True)
+class LayoutRow:
+    """What one layout gives: the new pool's space, what fits as the chosen blocks, the
+    share of raw space a block keeps, random IOPS, a resilver (None: no redundancy) and the
+    chance to survive the failures."""
 
-    pools, missing = layouts_for(disks, p["raidz_width"])
+    pool: PoolLayout
+    space: PoolSpace
+    fits: int
+    efficiency: Fraction
+    iops: RandomIops
+    resilver: Rebuild | None
+    survival: Fraction
+
+
+def run(p: Params) -> ScenarioResult:
+    disks, failures = p.disks, p.failures
+    disk_size = p.disk_tb * TB
+    block = p.block_kib * 1024
+    fill = p.fill_percent / 100
+    disk_rate = p.disk_mbps * MB
+    block_text = _block_text(p.block_kib)
+
+    pools, missing = layouts_for(disks, p.raidz_width)
     rows = []
     for pool in pools:
-        space = empty_pool_space(pool, disk_size, ASHIFT, controls.zfs_version(p))
+        # The widget has no release control: it models the default release.
+        space = empty_pool_space(pool, disk_size, ASHIFT, DEFAULT_VERSION)
         vdev_raw = space.size // pool.vdev_count
-        rows.append({
-            "pool": pool,
-            "space": space,
-            "fits": data_that_fits(pool, space.avail, block, ASHIFT),
-            "efficiency": raw_efficiency(pool.vdev, block, ASHIFT),
-            "iops": random_iops(pool, int(p["disk_iops"])),
-            "resilver": resilver(pool, vdev_raw, fill, disk_rate),
-            "survival": survival_probability(pool, failures),
-        })
+        rows.append(LayoutRow(
+            pool=pool,
+            space=space,
+            fits=data_that_fits(pool, space.avail, block, ASHIFT),
+            efficiency=raw_efficiency(pool.vdev, block, ASHIFT),
+            iops=random_iops(pool, p.disk_iops),
+            resilver=resilver(pool, vdev_raw, fill, disk_rate),
+            survival=survival_probability(pool, failures),
+        ))
 
-    categories = [r["pool"].label.replace(" ", "<br>") for r in rows]
+    categories = [r.pool.label.replace(" ", "<br>") for r in rows]
     panels = [
         BarPanel(f"Space: new pool, and data stored as {block_text} blocks", "TiB", [
-            BarSeries("SIZE (zpool list)", [_tib(r["space"].size) for r in rows], "TiB"),
-            BarSeries("AVAIL (zfs list)", [_tib(r["space"].avail) for r in rows], "TiB"),
-            BarSeries(f"fits as {block_text} blocks", [_tib(r["fits"]) for r in rows], "TiB"),
+            BarSeries("SIZE (zpool list)", [_tib(r.space.size) for r in rows], "TiB"),
+            BarSeries("AVAIL (zfs list)", [_tib(r.space.avail) for r in rows], "TiB"),
+            BarSeries(f"fits as {block_text} blocks", [_tib(r.fits) for r in rows], "TiB"),
         ]),
         BarPanel("Small random I/O (teaching model)", "IOPS", [
-            BarSeries("read", [r["iops"].read for r in rows], "IOPS", ",.0f"),
-            BarSeries("write", [r["iops"].write for r in rows], "IOPS", ",.0f"),
+            BarSeries("read", [r.iops.read for r in rows], "IOPS", ",.0f"),
+            BarSeries("write", [r.iops.write for r in rows], "IOPS", ",.0f"),
         ]),
-        BarPanel(f"Resilver one disk, pool {p['fill_percent']}% full: data read, hours",
+        BarPanel(f"Resilver one disk, pool {p.fill_percent}% full: data read, hours",
                  "TB read", [
-            BarSeries("resilver", [0 if r["resilver"] is None else
-                                   round(r["resilver"].bytes_read / TB, 3) for r in rows],
-                      "TB", text=[_resilver_short(r["resilver"]) for r in rows],
-                      hover=[_resilver_long(r["resilver"]) for r in rows]),
+            BarSeries("resilver", [0 if r.resilver is None else
+                                   round(r.resilver.bytes_read / TB, 3) for r in rows],
+                      "TB", text=[_resilver_short(r.resilver) for r in rows],
+                      hover=[_resilver_long(r.resilver) for r in rows]),
         ]),
         BarPanel(f"Pool survives {failures} failed disk{'s' * (failures != 1)}", "%", [
-            BarSeries("survives", [round(float(r["survival"]) * 100, 3) for r in rows], "%",
-                      ".4g", text=[_fraction_text(r["survival"]) for r in rows]),
+            BarSeries("survives", [round(float(r.survival) * 100, 3) for r in rows], "%",
+                      ".4g", text=[_fraction_text(r.survival) for r in rows]),
         ], y_range=(0, 110)),  # room above 100 % for the fractions
     ]
     figure = bar_panels(
         categories, panels,
-        title=f"{disks} disks of {p['disk_tb']} TB: space, speed and safety by layout",
+        title=f"{disks} disks of {p.disk_tb} TB: space, speed and safety by layout",
     )
-    return {"figure": figure, "summary": _summary(p, rows, missing, notes, block_text),
-            "transcript": _transcript(disks, [r["pool"] for r in rows])}
+    return ScenarioResult(figure, _summary(p, rows, missing, block_text),
+                          _transcript(disks, [r.pool for r in rows]))
 
 
-def _summary(p: dict, rows: list[dict], missing: list[str], notes: list[str],
-             block_text: str) -> str:
+def _summary(p: Params, rows: list[LayoutRow], missing: list[str], block_text: str) -> str:
     """One sentence per layout (each line ends with a full stop, so the text still
     reads well where the page joins the lines into one paragraph)."""
-    failures = int(p["failures"])
-    disk_tib = p["disk_tb"] * TB / TiB
-    lines = [f"{p['disks']} disks of {p['disk_tb']} TB ({disk_tib:.2f} TiB) each, ashift "
-             f"{ASHIFT}, OpenZFS {controls.zfs_version(p).release}; layouts are named type, "
+    failures = p.failures
+    disk_tib = p.disk_tb * TB / TiB
+    lines = [f"{p.disks} disks of {p.disk_tb} TB ({disk_tib:.2f} TiB) each, ashift "
+             f"{ASHIFT}, OpenZFS {DEFAULT_VERSION.release}; layouts are named type, "
              f"vdevs × disks per vdev."]
     for r in rows:
-        space, iops, rebuild = r["space"], r["iops"], r["resilver"]
+        space, iops, rebuild = r.space, r.iops, r.resilver
         if rebuild is None:
             rebuild_text = "no resilver possible (a failed disk loses the pool)"
         else:
             rebuild_text = (f"resilver {rebuild.hours:.1f} h, reading "
                             f"{rebuild.bytes_read / TB:.1f} TB")
         lines.append(
-            f"{r['pool'].label}: SIZE {nicenum(space.size)}, AVAIL {nicenum(space.avail)}, "
-            f"{r['fits'] / TiB:.1f} TiB as {block_text} blocks "
-            f"({float(r['efficiency']) * 100:.0f}% of raw); "
+            f"{r.pool.label}: SIZE {nicenum(space.size)}, AVAIL {nicenum(space.avail)}, "
+            f"{r.fits / TiB:.1f} TiB as {block_text} blocks "
+            f"({float(r.efficiency) * 100:.0f}% of raw); "
             f"random read {iops.read:,} and write {iops.write:,} IOPS; {rebuild_text}; "
             f"survives {failures} failed disk{'s' * (failures != 1)}: "
-            f"{_fraction_text(r['survival'])} = {_percent_text(r['survival'])}.")
+            f"{_fraction_text(r.survival)} = {_percent_text(r.survival)}.")
     lines += [f"Not shown: {m}." for m in missing]
-    lines += [f"Note: {n}." for n in notes]
+    lines += [f"Note: {n}." for n in p.notes]
     return "\n".join(lines)
 
 
@@ -286,3 +312,6 @@ def _transcript(disks: int, pools: list[PoolLayout]) -> str:
         lines.append(f"# {pool.label}")
         lines.append(f"$ {pool.zpool_create(POOL, devices, ASHIFT)}")
     return "\n".join(lines) + "\n"
+
+
+SCENARIO = Simulation("vdev-layouts", "Which layout for N disks?", CONTROLS, read, run)

@@ -14,10 +14,12 @@ chosen QEMU werror policy.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from labsim.figures import image_amplification_chart
-from labsim.scenarios import controls
-from labsim.scenarios.controls import read_params
-from labsim.shell.session import Session, transcript
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
+from labsim.scenarios.controls import Control
+from labsim.shell.session import CommandResult, Session, transcript
 from labsim.zfs import qcow2
 
 KiB = 1 << 10
@@ -30,7 +32,7 @@ def _size(n: int) -> str:
     return f"{n // 1024 // 1024}M" if n >= 1 << 20 else f"{n // 1024}K"
 
 
-CONTROLS = [
+CONTROLS: list[Control] = [
     {"name": "format", "label": "Image", "kind": "select",
      "options": [["raw", "raw file"], ["zvol", "zvol"], ["qcow2", "qcow2 file"]],
      "default": "qcow2"},
@@ -52,36 +54,47 @@ CONTROLS = [
 PARTS = ["guest data's records", "zero fill of new clusters", "qcow2 table records"]
 
 
-def describe() -> dict:
-    return controls.describe("VM images: write amplification and a full pool", CONTROLS)
+@dataclass(frozen=True)
+class Params:
+    format: str
+    record: int
+    cluster: int
+    workload: str
+    thick: str
+    werror: str
+    notes: tuple[str, ...] = ()
 
 
-def _cost(p: dict, record: int) -> qcow2.ImageWriteCost:
-    size = 64 * KiB if p["workload"] == "big" else 4 * KiB
-    return qcow2.image_write_cost(p["format"], size, record, cluster=p["cluster"],
-                                  allocated=p["workload"] != "fresh")
+def read(values: object) -> Params:
+    return typed_params(Params, CONTROLS, values)
 
 
-def _script(p: dict) -> list[str]:
+def _cost(p: Params, record: int) -> qcow2.ImageWriteCost:
+    size = 64 * KiB if p.workload == "big" else 4 * KiB
+    return qcow2.image_write_cost(p.format, size, record, cluster=p.cluster,
+                                  allocated=p.workload != "fresh")
+
+
+def _script(p: Params) -> list[str]:
     """The lab's measurement, in labsim (raw file or zvol; qcow2: the image itself)."""
     lines = ["truncate -s 256M /var/tmp/tank.raw",
              f"zpool create -o ashift=12 -O compression=off {POOL} /var/tmp/tank.raw"]
-    record = p["record"]
-    if p["format"] == "qcow2":
+    record = p.record
+    if p.format == "qcow2":
         return lines + [f"zfs create -o recordsize={_size(record)} {POOL}/images",
-                        f"qemu-img create -f qcow2 -o cluster_size={p['cluster']} "
+                        f"qemu-img create -f qcow2 -o cluster_size={p.cluster} "
                         f"/{POOL}/images/vm.qcow2 1G",
                         f"qemu-img info /{POOL}/images/vm.qcow2"]
-    bs = "64k" if p["workload"] == "big" else "4k"
-    if p["format"] == "zvol":
-        sparse = "-s " if p["thick"] == "sparse" else ""
+    bs = "64k" if p.workload == "big" else "4k"
+    if p.format == "zvol":
+        sparse = "-s " if p.thick == "sparse" else ""
         lines.append(f"zfs create {sparse}-b {_size(record)} -V 48M {POOL}/vm")
         target = f"/dev/zvol/{POOL}/vm"
     else:
         lines += [f"zfs create -o recordsize={_size(record)} {POOL}/images",
                   f"truncate -s 48M /{POOL}/images/disk.raw"]
         target = f"/{POOL}/images/disk.raw"
-    if p["workload"] != "fresh":
+    if p.workload != "fresh":
         lines.append(f"dd if=/dev/urandom of={target} bs=1M count=48 status=none")
     lines += [f"zpool sync {POOL}",
               f"fio --name=guest --filename={target} --rw=randwrite --bs={bs} --size=48M "
@@ -95,21 +108,20 @@ def _pool_written(session: Session) -> int:
     return sum(int(v.write_bytes) for pool in session.pools.values() for v in pool.vdevs)
 
 
-def run(params: object) -> dict:
-    p, notes = read_params(CONTROLS, params)
-    p = {**p, "record": int(p["record"]), "cluster": int(p["cluster"])}
+def run(p: Params) -> ScenarioResult:
     costs = [_cost(p, r) for r in RECORDS]
     parts = [(PARTS[0], [c.data / c.guest for c in costs]),
              (PARTS[1], [c.zero_fill / c.guest for c in costs]),
              (PARTS[2], [c.metadata / c.guest for c in costs])]
-    chosen = RECORDS.index(p["record"]) if p["record"] in RECORDS else 5
-    label = {"raw": "raw file", "zvol": "zvol", "qcow2": f"qcow2, {_size(p['cluster'])} "
-             "clusters"}[p["format"]]
+    chosen = RECORDS.index(p.record) if p.record in RECORDS else 5
+    label = {"raw": "raw file", "zvol": "zvol", "qcow2": f"qcow2, {_size(p.cluster)} "
+             "clusters"}[p.format]
     figure = image_amplification_chart(
         [_size(r) for r in RECORDS], parts, chosen=chosen,
         title=f"{label}: pool bytes per guest byte, by recordsize/volblocksize")
     session = Session()
-    pairs, readings = [], []
+    pairs: list[tuple[str, CommandResult]] = []
+    readings: list[int] = []
     for line in _script(p):
         if line.startswith("fio "):
             readings.append(_pool_written(session))
@@ -118,8 +130,8 @@ def run(params: object) -> dict:
             readings.append(_pool_written(session))
     measured = (readings[1] - readings[0]) / (1 << 20) if len(readings) == 2 else None
     cost = costs[chosen]
-    thick = p["format"] == "zvol" and p["thick"] == "thick"
-    outcome = qcow2.pool_full_outcome(p["format"], thick, p["werror"])
+    thick = p.format == "zvol" and p.thick == "thick"
+    outcome = qcow2.pool_full_outcome(p.format, thick, p.werror)
     lines = [f"Each guest write of {_size(cost.guest)} costs the pool {cost.written // KiB}K"
              f" ({cost.amplification:.1f}×) in this model"
              + (f", and a read of {cost.read // KiB}K first unless the record is cached"
@@ -128,5 +140,9 @@ def run(params: object) -> dict:
         lines.append(f"labsim's fio run over a 48 MiB image wrote {measured:.1f} bytes per "
                      "guest byte of data records (several writes share a record there).")
     lines.append(f"When the pool fills: {outcome.guest_sees}.")
-    return {"figure": figure, "summary": " ".join(lines + [n + "." for n in notes]),
-            "transcript": transcript(pairs)}
+    return ScenarioResult(figure, " ".join(lines + [n + "." for n in p.notes]),
+                          transcript(pairs))
+
+
+SCENARIO = Simulation("vm-images", "VM images: write amplification and a full pool", CONTROLS,
+                      read, run)

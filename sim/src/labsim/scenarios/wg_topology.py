@@ -1,10 +1,7 @@
 """WireGuard lessons W1-W4: follow a ping through a small network, hop by hop.
 
-Three presets, one per lesson, with the hosts and addresses of its lab in labs/net/: two
-peers on a LAN (alice and bob, W1, 01-wg-peers); a client that sends everything through a
-gateway to a web server on the internet side (W2, 02-wg-gateway); a server with two clients,
-client 1 behind its home router's NAT (W3, 03-wg-client-routing, without its wg1; W4
-restarts its server, as 04-wg-runtime-peers's restart variant does). The reader edits what
+Three presets, one per lesson, with the hosts and addresses of its lab in labs/net/ (the
+table of labsim.scenarios.wg_presets). The reader edits what
 each side lists in AllowedIPs, whether it knows the other side's endpoint,
 PersistentKeepalive, forwarding and masquerading on the gateway or server, and whether the
 server restarts, and picks the ping to send.
@@ -50,163 +47,30 @@ from labsim.figures import (
 )
 from labsim.net import delivery
 from labsim.net.model import Network, add_ether_link, add_host
-from labsim.scenarios import controls
-from labsim.scenarios.controls import read_params
+from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
+from labsim.scenarios.controls import Control
+from labsim.scenarios.wg_presets import (
+    DEFAULT_PRESET,
+    PRESETS,
+    HostPlan,
+    Preset,
+    Setting,
+    preset_fields,
+)
 from labsim.shell.session import CommandResult, Session
 from labsim.wg import quick
 
 PORT = 51820
 IFACE = "wg0"
 GREEN, RED, GREY = "#009E73", "#D55E00", "#7F7F7F"
-LAN_NODE = "LAN"
 # Seconds between the server's restart and the pings: past REJECT_AFTER_TIME (180 s) and
 # one more keepalive interval of the lesson's 25 s (see _restart_hub).
 RESTART_WAIT = 210
 NAT_NODE = "NAT router"
 
 
-@dataclass(frozen=True)
-class HostPlan:
-    """One host of a preset and where the diagram draws it. ``tunnel`` is its wg0 address
-    (None: no WireGuard); ``underlay`` its eth0 address (None: the LAN's next one);
-    ``links`` more ethernet links (dev, LAN segment, address); ``setup`` command lines it
-    runs first; ``quick``: wg0 comes from /etc/wireguard/wg0.conf and `wg-quick up wg0`
-    (otherwise from `ip` and `wg set` by hand)."""
-
-    name: str
-    x: float
-    y: float
-    tunnel: str | None
-    underlay: str | None = None
-    segment: str = "lan"
-    nat_address: str | None = None
-    links: tuple[tuple[str, str, str], ...] = ()
-    setup: tuple[str, ...] = ()
-    quick: bool = False
-
-
-@dataclass(frozen=True)
-class Send:
-    """A choice of what to send: pings (from host, to address), in order."""
-
-    value: str
-    label: str
-    pings: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class Preset:
-    label: str
-    hub: str  # the peer of every client: bob, the gateway, the server
-    clients: tuple[str, ...]
-    hosts: tuple[HostPlan, ...]
-    # LAN segments drawn as switches: segment -> (node name, label, x, y)
-    lans: dict[str, tuple[str, str, float, float]]
-    sends: tuple[Send, ...]
-    defaults: dict[str, object]
-    # Control labels for this preset; a control not named here is hidden.
-    labels: dict[str, str]
-    nat_at: tuple[float, float] | None = None
-
-
-PRESETS: dict[str, Preset] = {
-    "two-peers": Preset(
-        label="Two peers: alice and bob on one LAN (W1)",
-        hub="bob", clients=("alice",),
-        hosts=(HostPlan("alice", 0, 1, "10.0.0.1/24", underlay="192.168.50.10/24"),
-               HostPlan("bob", 4, 1, "10.0.0.2/24", underlay="192.168.50.11/24")),
-        lans={"lan": (LAN_NODE, "192.168.50.0/24", 2, 0)},
-        sends=(
-            Send("alice-bob", "alice pings bob (10.0.0.2)", (("alice", "10.0.0.2"),)),
-            Send("bob-alice", "bob pings alice (10.0.0.1)", (("bob", "10.0.0.1"),)),
-            Send("alice-nobody", "alice pings 10.0.0.3 (no such peer)",
-                 (("alice", "10.0.0.3"),)),
-            Send("bob-then-alice", "bob pings alice, then alice pings bob",
-                 (("bob", "10.0.0.1"), ("alice", "10.0.0.2"))),
-        ),
-        defaults={"client_allowed_ips": "10.0.0.2/32", "hub_allowed_ips": "10.0.0.1/32",
-                  "client_endpoint": True, "hub_endpoint": True, "keepalive": 0,
-                  "ip_forward": False, "masquerade": False},
-        labels={"client_allowed_ips": "alice's AllowedIPs for bob",
-                "hub_allowed_ips": "bob's AllowedIPs for alice",
-                "client_endpoint": "alice knows bob's endpoint (192.168.50.11:51820)",
-                "hub_endpoint": "bob knows alice's endpoint (192.168.50.10:51820)",
-                "keepalive": "PersistentKeepalive on alice (0 = off)"},
-    ),
-    "gateway": Preset(
-        label="Gateway: a client reaches the internet through a VPN gateway (W2)",
-        hub="gateway", clients=("client",),
-        # As in lab 02: the client's LAN has no default route (its main table has only
-        # 192.168.50.0/24), so only the tunnel can take it to the internet.
-        hosts=(HostPlan("client", 0, 1, "10.0.0.2/24", underlay="192.168.50.10/24",
-                        quick=True),
-               HostPlan("gateway", 3, 1, "10.0.0.1/24", underlay="192.168.50.1/24",
-                        links=(("eth1", "inet", "198.51.100.1/24"),), quick=True),
-               HostPlan("web", 6, 1, None, underlay="198.51.100.80/24", segment="inet")),
-        lans={"lan": (LAN_NODE, "192.168.50.0/24", 1.5, 0),
-              "inet": ("internet", "198.51.100.0/24", 4.5, 0)},
-        sends=(
-            Send("client-web", "the client pings the web server (198.51.100.80)",
-                 (("client", "198.51.100.80"),)),
-            Send("client-gateway", "the client pings the gateway (10.0.0.1)",
-                 (("client", "10.0.0.1"),)),
-            Send("gateway-client", "the gateway pings the client (10.0.0.2)",
-                 (("gateway", "10.0.0.2"),)),
-        ),
-        defaults={"client_allowed_ips": "0.0.0.0/0", "hub_allowed_ips": "10.0.0.2/32",
-                  "client_endpoint": True, "hub_endpoint": False, "keepalive": 0,
-                  "ip_forward": True, "masquerade": True},
-        labels={"client_allowed_ips": "the client's AllowedIPs for the gateway",
-                "hub_allowed_ips": "the gateway's AllowedIPs for the client",
-                "client_endpoint": "the client knows the gateway's endpoint",
-                "hub_endpoint": "the gateway knows the client's endpoint",
-                "keepalive": "PersistentKeepalive on the client (0 = off)",
-                "ip_forward": "the gateway forwards (net.ipv4.ip_forward = 1)",
-                "masquerade": "the gateway masquerades what leaves by eth1"},
-    ),
-    "hub": Preset(
-        label="Hub: a server and two clients, client 1 behind a NAT router (W3)",
-        hub="server", clients=("client1", "client2"),
-        hosts=(HostPlan("server", 3, 1.3, "10.0.0.1/24", underlay="192.168.50.1/24",
-                        quick=True),
-               # client 1's home network: its router is 192.168.60.1 inside and
-               # 192.168.50.2 on the LAN (labsim.net models the NAT as Host.nat_address).
-               HostPlan("client1", 6.4, 0, "10.0.0.2/24", underlay="192.168.60.10/24",
-                        nat_address="192.168.50.2",
-                        setup=("ip route add default via 192.168.60.1",)),
-               HostPlan("client2", 0, 0, "10.0.0.3/24", underlay="192.168.50.10/24")),
-        lans={"lan": (LAN_NODE, "192.168.50.0/24", 3, 0)},
-        nat_at=(4.8, 0),
-        sends=(
-            Send("client2-client1", "client 2 pings client 1 (10.0.0.2)",
-                 (("client2", "10.0.0.2"),)),
-            Send("client1-client2", "client 1 pings client 2 (10.0.0.3)",
-                 (("client1", "10.0.0.3"),)),
-            Send("server-client1", "the server pings client 1 (10.0.0.2)",
-                 (("server", "10.0.0.2"),)),
-            Send("client1-then-client2", "client 1 pings the server, then client 2 pings "
-                 "client 1", (("client1", "10.0.0.1"), ("client2", "10.0.0.2"))),
-        ),
-        defaults={"client_allowed_ips": "10.0.0.0/24", "hub_allowed_ips": "10.0.0.2/32",
-                  "client2_allowed_ips": "10.0.0.0/24", "hub2_allowed_ips": "10.0.0.3/32",
-                  "client_endpoint": True, "hub_endpoint": False, "keepalive": 25,
-                  "ip_forward": True, "masquerade": False, "server_restart": False},
-        labels={"client_allowed_ips": "client 1's AllowedIPs for the server",
-                "hub_allowed_ips": "the server's AllowedIPs for client 1",
-                "client2_allowed_ips": "client 2's AllowedIPs for the server",
-                "hub2_allowed_ips": "the server's AllowedIPs for client 2",
-                "client_endpoint": "the clients know the server's endpoint",
-                "hub_endpoint": "the server knows the clients' endpoints",
-                "keepalive": "PersistentKeepalive on client 1, behind NAT (0 = off)",
-                "ip_forward": "the server forwards (net.ipv4.ip_forward = 1)",
-                "server_restart": "the server restarted (wg-quick down, up) after the "
-                                  "clients connected"},
-    ),
-}
-DEFAULT_PRESET = "two-peers"
-
 # The per-preset controls, in the order the widget shows them, with their kind.
-_FIELDS = {
+_FIELDS: dict[str, Control] = {
     "client_allowed_ips": {"kind": "text"},
     "hub_allowed_ips": {"kind": "text"},
     "client2_allowed_ips": {"kind": "text"},
@@ -220,9 +84,10 @@ _FIELDS = {
 }
 
 
-def _controls() -> list[dict]:
+def _controls() -> list[Control]:
     first = PRESETS[DEFAULT_PRESET]
-    out: list[dict] = [
+    values = {name: preset_fields(preset) for name, preset in PRESETS.items()}
+    out: list[Control] = [
         {"name": "preset", "label": "Network", "kind": "select",
          "options": [[k, p.label] for k, p in PRESETS.items()], "default": DEFAULT_PRESET},
         {"name": "send", "label": "Send", "kind": "select",
@@ -234,22 +99,50 @@ def _controls() -> list[dict]:
     for name, spec in _FIELDS.items():
         # A field a preset does not use is hidden there (label None) and keeps the default
         # of the first preset that has it, which that preset never reads.
-        fallback = next(p.defaults[name] for p in PRESETS.values() if name in p.defaults)
+        given = {k: v[name] for k, v in values.items() if name in v}
+        fallback = next(iter(given.values())).default
+        shown = given.get(DEFAULT_PRESET, Setting(fallback))
         out.append({"name": name, **spec,
-                    "label": first.labels.get(name, name.replace("_", " ")),
-                    "default": first.defaults.get(name, fallback),
+                    "label": shown.label or name.replace("_", " "),
+                    "default": shown.default,
                     "follows": "preset",
-                    "default_by": {k: p.defaults.get(name, fallback)
-                                   for k, p in PRESETS.items()},
-                    "label_by": {k: p.labels.get(name) for k, p in PRESETS.items()}})
+                    "default_by": {k: given[k].default if k in given else fallback
+                                   for k in PRESETS},
+                    "label_by": {k: given[k].label if k in given else None
+                                 for k in PRESETS}})
     return out
 
 
 CONTROLS = _controls()
 
 
-def describe() -> dict:
-    return controls.describe("Follow a packet through WireGuard", CONTROLS)
+@dataclass(frozen=True)
+class Params:
+    preset: str
+    send: str
+    client_allowed_ips: str
+    hub_allowed_ips: str
+    client2_allowed_ips: str
+    hub2_allowed_ips: str
+    client_endpoint: bool
+    hub_endpoint: bool
+    keepalive: int
+    ip_forward: bool
+    masquerade: bool
+    server_restart: bool
+    notes: tuple[str, ...] = ()
+
+    def allowed_ips(self, control: str) -> str:
+        """The text of one of the AllowedIPs controls (a Tunnel names its two)."""
+        texts = {"client_allowed_ips": self.client_allowed_ips,
+                 "hub_allowed_ips": self.hub_allowed_ips,
+                 "client2_allowed_ips": self.client2_allowed_ips,
+                 "hub2_allowed_ips": self.hub2_allowed_ips}
+        return texts[control]
+
+
+def read(values: object) -> Params:
+    return typed_params(Params, CONTROLS, values)
 
 
 # ------------------------------------------------------------------------------ building
@@ -335,7 +228,7 @@ def _wg_quick_up(lab: _Lab, plan: HostPlan, listen_port: bool,
     lab.run(plan.name, f"wg-quick up {IFACE}")
 
 
-def _build(preset: Preset, p: dict, notes: list[str]) -> _Lab:
+def _build(preset: Preset, p: Params, notes: list[str]) -> _Lab:
     network = Network()
     lab = _Lab(network)
     for plan in preset.hosts:
@@ -367,29 +260,29 @@ def _build(preset: Preset, p: dict, notes: list[str]) -> _Lab:
         keys[plan.name] = lab.run(plan.name, f"wg show {IFACE} public-key").stdout.strip()
 
     hub = preset.hub
-    if "ip_forward" in preset.labels:
-        if p["ip_forward"]:
+    settings = preset.settings
+    if _used(settings.ip_forward):
+        if p.ip_forward:
             lab.run(hub, "sysctl -w net.ipv4.ip_forward=1")
         else:
             lab.run(hub, "sysctl net.ipv4.ip_forward")
-    if "masquerade" in preset.labels and p["masquerade"]:
+    if _used(settings.masquerade) and p.masquerade:
         lab.run(hub, "iptables -t nat -A POSTROUTING -o eth1 -j MASQUERADE")
 
     plans = {plan.name: plan for plan in preset.hosts}
     # A client brought up by wg-quick has no ListenPort (the kernel picks one), as in the
     # labs, unless the hub is to reach it at a known endpoint.
-    client_port = {c: PORT if not plans[c].quick or p["hub_endpoint"] else None
+    client_port = {c: PORT if not plans[c].quick or p.hub_endpoint else None
                    for c in preset.clients}
     # The hub first: a client's keepalive handshakes as soon as it is set, if the hub
     # already knows the client's key.
     hub_peers = []
-    for n, client in enumerate(preset.clients):
-        suffix = "" if n == 0 else str(n + 1)
-        field_name = f"hub{suffix}_allowed_ips"
-        words = _allowed_words(p[field_name], preset.defaults[field_name],
-                               preset.labels[field_name], notes)
+    for tunnel in preset.tunnels:
+        client = tunnel.client
+        words = _allowed_words(p.allowed_ips(tunnel.hub_control), tunnel.hub_allowed_ips,
+                               tunnel.hub_label, notes)
         endpoint = None
-        if p["hub_endpoint"]:
+        if p.hub_endpoint:
             endpoint = f"{plans[client].nat_address or _underlay(network, client)}:{PORT}"
         hub_peers.append(_PeerLines(keys[client], words, endpoint))
     if plans[hub].quick:
@@ -401,17 +294,16 @@ def _build(preset: Preset, p: dict, notes: list[str]) -> _Lab:
             if peer.endpoint is not None:
                 line += f" endpoint {peer.endpoint}"
             lab.run(hub, line)
-    for n, client in enumerate(preset.clients):
-        suffix = "" if n == 0 else str(n + 1)
-        field_name = f"client{suffix}_allowed_ips"
-        words = _allowed_words(p[field_name], preset.defaults[field_name],
-                               preset.labels[field_name], notes)
+    for n, tunnel in enumerate(preset.tunnels):
+        client = tunnel.client
+        words = _allowed_words(p.allowed_ips(tunnel.client_control),
+                               tunnel.client_allowed_ips, tunnel.client_label, notes)
         # Only client 1 has the keepalive control (the one behind NAT in the hub preset).
-        keepalive = int(p["keepalive"]) if n == 0 else 0
+        keepalive = p.keepalive if n == 0 else 0
         if plans[client].quick:
             # The endpoint by name, as the lab's file has it (labsim resolves a host's
             # name to its address, as the lab's /etc/hosts does).
-            endpoint = f"{hub}:{PORT}" if p["client_endpoint"] else None
+            endpoint = f"{hub}:{PORT}" if p.client_endpoint else None
             _wg_quick_up(lab, plans[client], client_port[client] is not None,
                          [_PeerLines(keys[hub], words, endpoint)])
             if keepalive:
@@ -428,7 +320,7 @@ def _build(preset: Preset, p: dict, notes: list[str]) -> _Lab:
                 lab.run(client, f"ip route show table {quick.DEFAULT_TABLE}")
             continue
         line = f"wg set {IFACE} peer {keys[hub]}"
-        if p["client_endpoint"]:
+        if p.client_endpoint:
             line += f" endpoint {_underlay(network, hub)}:{PORT}"
         line += f" allowed-ips {_allowed_ips(words)}"
         if keepalive:
@@ -437,9 +329,18 @@ def _build(preset: Preset, p: dict, notes: list[str]) -> _Lab:
     for name in keys:
         if not plans[name].quick:
             _wg_quick_routes(lab, name)
-    if "server_restart" in preset.labels and p["server_restart"]:
+    if _restarts(preset, p):
         _restart_hub(lab, preset)
     return lab
+
+
+def _used(setting: Setting) -> bool:
+    """Whether a preset has the setting (a control it shows): one it hides is not read."""
+    return setting.label is not None
+
+
+def _restarts(preset: Preset, p: Params) -> bool:
+    return _used(preset.settings.server_restart) and p.server_restart
 
 
 def _is_default(word: str) -> bool:
@@ -462,8 +363,10 @@ def _restart_hub(lab: _Lab, preset: Preset) -> None:
     clients stay unknown to it until they send. (Sooner, a client's data under its old
     session would be dropped by the hub until the client's next handshake, which
     labsim.net.delivery models too.)"""
-    hub_address = str(ipaddress.IPv4Interface(
-        next(p.tunnel for p in preset.hosts if p.name == preset.hub)).ip)
+    hub_tunnel = preset.plan(preset.hub).tunnel
+    if hub_tunnel is None:  # pragma: no cover - every preset's hub has a tunnel address
+        raise ValueError(f"{preset.hub} has no wg0 address")
+    hub_address = str(ipaddress.IPv4Interface(hub_tunnel).ip)
     lab.note("the clients connect: each sends a packet to the server")
     for client in preset.clients:
         lab.run(client, f"ping -c 1 -W 1 {hub_address}")
@@ -515,11 +418,11 @@ def _wg_quick_default(lab: _Lab, host: str) -> None:
 
 # --------------------------------------------------------------------------------- running
 
-def run(params: object) -> dict:
-    p, notes = read_params(CONTROLS, params)
-    preset = PRESETS[p["preset"]]
+def run(p: Params) -> ScenarioResult:
+    notes = list(p.notes)
+    preset = PRESETS[p.preset]
     lab = _build(preset, p, notes)
-    send = next(s for s in preset.sends if s.value == p["send"])
+    send = next(s for s in preset.sends if s.value == p.send)
     trips = []
     for sender, address in send.pings:
         result = lab.run(sender, f"ping -c 1 -W 1 {address}")
@@ -533,10 +436,10 @@ def run(params: object) -> dict:
     figure = _figure(preset, lab, sender, address, trip, result, names)
     restarted = ["After the server's restart (wg-quick down, up), which forgot every endpoint "
                  f"it had learned, and {RESTART_WAIT} s:"] \
-        if "server_restart" in preset.labels and p["server_restart"] else []
+        if _restarts(preset, p) else []
     summary = " ".join(restarted + [_outcome(lab, s, a, t, r, names) for s, a, t, r in trips]
                        + [f + "." for f in lab.failures] + [n + "." for n in notes])
-    return {"figure": figure, "summary": summary, "transcript": "".join(lab.lines)}
+    return ScenarioResult(figure, summary, "".join(lab.lines))
 
 
 def _key_names(lab: _Lab) -> dict[str, str]:
@@ -573,9 +476,9 @@ def _outcome(lab: _Lab, sender: str, address: str, trip: delivery.Delivery | Non
     what = f"{sender} pings {address}" + (f" ({owner})" if owner else "")
     if trip is None:
         return f"{what}: {result.stderr.strip()}."
-    if trip.ok:
-        return f"{what}: answered, round trip {trip.rtt_ms:.2f} ms."
     drop = trip.dropped
+    if drop is None:
+        return f"{what}: answered, round trip {trip.rtt_ms:.2f} ms."
     said = f" ping prints \"{result.stderr.strip()}\"." if result.stderr.strip() else ""
     why = ""
     if drop.reason == delivery.NO_ROUTE and drop.host == sender and not drop.reply:
@@ -595,8 +498,8 @@ def _nodes(preset: Preset, lab: _Lab) -> list[DiagramNode]:
         lines = [f"{dev} {a}" for dev, a in host.addresses if dev != "lo"]
         nodes.append(DiagramNode(plan.name, plan.x, plan.y, "<br>".join(lines),
                                  hover="<br>".join([plan.name, *lines])))
-    for name, label, x, y in preset.lans.values():
-        nodes.append(DiagramNode(name, x, y, label, shape="switch"))
+    for lan in preset.lans:
+        nodes.append(DiagramNode(lan.node, lan.x, lan.y, lan.label, shape="switch"))
     if preset.nat_at is not None:
         nat = next(plan.nat_address for plan in preset.hosts if plan.nat_address)
         nodes.append(DiagramNode(NAT_NODE, *preset.nat_at, f"LAN side {nat}", shape="nat",
@@ -607,13 +510,13 @@ def _nodes(preset: Preset, lab: _Lab) -> list[DiagramNode]:
 def _links(preset: Preset) -> list[DiagramLink]:
     links = []
     for plan in preset.hosts:
-        lan = preset.lans[plan.segment][0]
+        lan = preset.lan(plan.segment).node
         if plan.nat_address:
             links += [DiagramLink(plan.name, NAT_NODE), DiagramLink(NAT_NODE, lan)]
         else:
             links.append(DiagramLink(plan.name, lan))
         for _, segment, _ in plan.links:
-            links.append(DiagramLink(plan.name, preset.lans[segment][0]))
+            links.append(DiagramLink(plan.name, preset.lan(segment).node))
     links += [DiagramLink(preset.hub, client, "tunnel") for client in preset.clients]
     return links
 
@@ -642,7 +545,7 @@ def _moves(trip: delivery.Delivery, colour: str,
             kind = "reply" if reply else "request"
         legs.append((hops[i - 1].host, hops[i].host, kind, hops[start:i + 1]))
         start = i
-    moves = []
+    moves: list[DiagramMove] = []
     for a, b, kind, leg_hops in legs:
         if kind == "response":
             continue  # drawn with its initiation, as one two-headed arrow
@@ -674,18 +577,18 @@ def _figure(preset: Preset, lab: _Lab, sender: str, address: str,
     legend = [("echo request and reply" if trip.ok else "the packet, until it is lost", colour)]
     if any(m.colour == GREY for m in moves):
         legend.append(("handshake", GREY))
-    if trip.ok:
+    drop = trip.dropped
+    if drop is None:
         title = f"{sender} pings {target}: answered"
         caption = f"answered by {trip.reply_from}, round trip {trip.rtt_ms:.2f} ms"
     else:
-        drop = trip.dropped
         last = trip.hops[-1].host if trip.hops else sender
         detail = _named(drop.detail, names)
         if drop.reason == delivery.NAT_UNSOLICITED and preset.nat_at is not None:
             moves.append(DiagramMove(last, NAT_NODE, RED, len(moves) + 1, detail, side=1))
             marks.append(DiagramMark(NAT_NODE, hover=detail))
         elif drop.host == "(LAN)" or drop.host not in lab.network.hosts:
-            lan = preset.lans[next(p.segment for p in preset.hosts if p.name == last)][0]
+            lan = preset.lan(preset.plan(last).segment).node
             marks.append(DiagramMark(last, lan, 0.5, hover=detail))
         else:
             if drop.host != last:
@@ -713,3 +616,6 @@ def _wrap(text: str, width: int = 90) -> str:
     """Plotly does not wrap annotation text: break it into lines joined by <br>."""
     return "<br>".join(line for part in text.splitlines()
                        for line in textwrap.wrap(part, width) or [""])
+
+
+SCENARIO = Simulation("wg-topology", "Follow a packet through WireGuard", CONTROLS, read, run)
