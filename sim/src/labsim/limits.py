@@ -75,20 +75,30 @@ LIMITS: tuple[Limit, ...] = (
     ),
     Limit(
         area="Devices",
-        what="An exported pool's vdevs are found by the path they had, not by reading the "
-             "labels of every file `zpool import -d` scans.",
-        shows_as="A vdev file renamed or moved while its pool is exported is reported missing "
-                 "by labsim; real `zpool import -d DIR` finds it by its label.",
-        try_it=f"`mv` a vdev file of an exported pool in {LAB_VM}, then `zpool import -d`.",
+        what="Vdev labels are modelled (pool, top-level and leaf guids, state, txg and tree, "
+             "in four copies per device that `mv`, `cp`, `rm`, `truncate` and `dd` carry or "
+             "destroy), and `zpool import -d` finds devices by them. They are written at the "
+             "commands that change the configuration, not at every txg, and uberblocks are "
+             "not modelled. Importing destroyed pools (`zpool import -D`) or all pools "
+             "(`-a`), a log device missing at import and `zpool labelclear` are not.",
+        shows_as="labsim says those are not simulated. `zpool create` on a file that still "
+                 "belongs to an exported pool is not refused as it is on real OpenZFS "
+                 "(\"is part of exported pool\").",
+        try_it=f"`zpool import -D -d DIR` after `zpool destroy` in {LAB_VM}.",
+        example="zpool import -D -d /var/tmp/labs",
+        setup=("mkdir -p /var/tmp/labs", "truncate -s 128M /var/tmp/labs/limits.raw",
+               "zpool create limits /var/tmp/labs/limits.raw", "zpool destroy limits"),
     ),
     Limit(
         area="File contents",
-        what="labsim knows the shape of a file's data (zeros, random bytes, fio's "
-             "part-compressible buffers), not its bytes.",
-        shows_as="Compression ratios of other data, such as text or `seq` output, are not "
-                 "what real OpenZFS gets.",
-        try_it=f"Write a text file to a dataset with `compression=lz4` in {LAB_VM} and read "
-               "`zfs get compressratio`.",
+        what="Files hold real bytes, generated on demand (zeros, random, fio's buffers, "
+             "`seq`, `yes`, text), and each record goes through the real algorithm: ZFS's "
+             "own LZ4, lzjb and zle ported, gzip through zlib. zstd is the zstd library of "
+             "Python or of the page (1.5.7), not the code ZFS embeds.",
+        shows_as="zstd ratios are close at the default level and can be far off at high "
+                 "levels (zstd-9, zstd-19). Redirection is `>` or `>>` at the end of a line "
+                 "only.",
+        try_it=f"`zfs set compression=zstd-19` and compare `zfs get compressratio` in {LAB_VM}.",
     ),
     Limit(
         area="Partial overwrites",
