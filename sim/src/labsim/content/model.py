@@ -16,10 +16,9 @@ import random
 from dataclasses import dataclass
 
 from labsim.content import seq as seq_text
+from labsim.content.fio import RANDOM, ZERO, fio_runs
 from labsim.content.seq import SeqText
 
-RANDOM = "random"
-ZERO = "zero"
 RANDOM_BLOCK = 4096  # random streams are generated this many bytes at a time
 
 
@@ -113,23 +112,7 @@ def _fio_bytes(source: FioBuffers, start: int, length: int) -> bytes:
 
 def _fio_runs(source: FioBuffers, start: int, length: int) -> list[tuple[str, int, int]]:
     """(kind, offset, length) runs of fio's buffers over [start, start + length)."""
-    if source.percent >= 100:
-        return [(ZERO, start, length)]
-    if source.percent <= 0:
-        return [(RANDOM, start, length)]
-    random_len = source.chunk * (100 - source.percent) // 100
-    out = []
-    pos, end = start, start + length
-    while pos < end:
-        within = pos % source.chunk
-        if within < random_len:
-            kind, stop = RANDOM, pos - within + random_len
-        else:
-            kind, stop = ZERO, pos - within + source.chunk
-        stop = min(stop, end)
-        out.append((kind, pos, stop - pos))
-        pos = stop
-    return out
+    return fio_runs(source.percent, source.chunk, start, length)
 
 
 @dataclass(frozen=True)

@@ -54,12 +54,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from labsim.content import model
+from labsim.content.fio import RANDOM, ZERO, fio_runs
 from labsim.content.model import Content
 from labsim.zfs import compressors
 from labsim.zfs.versions import MinSavings
-
-RANDOM = "random"
-ZERO = "zero"
 
 # module/zfs/lz4.c constants
 MINMATCH = 4
@@ -95,18 +93,9 @@ class DataPattern:
             return ((ZERO, length),)
         if self.kind != "fio" or self.percent <= 0:
             return ((RANDOM, length),)
-        random_len = self.chunk * (100 - self.percent) // 100
         out: list[tuple[str, int]] = []
-        pos, end = offset, offset + length
-        while pos < end:
-            within = pos % self.chunk
-            if within < random_len:
-                kind, stop = RANDOM, pos - within + random_len
-            else:
-                kind, stop = ZERO, pos - within + self.chunk
-            stop = min(stop, end)
-            _append(out, kind, stop - pos)
-            pos = stop
+        for kind, _, n in fio_runs(self.percent, self.chunk, offset, length):
+            _append(out, kind, n)
         return tuple(out)
 
 
