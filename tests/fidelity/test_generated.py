@@ -39,7 +39,7 @@ GENERATED = sorted(FIXTURES.glob("*/generated"))
 RECORDINGS = recordings()
 TUNING = [r for r in RECORDINGS if seed_set(r.seed) == "tuning"]
 # Releases whose held-out agreement is known to be below the target (issue 15 in progress).
-HELD_OUT_PENDING = {"2.3.9"}
+HELD_OUT_PENDING = {"2.1.11", "2.3.9"}
 
 
 def known_disagreements(release: str) -> dict[str, str]:
