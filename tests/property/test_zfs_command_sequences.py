@@ -60,7 +60,7 @@ class ZfsCommands(RuleBasedStateMachine):
         return int(self.run(f"zpool list -Hp -o alloc {POOL}", must=True))
 
     def mos_bytes(self) -> int:
-        return sum(e.length for e in self.session.pools[POOL].metadata)
+        return sum(e.length for e in self.session.pools[POOL].all_metadata())
 
     # ---------------------------------------------------------------- commands
 

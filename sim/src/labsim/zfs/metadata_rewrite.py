@@ -64,30 +64,44 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     old = pool.rewritten_metadata
     if not old:
         old = [e for e in pool.metadata if e.length <= SMALL_BLOCK][-count:]
-    if len(old) < count:
-        return
+        if len(old) < count:
+            return
+        moving = {id(e) for e in old}  # from now on rewritten, no longer fixed
+        pool.metadata = [e for e in pool.metadata if id(e) not in moving]
     replaced = iter(old)
     n = len(pool.vdevs)
     first = _rotor_vdev(pool)
+    room = [v.free for v in pool.vdevs]
     current: list[Extent] = []
+    # (vdev, allocator, secondary, size) -> copies: each group is allocated in one call,
+    # block by block, which puts them where one call per copy would.
+    groups: dict[tuple[int, int, bool, int], int] = {}
     for i, (owner, obj, copies) in enumerate(blocks):
         allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, pool.allocators)
         for d in range(copies):
-            previous = next(replaced)
+            previous = next(replaced, None)
+            if previous is None:  # an earlier txg had to gang a block: fewer, odd pieces
+                continue
             # Each new copy takes what the copy it replaces took.
-            target = next((pool.vdevs[(first + i + d + k) % n] for k in range(n)
-                           if pool.vdevs[(first + i + d + k) % n].free >= previous.length),
-                          None)
+            target = next(((first + i + d + k) % n for k in range(n)
+                           if room[(first + i + d + k) % n] >= previous.length), None)
             if target is None:
                 current.append(previous)
                 continue
-            for offset, length in target.take(previous.length, allocator=allocator,
-                                              secondary=d > 0 and n == 1):
-                extent = Extent(target.id, offset, length)
-                pool.metadata.append(extent)
-                current.append(extent)
-            pool.metadata.remove(previous)
+            room[target] -= previous.length
+            key = (target, allocator, d > 0 and n == 1, previous.length)
+            groups[key] = groups.get(key, 0) + 1
             pool.deferred.append((pool.txg, previous))
+    current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
+    for (target, allocator, secondary, size), count in groups.items():
+        vdev = pool.vdevs[target]
+        for offset, length in vdev.take(count * size, size, allocator=allocator,
+                                        secondary=secondary):
+            if length % size:  # a gang block's piece (no free segment held a copy whole)
+                current.append(Extent(target, offset, length))
+            else:
+                current.extend(Extent(target, offset + k * size, size)
+                               for k in range(length // size))
     pool.rewritten_metadata = current
 
 

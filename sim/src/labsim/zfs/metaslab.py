@@ -197,6 +197,10 @@ class Metaslab:
     # (allocate/release call _touch). Choosing a metaslab weighs them all, often.
     _weights: dict[int, tuple[int, int]] = field(default_factory=dict, compare=False,
                                                  repr=False)
+    # fragmentation() likewise, by (ashift, frag table): the allocator asks every txg
+    # whether each vdev is still allocatable (labsim.zfs.allocator.group_allocatable).
+    _fragmentation: dict[tuple[int, tuple[int, ...]], int] = field(
+        default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -211,6 +215,7 @@ class Metaslab:
 
     def _touch(self) -> None:
         self._weights.clear()
+        self._fragmentation.clear()
         self.has_space_map = True
         self.dirty = True
         self.unflushed = True
@@ -296,7 +301,12 @@ class Metaslab:
         space map is 0."""
         if not self.has_space_map:
             return 0
-        return histogram_fragmentation(self.histogram(ashift), ashift, frag_table)
+        key = (ashift, frag_table)
+        cached = self._fragmentation.get(key)
+        if cached is None:
+            cached = histogram_fragmentation(self.histogram(ashift), ashift, frag_table)
+            self._fragmentation[key] = cached
+        return cached
 
     def weight(self, ashift: int) -> tuple[int, int]:
         """metaslab_segment_weight() as (bucket index, segment count): larger is better."""

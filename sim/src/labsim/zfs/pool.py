@@ -170,9 +170,10 @@ class Pool:
     txg: int = 4
     # The pool's own blocks (MOS, the root dataset's objset, space maps), and blocks
     # freed at txg t that stay allocated until t + TXG_DEFER_SIZE: (t, extent).
+    # The pool's own blocks that stay where they are, and those the last txg that changed
+    # a dataset wrote (labsim.zfs.metadata_rewrite), which the next such txg replaces:
+    # all_metadata() is both.
     metadata: list[Extent] = field(default_factory=list)
-    # The part of ``metadata`` the last txg that changed a dataset wrote
-    # (labsim.zfs.metadata_rewrite): the next such txg replaces it.
     rewritten_metadata: list[Extent] = field(default_factory=list)
     deferred: list[tuple[int, Extent]] = field(default_factory=list)
     scan: ScanRecord | None = None
@@ -221,6 +222,9 @@ class Pool:
     # The pool's guid (spa_generate_guid()), in every label: 0 until the shell gives it
     # one (labsim.zfs.labels.new_guid).
     guid: int = 0
+
+    def all_metadata(self) -> list[Extent]:
+        return [*self.metadata, *self.rewritten_metadata]
 
     @property
     def space(self) -> int:

@@ -28,8 +28,9 @@ metadata, was allocated (pool.Extent), and which byte ranges of each leaf were d
   repair I/O); for a mirror that is the whole block on each bad child, for RAID-Z the bad
   child's columns.
 
-Known simplifications: metadata is the fixed set of blocks a new pool has (pool.metadata)
-plus each file's indirect blocks; dnode and directory blocks a file adds are not
+Known simplifications: metadata is the blocks a new pool has (pool.all_metadata(), some of
+them moved by each txg that writes, labsim.zfs.metadata_rewrite) plus each file's indirect
+blocks; dnode and directory blocks a file adds are not
 modelled, so CKSUM after damage is a few counts low. Blocks written after the damage are
 still seen as damaged if they land in a damaged range.
 """
@@ -74,7 +75,7 @@ def damage_ranges(leaf: Leaf, ranges: Iterable[tuple[int, int]]) -> None:
 def vdev_extents(pool: Pool, vdev: TopVdev) -> Iterator[Extent]:
     """Every allocated extent of a top-level vdev that a scan reads: the pool's own
     metadata and every file's blocks (deferred frees are not read)."""
-    for extent in pool.metadata:
+    for extent in pool.all_metadata():
         if extent.vdev == vdev.id:
             yield extent
     for dataset in pool.datasets.values():
@@ -221,7 +222,7 @@ def scanned_extents(pool: Pool, vdev: TopVdev) -> Iterator[tuple[Owner, Extent, 
     """What vdev_extents() gives, with each extent's owner (the dataset and file it
     belongs to, None for the pool's own metadata) and whether it is metadata; blocks of
     copies=2 or 3 files are left out (ditto_fates() judges them a block at a time)."""
-    for extent in pool.metadata:
+    for extent in pool.all_metadata():
         if extent.vdev == vdev.id:
             yield None, extent, True
     for dataset in pool.datasets.values():

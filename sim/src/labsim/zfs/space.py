@@ -36,7 +36,7 @@ def _mos_logical(pool: Pool) -> int:
     $MOS is a child of the root's): one copy of each of its blocks, which have three
     (the MOS's blocks are stored with spa_max_replication() copies). An estimate: the
     lab 4 recordings put the root's own logicalused at about 180K, this gives 170K."""
-    return sum(e.length for e in pool.metadata) // 3
+    return sum(e.length for e in pool.all_metadata()) // 3
 
 
 def dataset_logical_referenced(pool: Pool, dataset: Dataset) -> int:
