@@ -90,6 +90,7 @@ CONFIG_ROW = re.compile(r"^(\t\s*\S+\s+[A-Z]+)(\s+)(\S+)(\s+)(\S+)(\s+)(\S+)(.*)
 # A device not found at import is named by its guid, a random number (zpool_vdev_name()
 # with ZPOOL_CONFIG_NOT_PRESENT, lib/libzfs/libzfs_pool.c), "was <path>" after its row.
 MISSING_DEVICE = re.compile(r"^(\t\s+)(\d{6,20})(\s+)(?=[A-Z]+\s)")
+MISSING_NAME = re.compile(r"\d{6,20}")
 _UNITS = "BKMGTPE"
 
 
@@ -118,8 +119,14 @@ def table(output: str) -> dict[str, dict[str, str]]:
         return {}
     header = lines[0].split()
     rows = {}
+    missing = 0
     for line in lines[1:]:
         cells = line.split()
+        if MISSING_NAME.fullmatch(cells[0]):
+            # a device not found at import, named by its random guid (MISSING_DEVICE):
+            # compared by its place among such rows, not by the number
+            missing += 1
+            cells[0] = f"<guid {missing}>"
         rows[cells[0]] = dict(zip(header, cells, strict=False))
     return rows
 
