@@ -21,6 +21,8 @@ lesson at the top level:
   whatever a scenario builds once and keeps (the copies widget's three filled pools);
 * rerun_first_ms (per lesson): the first control change after the page loaded, left out
   of rerun_ms for the same reason, reported so that cost is not hidden;
+* corpus: the command lines of tests/corpus/commands.txt, counted as simulated, honest
+  notice ("not simulated") and wrong (issue 16; wrong must be 0);
 * difftest: differential testing on generated lab scripts (tools/difftest/agreement.py,
   issue 15): "agreement_with_recordings", per release, the share of recorded scripts on
   which labsim agrees with real OpenZFS, for the tuning and the held-out seeds apart (the
@@ -261,6 +263,15 @@ def difftest() -> dict:
         return {"error": f"{type(err).__name__}: {err}"}
 
 
+def corpus_counts() -> dict[str, int]:
+    """tests/corpus: how many of the command lines learners type labsim simulates, answers
+    with an honest "not simulated" notice, or gets wrong (the target: 0 wrong)."""
+    sys.path.insert(0, str(REPO / "tests" / "corpus"))
+    from corpus import counts, run_corpus
+
+    return counts(run_corpus())
+
+
 def main() -> None:
     result: dict = {}
     with tempfile.TemporaryDirectory(prefix="zfl-bench-") as tmp:
@@ -296,6 +307,8 @@ def main() -> None:
     result["scenario_cpython_ms"], result["scenario_first_cpython_ms"] = scenario_times()
     log("difftest: generated scripts…")
     result["difftest"] = difftest()
+    log("corpus of command lines…")
+    result["corpus"] = corpus_counts()
     result["targets"] = TARGETS
     result["meets_targets"] = {
         key: result.get(key) is not None and result[key] <= limit

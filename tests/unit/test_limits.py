@@ -40,7 +40,8 @@ def test_unsimulated_dataset_properties_say_so(version):
                  "zpool create p /var/tmp/labs/p.raw"):
         assert session.run(line).status == 0
     props = unsimulated_properties(version)
-    assert "atime" in props["dataset"] and "compression" not in props["dataset"]
+    assert "quota" in props["dataset"] and "compression" not in props["dataset"]
+    assert "atime" not in props["dataset"]  # stored: labsim.shell.commands.zfs_properties
     for prop in props["dataset"]:
         result = session.run(f"zfs get {prop} p")
         assert "not simulated" in result.stderr, (prop, result.stderr)

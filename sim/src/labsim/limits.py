@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labsim.shell.commands import zfs as zfs_cmd
+from labsim.shell.commands import zfs_properties as zfs_props
 from labsim.shell.commands import zpool as zpool_cmd
 from labsim.zfs.versions import (
     ZfsVersion,
@@ -129,6 +130,20 @@ LIMITS: tuple[Limit, ...] = (
         setup=(*POOL, "zfs snapshot limits@s"),
     ),
     Limit(
+        area="Properties stored, not acted on",
+        what="Dataset properties that change only what labsim has no model of (atime, "
+             "relatime, xattr, acltype, aclinherit, aclmode, devices, exec, setuid, nbmand, "
+             "vscan, zoned, overlay, snapdir, snapdev, primarycache, secondarycache, prefetch, "
+             "direct, dnodesize, volmode, checksum other than off, sharenfs, sharesmb, the "
+             "SELinux contexts, casesensitivity and utf8only at creation, and user "
+             "properties) are checked as OpenZFS checks them and kept, inherited and shown "
+             "with their source, but do nothing. `zfs get all` lists only what labsim "
+             "simulates, and says so.",
+        shows_as="`zfs set atime=off` succeeds and `zfs get atime` shows it; nothing in labsim "
+                 "reads access times, caches blocks or shares over NFS.",
+        try_it=f"`zfs get all POOL` in {LAB_VM}.",
+    ),
+    Limit(
         area="Intent log",
         what="How 2.2 and later plan log write blocks (lwb sizes and their count under "
              "parallel writers) is modelled as 2.1 does it.",
@@ -173,7 +188,8 @@ def unsimulated_subcommands(version: ZfsVersion) -> dict[str, list[str]]:
 
 def unsimulated_properties(version: ZfsVersion) -> dict[str, list[str]]:
     """kind -> the properties ``version`` has that labsim answers with "not simulated"."""
-    dataset = set(zfs_cmd.SETTABLE) | set(zfs_cmd.READABLE) | {"name"}
+    dataset = set(zfs_cmd.SETTABLE) | set(zfs_cmd.READABLE) | {"name"} \
+        | set(zfs_props.stored_properties(version))
     pool = set(zpool_cmd.POOL_PROPERTIES) | set(zpool_cmd.BCLONE_PROPERTIES) | {"name"}
     return {
         "dataset": sorted(dataset_property_names(version) - dataset),

@@ -174,6 +174,6 @@ def format_zfs_get(
         # zfs_expand_proplist() sizes the VALUE column by the human-readable values:
         # "69996544" overflows a 5-wide column ("1.46   -" in the recordings).
         by_prop.setdefault(prop.name, []).append(format_dataset_prop(prop.name, value))
-    widths = [expanded_width(DATASET_PROPS[p], texts, False, widths_rule)
+    widths = [expanded_width(lookup(DATASET_PROPS, p), texts, False, widths_rule)
               for p, texts in by_prop.items()]
     return format_get_table(cooked, widths, scripted=scripted, columns=chosen)

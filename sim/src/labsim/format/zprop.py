@@ -170,6 +170,32 @@ DATASET_PROPS: dict[str, Prop] = _table(
     Prop("written", "WRITTEN", NUMBER, 61),
     Prop("logicalused", "LUSED", NUMBER, 63),
     Prop("logicalreferenced", "LREFER", NUMBER, 64),
+    # The properties labsim stores without modelling (labsim.zfs.property_table), numbered
+    # as zfs_prop_t at zfs-2.3.9.
+    Prop("zoned", "ZONED", INDEX, 22, _ON_OFF),
+    Prop("aclmode", "ACLMODE", INDEX, 24, ("discard", "groupmask", "passthrough",
+                                           "restricted")),
+    Prop("aclinherit", "ACLINHERIT", INDEX, 25, ("discard", "noallow", "restricted",
+                                                 "passthrough", "passthrough-x")),
+    Prop("utf8only", "UTF8ONLY", INDEX, 34, _ON_OFF),
+    Prop("casesensitivity", "CASE", INDEX, 36, ("sensitive", "insensitive", "mixed")),
+    Prop("vscan", "VSCAN", INDEX, 37, _ON_OFF),
+    Prop("nbmand", "NBMAND", INDEX, 38, _ON_OFF),
+    Prop("sharesmb", "SHARESMB", STRING, 39),
+    Prop("dnodesize", "DNSIZE", INDEX, 59, ("legacy", "auto", "1k", "2k", "4k", "8k", "16k")),
+    Prop("volmode", "VOLMODE", INDEX, 66, ("default", "full", "dev", "none")),
+    Prop("snapdev", "SNAPDEV", INDEX, 71, ("hidden", "visible")),
+    Prop("acltype", "ACLTYPE", INDEX, 72, ("off", "posix", "nfsv4")),
+    Prop("context", "CONTEXT", STRING, 73),
+    Prop("fscontext", "FSCONTEXT", STRING, 74),
+    Prop("defcontext", "DEFCONTEXT", STRING, 75),
+    Prop("rootcontext", "ROOTCONTEXT", STRING, 76),
+    Prop("relatime", "RELATIME", INDEX, 77, _ON_OFF),
+    Prop("overlay", "OVERLAY", INDEX, 79, _ON_OFF),
+    Prop("prefetch", "PREFETCH", INDEX, 96, ("none", "metadata", "all")),
+    Prop("volthreading", "zvol threading", INDEX, 97, _ON_OFF),
+    Prop("direct", "DIRECT", INDEX, 98, ("disabled", "standard", "always")),
+    Prop("longname", "LONGNAME", INDEX, 99, _ON_OFF),
 )
 
 
@@ -203,6 +229,10 @@ def lookup(table: dict[str, Prop], name: str) -> Prop:
     lower case (``propname_match()`` compares ``tolower(colname)`` with the input)."""
     if name in table:
         return table[name]
+    if ":" in name and table is DATASET_PROPS:
+        # A user property: its name, upper-cased, heads its column (zfs_do_list(),
+        # print_header()), and its value is text.
+        return Prop(name, name.upper(), STRING, -1)
     for prop in table.values():
         if prop.colname.lower() == name:
             return prop

@@ -623,6 +623,36 @@ def property_not_simulated(command: str, prop: str, release: str) -> str:
             f"lab VM (see vagrant/README.md)")
 
 
+def option_not_simulated(command: str, option: str, what: str, release: str) -> str:
+    """An option real OpenZFS ``release`` has whose effect labsim does not model (exit 1)."""
+    return (f"labsim: {command} {option} ({what}) exists in OpenZFS {release} but is not "
+            f"simulated here; try it on real OpenZFS in the lab VM (see vagrant/README.md)")
+
+
+def not_simulated(command: str, what: str, release: str) -> str:
+    """Something real OpenZFS ``release`` does that labsim does not model (exit 1): ``what``
+    names it ("setting a property of a snapshot")."""
+    return (f"labsim: {command}: {what} exists in OpenZFS {release} but is not simulated "
+            f"here; try it on real OpenZFS in the lab VM (see vagrant/README.md)")
+
+
+def asks_json(args: list[str], version) -> bool:
+    """Whether a command line asks for JSON output (-j, --json, --json-int...), which
+    zfs and zpool have since 2.3.0 (an older release refuses -j as an invalid option)."""
+    major, minor = (int(part) for part in version.release.split(".")[:2])
+    if (major, minor) < (2, 3):
+        return False
+    return any(arg.startswith("--json") or (arg.startswith("-") and not arg.startswith("--")
+                                            and "j" in arg[1:])
+               for arg in args if arg != "--")
+
+
+def get_all_partial(release: str) -> str:
+    """After `zfs get all`: the properties labsim simulates, not all of OpenZFS's."""
+    return (f"labsim: zfs get all: the other properties of OpenZFS {release} are not "
+            "simulated here; try it on real OpenZFS in the lab VM (see vagrant/README.md)")
+
+
 def zfs_set_invalid_property(dataset: str, prop: str) -> str:
     """zfs_valid_proplist() for zfs set: "cannot set property for 'tank': invalid
     property 'xyz'" (exit 1, no usage)."""

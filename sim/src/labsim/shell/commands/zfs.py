@@ -1,5 +1,7 @@
-"""zfs: create, list, get, set, destroy, and snapshot, clone, promote and rollback
-(the space they move is computed in labsim.zfs.snapshots)."""
+"""zfs: create, list, get, set, inherit, destroy, and snapshot, clone, promote and
+rollback (the space they move is computed in labsim.zfs.snapshots). Which properties
+labsim models, stores or answers with "not simulated" is decided, and explained, in
+labsim.shell.commands.zfs_properties."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import NoReturn
 from labsim.format import zfs_list as fmt
 from labsim.format.numbers import nicenum
 from labsim.shell import messages as msg
+from labsim.shell.commands import zfs_properties as props
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import snapshots as snap
@@ -35,6 +38,12 @@ READABLE = ("type", "used", "available", "referenced", "compressratio", "mountpo
             "logbias", "usedbysnapshots", "usedbydataset", "usedbychildren",
             "usedbyrefreservation", "origin", "copies", "volsize", "volblocksize",
             "refreservation")
+# Properties real `zfs set` refuses as read-only (PROP_READONLY, and volblocksize, set at
+# creation only: zfs_valid_proplist() "'%s' is readonly"); the other READABLE ones that are
+# not SETTABLE (mountpoint, volsize) real OpenZFS sets, and labsim does not simulate it.
+READONLY = ("type", "used", "available", "referenced", "compressratio", "logicalused",
+            "logicalreferenced", "usedbysnapshots", "usedbydataset", "usedbychildren",
+            "usedbyrefreservation", "origin", "volblocksize")
 # The used* properties (and avail, mountpoint, origin) do not apply to a snapshot: zfs list
 # prints "-" (zfs_prop_valid_for_type()).
 NOT_FOR_SNAPSHOTS = ("available", "mountpoint", "usedbysnapshots", "usedbydataset",
@@ -56,13 +65,24 @@ LIST_TYPES = {"filesystem": "filesystem", "fs": "filesystem", "snapshot": "snaps
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zfs_missing_command(), 2)
-    sub = SUBCOMMANDS.get(argv[1])
-    if sub is None and argv[1] in zfs_subcommands(session.version):
-        raise UsageError(msg.subcommand_not_simulated("zfs", argv[1],
+    name = ALIAS_SUBCOMMANDS.get(argv[1], argv[1])
+    sub = SUBCOMMANDS.get(name)
+    if sub is None and name in zfs_subcommands(session.version):
+        raise UsageError(msg.subcommand_not_simulated("zfs", name,
                                                       session.version.release), 1)
     if sub is None:
         raise UsageError(msg.zfs_unrecognized_command(argv[1]), 2)
+    if name in JSON_SUBCOMMANDS and msg.asks_json(argv[2:], session.version):
+        raise UsageError(msg.not_simulated(f"zfs {name}", "JSON output (-j)",
+                                           session.version.release), 1)
     return sub(session, argv[2:])
+
+
+# The other names of subcommands (command_table[] in cmd/zfs/zfs_main.c: "snap",
+# "recv", "umount").
+ALIAS_SUBCOMMANDS = {"snap": "snapshot", "recv": "receive", "umount": "unmount"}
+# The zfs subcommands that print JSON with -j since 2.3.0 (cmd/zfs/zfs_main.c at zfs-2.3.9).
+JSON_SUBCOMMANDS = ("list", "get", "version", "mount")
 
 
 def version(session: Session, args: list[str]) -> CommandResult:
@@ -131,7 +151,7 @@ def value_of(pool: Pool, ds: Dataset | Snapshot, prop: str) -> tuple[object, str
         return dataset_compressratio(pool, ds), "-"
     if prop == "mountpoint":
         return (None, "-") if zvols.is_volume(ds) else ("/" + ds.name, "default")
-    raise KeyError(prop)
+    return props.stored_value(pool, ds, prop, pool.version)
 
 
 def _snapshot_value(pool: Pool, s: Snapshot, prop: str) -> tuple[object, str]:
@@ -143,11 +163,20 @@ def _snapshot_value(pool: Pool, s: Snapshot, prop: str) -> tuple[object, str]:
         return snap.snapshot_used(pool, s), "-"
     if prop == "referenced":
         return snap.referenced(pool, s), "-"
+    if prop == "refreservation":
+        # Not among a snapshot's own properties (dsl_prop_get_all() lists for a snapshot
+        # only those valid for snapshots): get_numeric_property() falls back to the
+        # default, 0, printed "none" (lib/libzfs/libzfs_dataset.c).
+        return 0, "default"
+    if prop in ("volsize", "volblocksize"):
+        owner = snap.owner(pool, s)
+        return (owner.properties.get(prop), "-") if zvols.is_volume(owner) else (None, "-")
     if prop in SETTABLE:
         return property_value(pool, snap.owner(pool, s), prop)
     if prop in ("logicalreferenced", "logicalused", "compressratio"):
-        raise UsageError(f"labsim: {prop} of a snapshot is not modelled", 1)
-    raise KeyError(prop)
+        raise UsageError(msg.not_simulated("zfs get", f"the {prop} of a snapshot",
+                                                    pool.version.release), 1)
+    return props.stored_value(pool, s, prop, pool.version)
 
 
 def _refuse_unknown(version: ZfsVersion, command: str, prop: str, refusal: str,
@@ -160,12 +189,17 @@ def _refuse_unknown(version: ZfsVersion, command: str, prop: str, refusal: str,
     raise UsageError(refusal, status)
 
 
+def _readable(version: ZfsVersion) -> tuple[str, ...]:
+    """What zfs get and zfs list -o answer: the modelled properties, then the stored ones."""
+    return READABLE + props.stored_properties(version)
+
+
 def _columns(spec: str, allowed: tuple[str, ...], subcommand: str,
              version: ZfsVersion) -> list[str]:
     columns = []
     for col in spec.split(","):
         col = ALIASES.get(col, col)
-        if col != "name" and col not in allowed:
+        if col != "name" and col not in allowed and not props.is_user_property(col):
             _refuse_unknown(version, f"zfs {subcommand}", col, msg.zfs_bad_property(col)
                             + "\n" + msg.zfs_subcommand_usage(subcommand), 2)
         columns.append(col)
@@ -249,7 +283,7 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
     opts, names = _getopt(args, "HpPro:s:S:t:d:", "list")
     flags = {k for k, _ in opts}
     spec = next((v for k, v in opts if k == "-o"), None)
-    columns = _columns(spec, READABLE, "list", session.version) if spec else \
+    columns = _columns(spec, _readable(session.version), "list", session.version) if spec else \
         [ALIASES.get(c, c) for c in LIST_DEFAULT]
     depth = next((int(v) for k, v in opts if k == "-d"), None)
     found = _datasets(session, names, "-r" in flags,
@@ -270,10 +304,12 @@ def get(session: Session, args: list[str]) -> CommandResult:
     if not operands:
         raise UsageError(msg.zfs_missing_property_argument() + "\n"
                          + msg.zfs_subcommand_usage("get"), 2)
-    props = READABLE if operands[0] == "all" else \
+    readable = _readable(session.version)
+    everything = operands[0] == "all"
+    wanted = readable if everything else \
         tuple(ALIASES.get(p, p) for p in operands[0].split(","))
-    for prop in props:
-        if prop not in READABLE:
+    for prop in wanted:
+        if prop not in readable and not props.is_user_property(prop):
             _refuse_unknown(session.version, "zfs get", prop, msg.zfs_bad_property(prop)
                             + "\n" + msg.zfs_subcommand_usage("get"), 2)
     fields = next((v.split(",") for k, v in opts if k == "-o"),
@@ -283,12 +319,23 @@ def get(session: Session, args: list[str]) -> CommandResult:
     found = _datasets(session, operands[1:], "-r" in flags,
                       _types(next((v for k, v in opts if k == "-t"), "all")))
     for pool, ds in found:
-        for prop in props:
-            value, source = value_of(pool, ds, prop)
+        listed = [*wanted, *props.user_properties_of(pool, ds)] if everything else wanted
+        for prop in listed:
+            try:
+                value, source = value_of(pool, ds, prop)
+            except UsageError:
+                if everything:  # zfs get all leaves out what it cannot get
+                    continue
+                raise
+            if everything and value is None:
+                continue
             rows.append((ds.name, prop, value, source))
+    # zfs get all lists every property; labsim's list is shorter, and says so.
+    note = msg.get_all_partial(session.version.release) + "\n" if everything else ""
     return CommandResult(stdout=fmt.format_zfs_get(rows, fields=fields, parsable="-p" in flags,
                                                    scripted="-H" in flags,
-                                                   widths_rule=session.version.column_widths))
+                                                   widths_rule=session.version.column_widths),
+                         stderr=note)
 
 
 def set_property(session: Session, args: list[str]) -> CommandResult:
@@ -302,20 +349,27 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
             raise UsageError(msg.zfs_missing_equals(assignment) + "\n"
                              + msg.zfs_subcommand_usage("set"), 2)
         prop = ALIASES.get(prop, prop)
+        if "@" in names[0]:
+            find_any(session, names[0])
+            raise UsageError(msg.not_simulated("zfs set", "setting a property of a snapshot",
+                                                        session.version.release), 1)
         pool, ds = find(session, names[0])
-        if prop not in READABLE:
-            _refuse_unknown(session.version, "zfs set", prop,
-                            msg.zfs_set_invalid_property(ds.name, prop), 1)
-        if prop not in SETTABLE:
+        if prop in READONLY:
             raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
-        ds.properties[prop] = validate(ds.name, prop, value, session.version)
+        if prop == "volsize":  # resizing a volume
+            raise UsageError(msg.property_not_simulated("zfs set", prop,
+                                                        session.version.release), 1)
+        ds.properties[prop] = validate(ds.name, prop, value, session.version,
+                                       kind=props.kind_of(ds))
     return CommandResult()
 
 
 def validate(name: str, prop: str, value: str, version: ZfsVersion,
-             action: str = "set") -> object:
+             action: str = "set", kind: str = "filesystem") -> object:
     """A property value as zfs set (or, with action "create", zfs create -o) checks it;
     the error names the action as zfs_valid_proplist()'s caller does."""
+    if props.is_user_property(prop) or prop in props.stored_properties(version):
+        return props.check_stored(name, kind, prop, value, version, action)
     if prop not in SETTABLE and prop not in ("volsize", "volblocksize"):
         where = f"cannot create '{name}'" if action == "create" \
             else f"cannot set property for '{name}'"
@@ -356,12 +410,15 @@ def create(session: Session, args: list[str]) -> CommandResult:
     if name in pool.datasets:
         raise UsageError(msg.zfs_dataset_exists(name), 1)
     properties: dict[str, object] = {}
+    volsize = next((v for k, v in opts if k == "-V"), None)
+    kind = "filesystem" if volsize is None else "volume"
     for k, v in opts:
         if k == "-o":
             prop, _, value = v.partition("=")
-            properties[ALIASES.get(prop, prop)] = validate(name, ALIASES.get(prop, prop),
-                                                           value, session.version, "create")
-    volsize = next((v for k, v in opts if k == "-V"), None)
+            prop = ALIASES.get(prop, prop)
+            if prop in READONLY and prop != "volblocksize":
+                raise UsageError(f"cannot create '{name}': '{prop}' is readonly", 1)
+            properties[prop] = validate(name, prop, value, session.version, "create", kind)
     if volsize is not None:
         return _create_volume(pool, name, volsize, opts, properties)
     create_dataset(pool, name, properties)
@@ -376,8 +433,19 @@ def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, st
         raise UsageError(msg.zfs_bad_numeric_value(name, "volsize", volsize, "create"), 1)
     block_text = next((v for k, v in opts if k == "-b"), None)
     block = parse_zfs_number(block_text) if block_text is not None else None
+    sparse = ("-s", "") in opts
+    if not sparse:
+        # A thick volume's refreservation must fit: dsl_dataset_set_refreservation_check()
+        # returns ENOSPC, zfs_ioc_create() undoes the create, zfs_create() prints it
+        # with zfs_standard_error(): "out of space" (zfs-2.3.9).
+        copies = int(str(properties.get("copies", property_value(
+            pool, pool.datasets[name.rsplit("/", 1)[0]], "copies")[0])))
+        reserve = zvols.volsize_to_reservation(
+            size, block or pool.version.default_volblocksize, copies)
+        if reserve > dataset_available(pool, pool.datasets[name.rsplit("/", 1)[0]]):
+            raise UsageError(f"cannot create '{name}': out of space", 1)
     try:
-        zvols.create_volume(pool, name, size, sparse=("-s", "") in opts, volblocksize=block,
+        zvols.create_volume(pool, name, size, sparse=sparse, volblocksize=block,
                             properties=properties)
     except ValueError as err:
         raise UsageError(f"cannot create '{name}': {err}", 1) from None
@@ -669,4 +737,6 @@ def rollback(session: Session, args: list[str]) -> CommandResult:
 # The subcommands labsim simulates (labsim.limits lists the others real zfs has).
 SUBCOMMANDS = {"list": list_datasets, "get": get, "set": set_property, "create": create,
                "destroy": destroy, "snapshot": snapshot, "snap": snapshot, "clone": clone,
-               "promote": promote, "rollback": rollback, "version": version}
+               "promote": promote, "rollback": rollback, "version": version,
+               "inherit": lambda session, args: props.inherit(
+                   session, args, modelled=SETTABLE, readable=READABLE, aliases=ALIASES)}

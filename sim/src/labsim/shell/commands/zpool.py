@@ -61,7 +61,15 @@ def main(session: Session, argv: list[str]) -> CommandResult:
                                                       session.version.release), 1)
     if sub is None:
         raise UsageError(msg.zpool_unrecognized_command(argv[1]), 2)
+    if argv[1] in JSON_SUBCOMMANDS and msg.asks_json(argv[2:], session.version):
+        raise UsageError(msg.not_simulated(f"zpool {argv[1]}", "JSON output (-j)",
+                                           session.version.release), 1)
     return sub(session, argv[2:])
+
+
+# The zpool subcommands that print JSON with -j since 2.3.0 (cmd/zpool/zpool_main.c at
+# zfs-2.3.9: zpool_do_list(), zpool_do_status(), zpool_do_get(), zpool_do_version()).
+JSON_SUBCOMMANDS = ("list", "status", "get", "version")
 
 
 def _getopt(args: list[str], optstring: str, subcommand: str):
@@ -303,8 +311,9 @@ def remove(session: Session, args: list[str]) -> CommandResult:
             vdev_labels.write_labels(session, pool)
             continue
         if scan.find_leaf(pool, path) is not None or any(v.name == word for v in pool.vdevs):
-            raise UsageError("labsim: removing a data vdev (device removal) is not "
-                             "modelled; only log vdevs can be removed here", 1)
+            raise UsageError(msg.not_simulated("zpool remove", "removing a data vdev "
+                                               "(device removal; log vdevs are)",
+                                               session.version.release), 1)
         raise UsageError(msg.no_such_device_in_pool(word), 1)
     return CommandResult()
 
@@ -328,8 +337,8 @@ def iostat(session: Session, args: list[str]) -> CommandResult:
     opts, names = _getopt(args, "c:gHLpPT:vyhlrwnq", "iostat")
     flags = {k for k, _ in opts}
     if names and names[-1].isdigit():
-        raise UsageError("labsim: zpool iostat with an interval is not modelled; "
-                         "it prints the one report since import", 1)
+        raise UsageError(msg.not_simulated("zpool iostat", "a report repeated at an interval",
+                                           session.version.release), 1)
     pools = _selected(session, names)
     if not pools:
         return CommandResult(stderr=msg.no_pools_available() + "\n", status=1)
@@ -791,7 +800,8 @@ def wait(session: Session, args: list[str]) -> CommandResult:
                     raise UsageError(f"invalid activity '{word}'\n{usage}", 2)
                 activities.add(word)
     if operands and operands[-1].isdigit() and len(operands) > 1:
-        raise UsageError("labsim: zpool wait with an interval is not modelled", 1)
+        raise UsageError(msg.not_simulated("zpool wait", "a report repeated at an interval",
+                                           session.version.release), 1)
     if not operands:
         raise UsageError(f"missing 'pool' argument\n{usage}", 2)
     if len(operands) > 1:

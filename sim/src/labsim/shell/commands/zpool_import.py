@@ -140,6 +140,8 @@ def import_listing(view: ImportView) -> fmt.ImportPool:
 def import_(session: Session, args: list[str]) -> CommandResult:
     """zpool import [-d dir]... [-f] [-N] [pool | id [newpool]]: without a pool, list
     what the search finds (show_import()); with one, import it, by name or numeric id."""
+    if "--rewind-to-checkpoint" in args:  # long_options[] of zpool_do_import()
+        raise _not_simulated("zpool import --rewind-to-checkpoint (checkpoints)")
     opts, operands = _getopt(args, "aCc:d:DEfFlmnNo:R:st:TVX", "import")
     flags = {k for k, _ in opts}
     if "-D" in flags:
