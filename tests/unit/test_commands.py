@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labsim import Session, run_script
+from labsim.zfs.versions import get_version
 
 SETUP = """
 mkdir -p /var/tmp/labs
@@ -29,7 +30,12 @@ def session():
     return s
 
 
-def test_zpool_list_v_prints_the_2_1_columns(session):
+def test_zpool_list_v_prints_the_2_1_columns():
+    # The figures are 2.1.11's (a 2.3.9 pool of the same two files holds more metadata:
+    # 588K, which labsim's 2.3 profile, measured on single-vdev pools, does not reach).
+    session = Session(version=get_version("2.1"))
+    for line, result in run_script(SETUP, session):
+        assert result.status == 0, (line, result.stderr)
     out = session.run("zpool list -v tank").stdout.splitlines()
     assert out[0].split() == ["NAME", "SIZE", "ALLOC", "FREE", "CKPOINT", "EXPANDSZ", "FRAG",
                               "CAP", "DEDUP", "HEALTH", "ALTROOT"]

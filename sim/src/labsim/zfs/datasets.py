@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
+from labsim.zfs.metadata_blocks import EMPTY_FILESYSTEM, copy_psizes
 from labsim.zfs.pool import Dataset, Extent, Pool
 from labsim.zfs.txg import advance_txg
-from labsim.zfs.versions import KiB
 from labsim.zfs.write_path import remove_file
 
 
 def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Dataset:
-    """zfs create: a new filesystem, whose empty objset takes what dataset_referenced
-    counts for it (one-sector metadata blocks) from the pool, so that the root's USED
-    and the pool's ALLOC include it as on a real pool."""
+    """zfs create: a new filesystem, whose empty objset's blocks
+    (labsim.zfs.metadata_blocks.EMPTY_FILESYSTEM, every copy) are allocated from the pool,
+    so that the root's USED and the pool's ALLOC include it as on a real pool."""
     dataset = Dataset(name, properties=dict(properties))
     pool.datasets[name] = dataset
     vdev = min(pool.vdevs, key=lambda v: -v.free)
-    sector = 1 << vdev.ashift
-    base = max(24 * KiB, 24 << max(v.ashift for v in pool.vdevs))
-    for _ in range(base // sector):
-        asize = vdev.psize_to_asize(sector)
+    for psize in copy_psizes(EMPTY_FILESYSTEM, vdev.ashift, pool.version.compression_min_savings):
+        asize = vdev.psize_to_asize(psize)
         if vdev.free < asize:
             break
         for offset, length in vdev.take(asize):

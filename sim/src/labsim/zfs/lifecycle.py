@@ -7,6 +7,7 @@ from copy import deepcopy
 
 from labsim.zfs import raidz_expansion, spacemaps
 from labsim.zfs.layouts import RAIDZ, Layout
+from labsim.zfs.metadata_blocks import EMPTY_FILESYSTEM, block_psize, copy_psizes
 from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.pool import (
     TXG_CONCURRENT_STATES,
@@ -45,21 +46,24 @@ def create_pool(
     # vdev already holding one (metaslab_group_alloc_normal(): METASLAB_WEIGHT_SECONDARY).
     # The recordings show six metaslabs written on each vdev of lab 3's new pool.
     turn = 0
-    for blocks, deferred in ((profile.live, False), (profile.deferred, True)):
-        for psize, count in blocks:
-            for _ in range(count):
-                vdev = vdevs[turn % len(vdevs)]
-                turn += 1
-                asize = vdev.psize_to_asize(psize)
-                pieces = vdev.take(asize, allocator=allocator_for(0, turn, 0, 0,
-                                                                  pool.allocators),
-                                   secondary=psize > 4 * KiB)
-                for offset, length in pieces:
-                    extent = Extent(vdev.id, offset, length)
-                    if deferred:
-                        pool.deferred.append((pool.txg, extent))
-                    else:
-                        pool.metadata.append(extent)
+    rule = version.compression_min_savings
+    live = [*profile.live, *(EMPTY_FILESYSTEM if profile.with_root_objset else ())]
+    for blocks, deferred in ((live, False), (profile.deferred, True)):
+        for psize in copy_psizes(blocks, pool.min_ashift, rule):
+            vdev = vdevs[turn % len(vdevs)]
+            turn += 1
+            asize = vdev.psize_to_asize(psize)
+            pieces = vdev.take(asize, allocator=allocator_for(0, turn, 0, 0, pool.allocators),
+                               secondary=psize > 4 * KiB)
+            for offset, length in pieces:
+                extent = Extent(vdev.id, offset, length)
+                if deferred:
+                    pool.deferred.append((pool.txg, extent))
+                else:
+                    pool.metadata.append(extent)
+    if profile.with_root_objset:
+        pool.mos_physical = sum(block_psize(b, pool.min_ashift, rule) * b.count
+                                for b in profile.live)
     sync_space_maps(pool, new_space_maps_cost=False)  # the new pool's are in create_metadata
     return pool
 

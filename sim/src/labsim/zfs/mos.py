@@ -26,3 +26,5 @@ def grow_mos(pool: Pool, nbytes: int) -> None:
             return
         for offset, length in vdev.take(asize):
             pool.metadata.append(Extent(vdev.id, offset, length))
+        if pool.mos_physical is not None:  # a third: each MOS block has three copies
+            pool.mos_physical += sector // 3

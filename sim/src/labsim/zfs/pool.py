@@ -213,6 +213,11 @@ class Pool:
     # MOS blocks of the metaslabs' space maps made since the pool was created, counted in
     # USED and AVAIL but not placed (SPACE_MAP_MOS_BYTES).
     space_map_bytes: int = 0
+    # The physical bytes of one copy of each MOS block (what the root's logicalused
+    # counts of the MOS, BP_GET_UCSIZE() of metadata): set from the new pool's profile
+    # and grown with the MOS. None: estimated from the placed blocks (older profiles,
+    # which do not tell MOS blocks from the root objset's).
+    mos_physical: int | None = None
     # Block cloning's reference table (labsim.zfs.brt).
     brt: brt.Brt = field(default_factory=brt.Brt)
     # RAID-Z expansion (labsim.zfs.raidz_expansion): the running one or the latest done,

@@ -7,18 +7,11 @@ and dsl_dataset.c); labsim sums the extents of the files and objsets that hold t
 
 from __future__ import annotations
 
-from labsim.zfs.layouts import RAIDZ
+from labsim.zfs import metadata_blocks
+from labsim.zfs.metadata_blocks import Cost
 from labsim.zfs.pool import Dataset, File, Pool
 from labsim.zfs.versions import KiB
 from labsim.zfs.volume_reservation import VolumeSpace
-
-# An empty filesystem's objset (its meta-dnode, the ZPL master node, root directory,
-# delete queue and SA tables), as logicalused counts it: metadata counts its physical
-# size (BP_GET_UCSIZE). 42K in the lab 4 recordings (2.1.11, ashift 12, lz4): e.g.
-# lab4/rs1m's LUSED 33601536 = 32 x 1M of data + a 4K indirect block + 42K; the same
-# objset is 96K of USED (its blocks have two or three copies). At other ashifts the
-# blocks shrink with the sector: this keeps the recorded proportion (an estimate).
-EMPTY_OBJSET_LOGICAL_AT_4K = 42 * KiB
 
 
 def _descendants(pool: Pool, dataset: Dataset) -> list[Dataset]:
@@ -26,22 +19,28 @@ def _descendants(pool: Pool, dataset: Dataset) -> list[Dataset]:
     return [d for n, d in pool.datasets.items() if n.startswith(prefix)]
 
 
-def _objset_logical(pool: Pool) -> int:
-    ashift = max(v.ashift for v in pool.vdevs)
-    return EMPTY_OBJSET_LOGICAL_AT_4K * max(24 * KiB, 24 << ashift) // (96 * KiB)
+def objset_cost(pool: Pool, dataset: Dataset) -> Cost:
+    """The file system's own metadata (labsim.zfs.metadata_blocks): its allocated bytes
+    (REFER's part) and physical bytes (logicalreferenced's part)."""
+    return metadata_blocks.cost(metadata_blocks.filesystem_blocks(dataset.files),
+                                pool.vdevs[0], pool.version.compression_min_savings)
 
 
 def _mos_logical(pool: Pool) -> int:
     """The pool's own metadata (the MOS) as the root's logicalused counts it (its dsl_dir
-    $MOS is a child of the root's): one copy of each of its blocks, which have three
-    (the MOS's blocks are stored with spa_max_replication() copies). An estimate: the
-    lab 4 recordings put the root's own logicalused at about 180K, this gives 170K."""
+    $MOS is a child of the root's): the physical size of one copy of each of its blocks
+    (Pool.mos_physical). Where the new pool's profile does not tell MOS blocks apart, an
+    estimate: a third of what the pool's own blocks take (they have three copies); the
+    lab 4 recordings (2.1.11) put the root's own logicalused at about 180K, this gives
+    170K."""
+    if pool.mos_physical is not None:
+        return pool.mos_physical
     return sum(e.length for e in pool.all_metadata()) // 3
 
 
 def dataset_logical_referenced(pool: Pool, dataset: Dataset) -> int:
     """logicalreferenced: the objset's own metadata and its files' logical bytes."""
-    return _objset_logical(pool) + sum(f.logical for f in dataset.files.values())
+    return objset_cost(pool, dataset).physical + sum(f.logical for f in dataset.files.values())
 
 
 def _dir_files(pool: Pool, dataset: Dataset) -> list[File]:
@@ -68,7 +67,7 @@ def _dir_bytes(pool: Pool, dataset: Dataset, logical: bool) -> int:
     objset's part is the same in each."""
     total = 0
     for d in [dataset, *_descendants(pool, dataset)]:
-        total += _objset_logical(pool) + sum(f.logical if logical else f.compressed
+        total += objset_cost(pool, d).physical + sum(f.logical if logical else f.compressed
                                              for f in _dir_files(pool, d))
     if dataset.name == pool.name:
         total += _mos_logical(pool)
@@ -103,16 +102,12 @@ def file_used_bytes(pool: Pool, file: File) -> int:
 
 def dataset_referenced(pool: Pool, dataset: Dataset) -> int:
     """REFER: the dataset's own objects plus its files' blocks, in deflated bytes."""
-    ashift = max(v.ashift for v in pool.vdevs)
-    base = max(24 * KiB, 24 << ashift)  # an empty filesystem's objset; calibrated in VM
-    if dataset.properties.get("type") == "volume":  # 14 sectors (labsim.zfs.zvols)
-        base = base * 14 // 24
-    if any(v.kind == RAIDZ for v in pool.vdevs):
-        # Estimate, not yet checked on a real pool: the objset's blocks are one sector
-        # each, so on RAID-Z each costs its parity and padding, then counts deflated.
-        vdev = pool.vdevs[0]
-        sector = 1 << vdev.ashift
-        base = vdev.deflate(base // sector * vdev.psize_to_asize(sector))
+    if dataset.properties.get("type") == "volume":
+        # A volume's objset: 14 one-sector blocks (labsim.zfs.zvols), an estimate.
+        ashift = max(v.ashift for v in pool.vdevs)
+        base = max(24 * KiB, 24 << ashift) * 14 // 24
+    else:
+        base = objset_cost(pool, dataset).allocated
     return base + sum(file_used_bytes(pool, f) for f in dataset.files.values())
 
 

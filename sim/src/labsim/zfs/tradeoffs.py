@@ -35,6 +35,7 @@ from labsim.zfs.layouts import (
     psize_to_asize,
     top_level_asize,
 )
+from labsim.zfs.metadata_blocks import EMPTY_FILESYSTEM, copy_psizes
 from labsim.zfs.metaslab import metaslab_shift
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev, metadata_allocation
@@ -173,8 +174,10 @@ def empty_pool_space(pool: PoolLayout, disk_size: int, ashift: int,
     else:
         # The new pool's live blocks, wherever they land (all vdevs are alike here);
         # deferred frees do not count against AVAIL.
-        used = sum(count * deflated(psize_to_asize(pool.vdev, psize, ashift), ratio)
-                   for psize, count in version.create_metadata.live)
+        profile = version.create_metadata
+        live = [*profile.live, *(EMPTY_FILESYSTEM if profile.with_root_objset else ())]
+        used = sum(deflated(psize_to_asize(pool.vdev, psize, ashift), ratio)
+                   for psize in copy_psizes(live, ashift, version.compression_min_savings))
     slop = slop_space(dspace, version)
     return PoolSpace(size=pool.vdev_count * raw, dspace=dspace, slop=slop, used=used,
                      avail=max(0, dspace - slop - used))

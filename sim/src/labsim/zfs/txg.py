@@ -3,21 +3,29 @@ get space maps, and a RAID-Z expansion moves on by a step."""
 
 from __future__ import annotations
 
-from labsim.zfs import raidz_expansion, spacemaps
+from dataclasses import replace
+
+from labsim.zfs import metadata_blocks, raidz_expansion, spacemaps
 from labsim.zfs.pool import TXG_DEFER_SIZE, Pool
-from labsim.zfs.versions import KiB
+from labsim.zfs.versions import KiB, MetaBlock
 
 # A metaslab's first space map (space_map_alloc() when it is first synced with changes)
-# adds blocks to the MOS: lab 7's recordings (2.1.11, ashift 12) show the root's USED grow
-# by about 200K while 96M of writes put space maps on 8 more metaslabs. labsim counts them
-# in USED and AVAIL (Pool.space_map_bytes) without placing them on the vdevs.
-SPACE_MAP_MOS_BYTES = 24 * KiB
+# is a new MOS object of one block: 128K of a few entries (zfs_metaslab_sm_blksz_with_log,
+# module/zfs/metaslab.c), which LZ4 leaves at 1K or less (zdb at ashift 9, OpenZFS 2.3.9:
+# every "SPA space map" block has a physical size of 1K), stored with the MOS's three
+# copies: 3K in all at ashift 9 and 12K at ashift 12 on a mirror. labsim counts them in USED
+# and AVAIL (Pool.space_map_bytes) and in the MOS's logical size, without placing them.
+SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 
 
 def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
     new = spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
-    if new_space_maps_cost:
-        pool.space_map_bytes += new * SPACE_MAP_MOS_BYTES
+    if new_space_maps_cost and new:
+        spent = metadata_blocks.cost([replace(SPACE_MAP_BLOCK, count=new)], pool.vdevs[0],
+                                     pool.version.compression_min_savings)
+        pool.space_map_bytes += spent.allocated
+        if pool.mos_physical is not None:
+            pool.mos_physical += spent.physical
 
 
 def advance_txg(pool: Pool) -> None:

@@ -136,13 +136,31 @@ METASLAB_RULES_2_3 = MetaslabRules(FRAG_TABLE_TO_512M, GroupFragmentation.FREE_W
 
 
 @dataclass(frozen=True)
+class MetaBlock:
+    """``count`` metadata blocks alike, each of ``lsize`` logical bytes, of which LZ4 leaves
+    ``compressed`` bytes (what zio_compress_data() returns, its 4-byte header included;
+    where it was measured with zdb at ashift 9, the physical size it showed there, an upper
+    bound at 512-byte resolution), stored with ``copies`` DVAs. What one costs at a pool's
+    ashift is labsim.zfs.metadata_blocks' business (the sector rounding of
+    zio_write_compress())."""
+
+    lsize: int
+    compressed: int
+    copies: int = 1
+    count: int = 1
+
+
+@dataclass(frozen=True)
 class MetadataBlocks:
     """The blocks a new pool holds right after ``zpool create`` and the first property
-    changes, as (psize, count) pairs: ``live`` ones, and ``deferred`` ones already freed
-    but still allocated for TXG_DEFER_SIZE txgs (counted in ALLOC, not in USED)."""
+    changes: ``live`` ones, and ``deferred`` ones already freed but still allocated for
+    TXG_DEFER_SIZE txgs (counted in ALLOC, not in USED). ``with_root_objset``: the root
+    file system's objset (labsim.zfs.metadata_blocks.EMPTY_FILESYSTEM) is to be added to
+    ``live``; without it, ``live`` includes it."""
 
-    live: tuple[tuple[int, int], ...]
-    deferred: tuple[tuple[int, int], ...]
+    live: tuple[MetaBlock, ...]
+    deferred: tuple[MetaBlock, ...]
+    with_root_objset: bool = False
 
 
 @dataclass(frozen=True)
@@ -362,8 +380,45 @@ ZFS_0_6_5 = ZfsVersion(
 # padding on RAID-Z1) and three 16K blocks (the MOS dnode blocks; 16K on a mirror, 24K on
 # RAID-Z1) give both USED figures exactly: 84 x 4K + 3 x 16K = 384K and 84 x 8K + 3 x 24K =
 # 744K. The 24 deferred 1K blocks are the mirror's 96K gap between ALLOC and USED.
-_CREATE_METADATA_2_1 = MetadataBlocks(live=((1 * KiB, 84), (16 * KiB, 3)),
-                                      deferred=((1 * KiB, 24),))
+# (Blocks of 1K that LZ4 leaves of 16K, and 16K blocks that stay as they are: the profile
+# says nothing about copies, each copy is one of the blocks counted.)
+_CREATE_METADATA_2_1 = MetadataBlocks(
+    live=(MetaBlock(16 * KiB, 1 * KiB, count=84), MetaBlock(16 * KiB, 16 * KiB, count=3)),
+    deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),))
+
+# The 2.3.9 pool's MOS right after `zpool create` and a `zpool sync`, object by object as
+# `zdb -dd` and `zdb -bb` list them at ashift 9 on a 2-way mirror
+# (tests/fixtures/real/2.3.9/probes/lab15-mos-composition.txt): each block's physical size
+# there is the bytes LZ4 left of it, rounded up to 512, and every MOS block has three
+# copies (SPA_DVAS_PER_BP; dmu_write_policy() gives the MOS spa_max_replication()).
+# Objects that are micro ZAPs of a few entries (the DSL directories, props and child maps,
+# snapshot and deadlist maps, the feature ZAPs' small ones, the vdev ZAPs, the object
+# array) compress to BPE_PAYLOAD_SIZE or less and live embedded in their block pointers:
+# they allocate nothing. Empty bpobjs are holes. At ashift 12 every block below rounds
+# to one 4K sector (the recording shows the same objects at 12K, 24K and 36K with three
+# copies), except those whose logical size is smaller, which are stored as they are.
+_CREATE_MOS_2_3 = (
+    MetaBlock(4 * KiB, 512, copies=3),              # the MOS's objset_phys_t
+    MetaBlock(128 * KiB, 1 * KiB, copies=3),        # its meta-dnode's indirect block
+    MetaBlock(16 * KiB, 1 * KiB, copies=3, count=4),  # its dnode blocks (objects 0-159)
+    MetaBlock(16 * KiB, 2560, copies=3),            # object directory (a fat ZAP)
+    MetaBlock(16 * KiB, 2 * KiB, copies=3),
+    MetaBlock(2 * KiB, 1 * KiB, copies=3),          # feature ZAPs
+    MetaBlock(1536, 1 * KiB, copies=3),
+    # Feature descriptions (a fat ZAP): 6.5K at ashift 9 and 36K (three sectors a copy) at
+    # ashift 12, so one of its two blocks compresses to more than 4K.
+    MetaBlock(16 * KiB, 4608, copies=3),
+    MetaBlock(16 * KiB, 2 * KiB, copies=3),
+    MetaBlock(2560, 1 * KiB, copies=3),             # ZAP object 64
+    MetaBlock(128 * KiB, 2 * KiB, copies=3),        # SPA history (grows with commands)
+    MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config, a packed nvlist
+    # Five space maps (the metaslabs written so far, log space maps) and a uint64 array:
+    # 128K blocks of a few entries each (zfs_metaslab_sm_blksz_with_log).
+    MetaBlock(128 * KiB, 1 * KiB, copies=3, count=6),
+)
+_CREATE_METADATA_2_3 = MetadataBlocks(live=_CREATE_MOS_2_3,
+                                      deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),),
+                                      with_root_objset=True)
 
 ZFS_2_1 = ZfsVersion(
     name="2.1",
@@ -435,6 +490,7 @@ ZFS_2_3 = replace(
     zpool_subcommands_added=frozenset({"prefetch", "ddtprune"}),
     zfs_subcommands_added=ZFS_2_2.zfs_subcommands_added | {"rewrite"},
     import_headings_as_status=True,
+    create_metadata=_CREATE_METADATA_2_3,
 )
 
 VERSIONS: dict[str, ZfsVersion] = {v.name: v for v in (ZFS_0_6_5, ZFS_2_1, ZFS_2_2, ZFS_2_3)}

@@ -173,7 +173,15 @@ def _snapshot_value(pool: Pool, s: Snapshot, prop: str) -> tuple[object, str]:
         return (owner.properties.get(prop), "-") if zvols.is_volume(owner) else (None, "-")
     if prop in SETTABLE:
         return property_value(pool, snap.owner(pool, s), prop)
-    if prop in ("logicalreferenced", "logicalused", "compressratio"):
+    if prop == "logicalused":
+        # A dsl_dir's figure (dsl_dir_stats()), which a snapshot does not have: "-"
+        # (recorded on 2.3.9, tests/fixtures/real/2.3.9/probes/lab15-mos-composition.txt).
+        return None, "-"
+    if prop == "logicalreferenced":
+        owner = snap.owner(pool, s)
+        return dataset_logical_referenced(pool, Dataset(owner.name, files=s.files,
+                                                        properties=owner.properties)), "-"
+    if prop == "compressratio":
         raise UsageError(msg.not_simulated("zfs get", f"the {prop} of a snapshot",
                                                     pool.version.release), 1)
     return props.stored_value(pool, s, prop, pool.version)

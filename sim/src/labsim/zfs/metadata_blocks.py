@@ -1,0 +1,175 @@
+"""What metadata blocks cost at a pool's ashift, and the blocks of a file system's own
+object set.
+
+A metadata block is always compressed (dmu_write_policy(): metadata gets LZ4 whatever the
+dataset's compression, module/zfs/dmu.c), and zio_write_compress() (module/zfs/zio.c)
+rounds what LZ4 leaves up to the sector, or stores the block as it is when that would not
+be smaller. So the same block costs one 512-byte sector or two at ashift 9 and one 4K
+sector at ashift 12, and a 512-byte micro ZAP costs 512 bytes of physical size in both but
+a whole sector of allocation. Logical space counts metadata by its physical size
+(BP_GET_UCSIZE()); USED and REFER count every copy's allocated size, deflated on RAID-Z
+(bp_get_dsize()).
+
+The blocks of an empty ZPL file system, as `zdb -dd` lists its objects on OpenZFS 2.3.9 at
+ashift 9 and 12 (tests/fixtures/real/2.3.9/probes/lab15-mos-composition.txt; 2.1.11 shows
+the same 96K of REFER and 42K of logicalreferenced at ashift 12): its objset_phys_t; a
+meta-dnode of six levels (dmu_objset_create_impl() gives it the levels to address
+DN_MAX_OBJECT dnodes), so five 128K indirect blocks of one or two pointers above its
+16K dnode blocks; the master node, a 512-byte micro ZAP of too many entries to embed; the
+SA attribute registration (a 1.5K micro ZAP) and the SA layouts (a fat ZAP of two 16K
+blocks). The SA master node, the delete queue, the root directory while it names few
+files, and the user, group and project accounting ZAPs compress to BPE_PAYLOAD_SIZE or
+less and are embedded in their block pointers (zio_write_compress()): they allocate
+nothing. Every block has two copies (dmu_write_policy(): one more than the data's).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from labsim.zfs import compression
+from labsim.zfs.lz4_zfs import lz4_size
+from labsim.zfs.records import BLKPTR_LZ4_BYTES, BLKPTR_SIZE
+from labsim.zfs.vdevs import TopVdev
+from labsim.zfs.versions import KiB, MetaBlock, MinSavings
+
+DNODE_BLOCK_SIZE = 16 * KiB  # DNODE_BLOCK_SHIFT 14
+DNODES_PER_BLOCK = DNODE_BLOCK_SIZE // 512  # 512-byte dnodes (dnodesize=legacy)
+INDIRECT_BLOCK_SIZE = 128 * KiB  # DN_MAX_INDBLKSHIFT 17
+OBJSET_PHYS_SIZE = 4 * KiB  # OBJSET_PHYS_SIZE_V3: user, group and project used dnodes
+META_DNODE_LEVELS = 6
+DATASET_METADATA_COPIES = 2
+# What one used dnode adds to its dnode block once LZ4 has been over it: of its 512 bytes,
+# the block pointer's checksum and DVA offsets do not compress, the header and the system
+# attributes' bonus mostly repeat their neighbours. An estimate inside what the recording
+# allows: the dnode block holding five (objects 32-36) compressed to more than 512 bytes
+# and at most 1024, the one holding two (the master node and a file) to at most 512.
+DNODE_LZ4_BYTES = 128
+# The objects of a new file system in its second dnode block (32-36: SA master node,
+# delete queue, root directory, SA registration, SA layouts), and the first object
+# number a file gets after the master node (object 1).
+FS_OBJECTS_IN_SECOND_BLOCK = 5
+FIRST_FILE_OBJECT = 2
+# A micro ZAP (include/sys/zap_impl.h): a 64-byte header (block type, salt, normalization
+# flags), then 64-byte entries (value, collision differentiator, a 50-byte name).
+MZAP_ENT_LEN = 64
+MZAP_NAME_LEN = 50
+ZBT_MICRO = (1 << 63) + 3
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What blocks take: ``allocated`` bytes of every copy as USED counts them (deflated
+    on RAID-Z), ``physical`` bytes of one copy each (what logical space counts of
+    metadata)."""
+
+    allocated: int = 0
+    physical: int = 0
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(self.allocated + other.allocated, self.physical + other.physical)
+
+
+def block_psize(block: MetaBlock, ashift: int, rule: MinSavings) -> int:
+    """zio_write_compress()'s physical size of one such block: the compressed size
+    rounded up to the sector, or the logical size when that is not smaller."""
+    return compression.psize_after_rounding(block.lsize, block.compressed, ashift, rule)
+
+
+def cost(blocks: Iterable[MetaBlock], vdev: TopVdev, rule: MinSavings) -> Cost:
+    """The blocks' cost on ``vdev`` (its ashift, asize and deflate rules)."""
+    allocated = physical = 0
+    for block in blocks:
+        psize = block_psize(block, vdev.ashift, rule)
+        if not psize:
+            continue
+        allocated += block.count * block.copies * vdev.deflate(vdev.psize_to_asize(psize))
+        physical += block.count * psize
+    return Cost(allocated, physical)
+
+
+def indirect_compressed(pointers: int) -> int:
+    """An indirect block of ``pointers`` block pointers after LZ4 (labsim.zfs.records
+    counts BLKPTR_LZ4_BYTES a pointer, and the zeros after them as one long match)."""
+    unused = INDIRECT_BLOCK_SIZE - pointers * BLKPTR_SIZE
+    return (compression.ZFS_LZ4_HEADER + pointers * BLKPTR_LZ4_BYTES
+            + compression.length_bytes(unused))
+
+
+def dnode_block_compressed(dnodes: int) -> int:
+    """A 16K dnode block holding ``dnodes`` used dnodes, after LZ4."""
+    return (compression.ZFS_LZ4_HEADER + dnodes * DNODE_LZ4_BYTES
+            + compression.length_bytes(DNODE_BLOCK_SIZE - dnodes * 512))
+
+
+def micro_zap_bytes(names: Iterable[str], salt_seed: int = 0) -> bytes:
+    """A micro ZAP block naming ``names`` (object numbers from 2), as mzap_phys_t lays it
+    out: the smallest multiple of 512 bytes that holds the header and every entry
+    (mzap_upgrade() past zap_micro_max_size is not modelled)."""
+    names = list(names)
+    size = max(512, -(-(MZAP_ENT_LEN * (len(names) + 1)) // 512) * 512)
+    out = bytearray(size)
+    out[0:8] = ZBT_MICRO.to_bytes(8, "little")
+    out[8:16] = random.Random(salt_seed).getrandbits(64).to_bytes(8, "little")
+    for i, name in enumerate(names):
+        at = MZAP_ENT_LEN * (i + 1)
+        out[at:at + 8] = (FIRST_FILE_OBJECT + i).to_bytes(8, "little")
+        encoded = name.encode()[:MZAP_NAME_LEN - 1]
+        out[at + 14:at + 14 + len(encoded)] = encoded
+    return bytes(out)
+
+
+def directory_block(names: Iterable[str]) -> MetaBlock | None:
+    """The directory's micro ZAP as a block, or None when it is embedded in its block
+    pointer (it compresses to BPE_PAYLOAD_SIZE or less)."""
+    data = micro_zap_bytes(names)
+    compressed = lz4_size(data, len(data)) + compression.ZFS_LZ4_HEADER
+    if compressed <= compression.BPE_PAYLOAD_SIZE:
+        return None
+    return MetaBlock(len(data), compressed, copies=DATASET_METADATA_COPIES)
+
+
+def filesystem_blocks(file_names: Iterable[str] = ()) -> tuple[MetaBlock, ...]:
+    """The metadata blocks of a ZPL file system holding ``file_names`` in its root
+    directory (files' own indirect blocks are counted with the files)."""
+    names = list(file_names)
+    copies = DATASET_METADATA_COPIES
+    # Dnode blocks: the first holds the master node and the files (objects 2-31), the
+    # second the file system's own objects, later ones the files after object 31.
+    per_block = [1 + min(len(names), DNODES_PER_BLOCK - FIRST_FILE_OBJECT),
+                 FS_OBJECTS_IN_SECOND_BLOCK]
+    rest = len(names) - (DNODES_PER_BLOCK - FIRST_FILE_OBJECT)
+    while rest > 0:
+        per_block.append(min(rest, DNODES_PER_BLOCK))
+        rest -= DNODES_PER_BLOCK
+    blocks = [
+        MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
+        # L5 to L2 of the meta-dnode point at one block each; L1 at the dnode blocks.
+        MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
+                  count=META_DNODE_LEVELS - 2),
+        MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(len(per_block)), copies),
+        *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies) for n in per_block),
+        MetaBlock(512, 512, copies),  # the master node
+        MetaBlock(1536, 512, copies),  # SA attribute registration
+        MetaBlock(16 * KiB, 2 * KiB, copies, count=2),  # SA layouts, a fat ZAP
+    ]
+    directory = directory_block(names)
+    if directory is not None:
+        blocks.append(directory)
+    return tuple(blocks)
+
+
+EMPTY_FILESYSTEM = filesystem_blocks()
+
+
+def copy_psizes(blocks: Iterable[MetaBlock], ashift: int, rule: MinSavings) -> list[int]:
+    """The physical size of every copy of every block, in order (holes and embedded
+    blocks left out): what has to be allocated to write them."""
+    out = []
+    for block in blocks:
+        psize = block_psize(block, ashift, rule)
+        if psize:
+            out += [psize] * (block.count * block.copies)
+    return out
