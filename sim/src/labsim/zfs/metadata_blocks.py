@@ -173,3 +173,28 @@ def copy_psizes(blocks: Iterable[MetaBlock], ashift: int, rule: MinSavings) -> l
         if psize:
             out += [psize] * (block.count * block.copies)
     return out
+
+
+def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
+    """The blocks a change to a file system rewrites, by group (labsim.zfs.snapshots
+    follows them through a snapshot chain): "root", the objset_phys_t and the meta-dnode's
+    indirect blocks, rewritten by any change; "dir", the dnode block holding the root
+    directory (its micro ZAP is embedded while it names few files); "dnode", the dnode
+    block of a file written; "fresh", what a head made afresh (rolled back to, or promoted)
+    rewrites besides. The copies of "dnode" (one) and the size of "fresh" (a dnode block)
+    are the 2.1.11 calibration (tests/fixtures/real/2.1.11/06-snapshots*: 52K of unique
+    metadata after one file rewritten, 64K after a file created or removed, 56K for a
+    snapshot a head was made from, at ashift 12), which the blocks give exactly there."""
+    copies = DATASET_METADATA_COPIES
+    if group == "root":
+        return (MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
+                MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
+                          count=META_DNODE_LEVELS - 1))
+    if group == "dir":
+        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(FS_OBJECTS_IN_SECOND_BLOCK),
+                          copies, count=2),)
+    if group == "dnode":
+        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), 1),)
+    if group == "fresh":
+        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), copies),)
+    raise ValueError(f"unknown metadata group {group!r}")

@@ -95,7 +95,8 @@ class Snapshot:
     files: dict[str, File] = field(default_factory=dict)
     creation: float = 0.0
     # The head was made afresh from it (zfs rollback to it, or zfs promote of a clone of
-    # it): the head it now leads to rewrote metadata of its own (METADATA_BYTES["fresh"]).
+    # it): the head it now leads to rewrote metadata of its own (the "fresh" group of
+    # labsim.zfs.metadata_blocks.rewritten_group).
     fresh_head: bool = False
 
     @property

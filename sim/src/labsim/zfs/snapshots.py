@@ -33,16 +33,17 @@ conv=notrunc), so a file's blocks are born and die together.
 Metadata: when a head changes after a snapshot, the blocks of its object set that the
 change rewrites (the objset block, meta-dnode blocks, the directory) are copied on write,
 and the snapshot keeps the old copies. labsim follows a few groups of such blocks through
-each chain (METADATA_BYTES); their bytes are counted, not allocated: ``zpool list`` does
-not see them.
+each chain (labsim.zfs.metadata_blocks.rewritten_group); their bytes are counted, not
+allocated: ``zpool list`` does not see them.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from labsim.zfs import zvols
+from labsim.zfs import metadata_blocks, zvols
 from labsim.zfs.mos import grow_mos
 from labsim.zfs.pool import Dataset, File, Pool, Snapshot, file_is_referenced
 from labsim.zfs.space import dataset_referenced, file_used_bytes, usedbyrefreservation
@@ -108,19 +109,12 @@ def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
 
 # ---------------------------------------------------------------- space
 
-# Metadata blocks a change rewrites, by group, in bytes as dataset space counts them (every
-# block one 4K sector, stored twice or three times). Calibrated on 2.1.11 with ashift 12 and
-# a dataset of a few files (tests/fixtures/real/2.1.11/06-snapshots*, and a probe of
-# single-block files): a snapshot whose head then rewrote one file keeps 52K of metadata
-# (the "root" group and the file's dnode block), one whose head then created or removed a
-# file keeps 64K (the root group and the directory), a clone that wrote two files is
-# charged 72K besides their data. "root" is the objset block, the meta-dnode's indirect
-# blocks and the user/group/project accounting ZAPs, rewritten by any change; "dir" the
-# directory's ZAP and its dnode; "dnode" the dnode block of one file. "fresh": a snapshot
-# that a head was made from afresh (rolled back to, or the origin of a promoted clone)
-# shows 56K of unique metadata rather than 48K, as if the new head had rewritten 8K more
-# (recorded, not explained: the DSL counts it in the snapshot's USED only).
-METADATA_BYTES = {"root": 48 * KiB, "dir": 16 * KiB, "dnode": 4 * KiB, "fresh": 8 * KiB}
+# Metadata blocks a change rewrites, by group (labsim.zfs.metadata_blocks.rewritten_group):
+# "root" is the objset block and the meta-dnode's indirect blocks, rewritten by any change;
+# "dir" the dnode block of the directory; "dnode" the dnode block of one file; "fresh": a
+# snapshot that a head was made from afresh (rolled back to, or the origin of a promoted
+# clone) shows a dnode block more of unique metadata, as if the new head had rewritten it
+# (recorded on 2.1.11, not explained: the DSL counts it in the snapshot's USED only).
 # Each snapshot, clone and promote adds objects to the MOS (a dsl_dataset, its deadlist, a
 # dsl_dir, the snapshot names ZAP...), which the root dataset's USED counts and which
 # destroying the snapshot does not give back at once: 24K each on 2.1.11 (a probe's two
@@ -194,8 +188,16 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     return out
 
 
-def _token_bytes(tokens: Iterable[Token]) -> int:
-    return sum(METADATA_BYTES[group] for group, _, _ in tokens)
+def _token_bytes(pool: Pool, tokens: Iterable[Token]) -> int:
+    """What the metadata block versions ``tokens`` take at the pool's ashift
+    (labsim.zfs.metadata_blocks.rewritten_group)."""
+    groups = Counter(group for group, _, _ in tokens)
+    return sum(n * _group_bytes(pool, group) for group, n in groups.items())
+
+
+def _group_bytes(pool: Pool, group: str) -> int:
+    return metadata_blocks.cost(metadata_blocks.rewritten_group(group), pool.vdevs[0],
+                                pool.version.compression_min_savings).allocated
 
 
 def referenced(pool: Pool, objset: Objset) -> int:
@@ -226,7 +228,7 @@ def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int) -> tuple[i
     meta = set().union(*tokens[start:end + 1])
     meta -= (tokens[start - 1] if start else set())
     meta -= (tokens[end + 1] if end + 1 < len(members) else set())
-    return _bytes(pool, files), _token_bytes(meta)
+    return _bytes(pool, files), _token_bytes(pool, meta)
 
 
 def _index(members: list[Objset], objset: Objset) -> int:
@@ -266,7 +268,7 @@ def _clone_own(pool: Pool, dataset: Dataset) -> tuple[int, int]:
     tokens = _chain_tokens(dataset, members)
     inherited = _ids(members[0])
     own = [f for f in dataset.files.values() if id(f) not in inherited]
-    return _bytes(pool, own), _token_bytes(tokens[-1] - tokens[0])
+    return _bytes(pool, own), _token_bytes(pool, tokens[-1] - tokens[0])
 
 
 def _snapshots_own(pool: Pool, dataset: Dataset) -> tuple[int, int]:
@@ -303,7 +305,7 @@ def space(pool: Pool, dataset: Dataset) -> Space:
 
 
 def unallocated_metadata(pool: Pool) -> int:
-    """The metadata snapshots and clones keep (METADATA_BYTES) and second mountpoint
+    """The metadata snapshots and clones keep (rewritten_group()) and second mountpoint
     directories (SECOND_MOUNTPOINT_BYTES), which labsim counts in USED without
     allocating it."""
     total = 0
