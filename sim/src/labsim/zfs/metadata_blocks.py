@@ -198,3 +198,16 @@ def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
     if group == "fresh":
         return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), copies),)
     raise ValueError(f"unknown metadata group {group!r}")
+
+
+def volume_blocks() -> tuple[MetaBlock, ...]:
+    """The metadata blocks of a volume's objset (zvol_create_cb(): the data object 1 and
+    the "zvol prop" micro ZAP, object 2, embedded while it holds only its size): the
+    objset_phys_t, the meta-dnode's five indirect blocks and one dnode block. 6K of
+    logicalreferenced at ashift 9 on 2.3.9 (generated seed 8's empty volume), 56K of REFER
+    at ashift 12 on 2.1.11 (lab 7's new volumes)."""
+    copies = DATASET_METADATA_COPIES
+    return (MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
+            MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
+                      count=META_DNODE_LEVELS - 1),
+            MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), copies))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from labsim.zfs import metadata_blocks
 from labsim.zfs.metadata_blocks import Cost
 from labsim.zfs.pool import Dataset, File, Pool
-from labsim.zfs.versions import KiB
 from labsim.zfs.volume_reservation import VolumeSpace
 
 
@@ -20,10 +19,11 @@ def _descendants(pool: Pool, dataset: Dataset) -> list[Dataset]:
 
 
 def objset_cost(pool: Pool, dataset: Dataset) -> Cost:
-    """The file system's own metadata (labsim.zfs.metadata_blocks): its allocated bytes
+    """The file system's or volume's own metadata (labsim.zfs.metadata_blocks): its allocated bytes
     (REFER's part) and physical bytes (logicalreferenced's part)."""
-    return metadata_blocks.cost(metadata_blocks.filesystem_blocks(dataset.files),
-                                pool.vdevs[0], pool.version.compression_min_savings)
+    blocks = (metadata_blocks.volume_blocks() if dataset.properties.get("type") == "volume"
+              else metadata_blocks.filesystem_blocks(dataset.files))
+    return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
 
 
 def _mos_logical(pool: Pool) -> int:
@@ -102,12 +102,7 @@ def file_used_bytes(pool: Pool, file: File) -> int:
 
 def dataset_referenced(pool: Pool, dataset: Dataset) -> int:
     """REFER: the dataset's own objects plus its files' blocks, in deflated bytes."""
-    if dataset.properties.get("type") == "volume":
-        # A volume's objset: 14 one-sector blocks (labsim.zfs.zvols), an estimate.
-        ashift = max(v.ashift for v in pool.vdevs)
-        base = max(24 * KiB, 24 << ashift) * 14 // 24
-    else:
-        base = objset_cost(pool, dataset).allocated
+    base = objset_cost(pool, dataset).allocated
     return base + sum(file_used_bytes(pool, f) for f in dataset.files.values())
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from labsim.zfs import records as records_mod
 from labsim.zfs.datasets import create_dataset
+from labsim.zfs.metadata_blocks import copy_psizes, volume_blocks
 from labsim.zfs.mos import grow_mos, objset_id
 from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
 from labsim.zfs.records import expected_records_touched
@@ -75,11 +76,6 @@ def check_volsize(volsize: int, volblocksize: int) -> str | None:
 VOLUME_OBJECT = "\0volume"
 
 
-# An empty volume's objset: 56K at ashift 12 (REFER of a new zvol in the lab 7 recordings,
-# 2.1.11), where a new file system's is 96K (24 sectors).
-VOLUME_OBJSET_SECTORS = 14
-
-
 VOLUME_MOS_BYTES = 32 * KiB
 
 
@@ -108,9 +104,11 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
                                                                             copies)})
     dataset = create_dataset(pool, name, props)
     # A volume's objset is smaller than a file system's (no ZPL master node, root
-    # directory, delete queue or SA tables): VOLUME_OBJSET_SECTORS of create_dataset's.
-    sector = 1 << max(v.ashift for v in pool.vdevs)
-    while sum(e.length for e in dataset.objset_extents) > VOLUME_OBJSET_SECTORS * sector:
+    # directory, delete queue or SA tables): metadata_blocks.volume_blocks().
+    vdev = pool.vdevs[dataset.objset_extents[0].vdev] if dataset.objset_extents else None
+    keep = sum(vdev.psize_to_asize(p) for p in copy_psizes(
+        volume_blocks(), vdev.ashift, pool.version.compression_min_savings)) if vdev else 0
+    while sum(e.length for e in dataset.objset_extents) > keep:
         extent = dataset.objset_extents.pop()
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     # The MOS grows more than for a file system: the lab 7 recordings (2.1.11) show 32K
