@@ -67,8 +67,13 @@ def _dir_bytes(pool: Pool, dataset: Dataset, logical: bool) -> int:
     objset's part is the same in each."""
     total = 0
     for d in [dataset, *_descendants(pool, dataset)]:
-        total += objset_cost(pool, d).physical + sum(f.logical if logical else f.compressed
-                                             for f in _dir_files(pool, d))
+        files = _dir_files(pool, d)
+        # A clone shares its origin's objset blocks (dsl_dataset_clone_sync() starts it
+        # from the origin's block pointer) until it writes: an unchanged clone is charged
+        # nothing (recorded on 2.3.9: logicalused 0).
+        if d.origin is None or files:
+            total += objset_cost(pool, d).physical
+        total += sum(f.logical if logical else f.compressed for f in files)
     if dataset.name == pool.name:
         total += _mos_logical(pool)
     return total
