@@ -152,7 +152,7 @@ def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
     changed = {("dnode", n) for n in new.files if old.files.get(n) is not new.files[n]}
     if old.files.keys() != new.files.keys():
         changed.add(("dir", ""))
-    if changed or (isinstance(old, Snapshot) and old.fresh_head):
+    if changed or (isinstance(old, Snapshot) and old.fresh_head and old.head_diverged):
         changed.add(("root", ""))
     return changed
 
@@ -395,7 +395,7 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     clone_ds.origin = parent.origin
     for snap in moving:
         rename_snapshot(pool, snap, clone_ds)
-    origin.fresh_head = True
+    origin.fresh_head = origin.head_diverged = True
     clone_ds.snapshots = [*moving, *clone_ds.snapshots]
     older = [g for g in parent.destroyed_snapshots if g.txg <= origin.txg]
     parent.destroyed_snapshots = [g for g in parent.destroyed_snapshots if g not in older]
@@ -418,8 +418,12 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     files become the snapshot's again (dsl_dataset_rollback_sync() swaps in a clone of
     the snapshot); what only the head held is freed."""
     dropped = list(dataset.files.values())
+    changed = (dataset.files.keys() != snap.files.keys()
+               or any(f is not snap.files[n] for n, f in dataset.files.items())
+               or any(s.txg > snap.txg for s in dataset.destroyed_snapshots))
     dataset.files = dict(snap.files)
     snap.fresh_head = True
+    snap.head_diverged = snap.head_diverged or changed
     # The new head is a copy of the snapshot: what the old one rewrote is history.
     dataset.destroyed_snapshots = [s for s in dataset.destroyed_snapshots if s.txg <= snap.txg]
     _free_unheld(pool, dropped)
