@@ -6,7 +6,9 @@ snapshot names; creating a snapshot, a clone or a volume adds objects to it.
 
 from __future__ import annotations
 
+from labsim.zfs.metadata_blocks import block_psize, indirect_compressed
 from labsim.zfs.pool import Dataset, Extent, Pool
+from labsim.zfs.versions import KiB, MetaBlock
 
 
 def objset_id(pool: Pool, dataset: Dataset) -> int:
@@ -28,3 +30,37 @@ def grow_mos(pool: Pool, nbytes: int) -> None:
             pool.metadata.append(Extent(vdev.id, offset, length))
         if pool.mos_physical is not None:  # a third: each MOS block has three copies
             pool.mos_physical += sector // 3
+
+
+# A dsl_dir "zapified" (dmu_object_zapify(): its object becomes a fat ZAP, so it can hold
+# more than its dsl_dir_phys_t) when its first snapshot records snapshots_changed
+# (dsl_dir_snap_cmtime_update(), "com.ixsystems:snapshots_changed", OpenZFS 2.2.0): a fat
+# ZAP of two 16K blocks under an indirect block, stored as the MOS stores everything, three
+# times. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-mos-growth.txt): the
+# file system's DSL directory object went from an embedded 512-byte block to 15K of dsize
+# at ashift 9 with the first snapshot, and 36K at ashift 12.
+ZAPIFIED_DIR = (MetaBlock(128 * KiB, indirect_compressed(2), copies=3),
+                MetaBlock(16 * KiB, 2 * KiB, copies=3, count=2))
+
+
+def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...]) -> None:
+    """New MOS blocks: every copy allocated (on the emptiest vdev, one copy per vdev in
+    turn where there are several) and one copy's physical size added to the MOS's."""
+    rule = pool.version.compression_min_savings
+    turn = 0
+    for block in blocks:
+        psize = block_psize(block, pool.min_ashift, rule)
+        if not psize:
+            continue
+        for _ in range(block.count):
+            for _ in range(block.copies):
+                order = sorted(pool.vdevs, key=lambda v: -v.free)
+                vdev = order[turn % len(order)]
+                turn += 1
+                asize = vdev.psize_to_asize(psize)
+                if vdev.free < asize:
+                    continue
+                for offset, length in vdev.take(asize):
+                    pool.metadata.append(Extent(vdev.id, offset, length))
+            if pool.mos_physical is not None:
+                pool.mos_physical += psize

@@ -137,6 +137,9 @@ class Dataset:
     # metadata the head rewrote while they existed stays rewritten, so labsim.zfs.snapshots
     # still walks through them when it versions the chain's metadata blocks.
     destroyed_snapshots: list[Snapshot] = field(default_factory=list)
+    # Whether its dsl_dir has been made a ZAP (2.2+: by its first snapshot,
+    # labsim.zfs.mos.ZAPIFIED_DIR).
+    dir_zapified: bool = False
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from labsim.zfs import metadata_blocks, zvols
-from labsim.zfs.mos import grow_mos
+from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
 from labsim.zfs.pool import Dataset, File, Pool, Snapshot, file_is_referenced
 from labsim.zfs.space import dataset_referenced, file_used_bytes, usedbyrefreservation
 from labsim.zfs.txg import advance_txg
@@ -327,7 +327,14 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
         raise SnapshotError(f"cannot create snapshot '{name}': dataset already exists")
     snap = Snapshot(name, pool.txg, dict(dataset.files), now)
     dataset.snapshots.append(snap)
-    grow_mos(pool, MOS_BYTES_PER_CHANGE)
+    if "snapshots_changed" in pool.version.dataset_properties_added:
+        # 2.2+: the first snapshot zapifies the dsl_dir (labsim.zfs.mos.ZAPIFIED_DIR); the
+        # snapshot's own MOS objects are micro ZAPs, embedded.
+        if not dataset.dir_zapified:
+            add_mos_blocks(pool, ZAPIFIED_DIR)
+            dataset.dir_zapified = True
+    else:
+        grow_mos(pool, MOS_BYTES_PER_CHANGE)
     return snap
 
 
