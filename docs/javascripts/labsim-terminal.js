@@ -69,7 +69,9 @@ export class LabTerminal {
   }
 
   async open(assets) {
+    performance.mark("labsim:terminal-open");
     const [{ Terminal }, { FitAddon }] = await Promise.all([import(assets.xterm), import(assets.fit)]);
+    performance.mark("labsim:xterm-imported");
     if (this.disposed) return;
     this.root.querySelector(".labsim-term-ui")?.remove();
     const screen = document.createElement("div");
@@ -117,6 +119,7 @@ export class LabTerminal {
     if (this.state.screen) this.term.write(this.state.screen);
     this.showPrompt();
     this.updateStatus();
+    performance.mark("labsim:terminal-opened");
   }
 
   fitColumns() {

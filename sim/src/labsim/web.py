@@ -157,6 +157,24 @@ class Bridge:
             del self.session_networks[other]
 
 
+def preload() -> Bridge:
+    """Import every labsim module, then make the worker's Bridge.
+
+    The site build runs this in Pyodide before it takes a memory snapshot
+    (tools/pyodide_snapshot.mjs): the page's worker then starts from that snapshot with
+    everything imported, and a terminal's first command pays for no import (the command
+    modules are otherwise imported on first use, labsim.shell.session)."""
+    import importlib
+    import pkgutil
+
+    import labsim
+
+    for module in pkgutil.walk_packages(labsim.__path__, "labsim."):
+        if module.name != "labsim.__main__":  # the command line, which runs on import
+            importlib.import_module(module.name)
+    return Bridge()
+
+
 def initial_payload(scenario: str, overrides: dict | None = None) -> dict[str, object]:
     """What the site build embeds in a page so the first chart needs no Python in the browser.
 
