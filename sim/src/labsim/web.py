@@ -111,6 +111,22 @@ class Bridge:
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
                            "status": result.status})
 
+    def complete(self, session_id: str, line: str, cursor: int, commands: str = "",
+                 network: str = "", host: str = "", hosts: str = "", zfs_version: str = "") -> str:
+        """Tab completion of the word before ``cursor`` in ``line`` (labsim.completion), in
+        the named session; ``commands`` (JSON list) are the terminal's own commands.
+        Returns {start, word, candidates, open}."""
+        from labsim.completion import complete
+
+        session = self._session(session_id, network, host or session_id, hosts,
+                                _version(zfs_version))
+        extra = json.loads(commands) if commands else []
+        try:
+            found = complete(session, line, cursor, extra).as_json()
+        except Exception:  # a simulator bug must not break the terminal's Tab key
+            found = {"start": cursor, "word": "", "candidates": [], "open": []}
+        return json.dumps(found)
+
     def _session(self, session_id: str, network: str, host: str, hosts: str,
                  version: ZfsVersion = DEFAULT_VERSION) -> Session:
         session = self.sessions.get(session_id)
