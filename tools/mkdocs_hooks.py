@@ -346,6 +346,7 @@ def _head_hints(base: str, widget: bool, terminal: bool) -> str:
         hints.append(f'<link rel="preload" href="{plotly}" as="script">')
     if terminal:
         hints += [f'<link rel="modulepreload" href="{base}javascripts/labsim-terminal.js">',
+                  f'<link rel="modulepreload" href="{base}javascripts/labsim-terminal-text.js">',
                   f'<link rel="modulepreload" href="{base}assets/vendor/xterm/xterm.mjs">',
                   f'<link rel="modulepreload" href="{base}assets/vendor/xterm/addon-fit.mjs">',
                   f'<link rel="preload" href="{base}assets/vendor/xterm/xterm.css" as="style">']

@@ -6,7 +6,8 @@
 // is up (from: "snapshot", the build's memory snapshot, or "wheel", a normal start), or
 // {event: "failed", error}. Methods: describe, simulate, terminal (session, line, and for a
 // host of a shared network: network, host, hosts; then the OpenZFS release a new machine
-// runs), reset (session, release) (labsim.web.Bridge, JSON strings in and out), ping, and _exec (run Python source, return repr of the last
+// runs), complete (session, line, cursor, the terminal's own commands as JSON, then as for
+// terminal), reset (session, release) (labsim.web.Bridge, JSON strings in and out), ping, and _exec (run Python source, return repr of the last
 // expression; used by the benchmark and the tests).
 
 import { zfsLz4Size } from "./zfs-lz4.js";
@@ -119,6 +120,8 @@ const methods = {
   warm: (scenario) => { bridge.warm(scenario); return null; },
   terminal: (sessionId, line, network = "", host = "", hosts = "", zfsVersion = "") =>
     bridge.terminal(sessionId, line, network, host, hosts, zfsVersion),
+  complete: (sessionId, line, cursor, commands = "", network = "", host = "", hosts = "", zfsVersion = "") =>
+    bridge.complete(sessionId, line, cursor, commands, network, host, hosts, zfsVersion),
   reset: (sessionId, zfsVersion = "") => { bridge.reset(sessionId, zfsVersion); return null; },
   _exec: (source) => {
     const value = pyodide.runPython(source);
