@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from labsim.net.model import Network, add_host
 from labsim.scenarios import controls, get_scenario
 from labsim.scenarios.base import description, simulate
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.session import CommandResult, Session, interleaved
 from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
 
 
@@ -95,7 +95,8 @@ class Bridge:
 
     def terminal(self, session_id: str, line: str, network: str = "", host: str = "",
                  hosts: str = "", zfs_version: str = "") -> str:
-        """Run one command line in the named session; returns {stdout, stderr, status}.
+        """Run one command line in the named session; returns {stdout, stderr, status, output},
+        output: [[1 or 2, text], ...], what a terminal shows in the order it was written.
 
         With ``network``, the session is host ``host`` (default: the session id) of that
         shared network; ``hosts`` (JSON: names, or [name, setup] pairs) are the page's
@@ -109,7 +110,8 @@ class Bridge:
             result = CommandResult.fail(
                 f"labsim: internal error ({type(err).__name__}: {err}); please report it", 70)
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
-                           "status": result.status})
+                           "status": result.status,
+                           "output": [list(piece) for piece in interleaved(result)]})
 
     def complete(self, session_id: str, line: str, cursor: int, commands: str = "",
                  network: str = "", host: str = "", hosts: str = "", zfs_version: str = "") -> str:
