@@ -341,17 +341,14 @@ export class LabTerminal {
     if (command && this.state.history.at(-1) !== text) this.state.history.push(text);
     if (!command) return this.showPrompt();
     const words = command.split(/\s+/);
-    if (command === "clear") {
-      this.clearScreen();
-      return this.showPrompt();
-    }
-    if (command === "help") {
-      this.write(HELP);
-      return this.showPrompt();
-    }
-    if (words[0] === "man" && !/[;&|<>]/.test(command)) {
-      this.write(`${RED}${manNotice(words).replace(/\n$/, "")}${RESET}\n`);
-      return this.showPrompt();
+    // The terminal's own commands, answered here at once (Python may not even be up).
+    const man = words[0] === "man" && !/[;&|<>]/.test(command);
+    if (command === "clear" || command === "help" || man) {
+      if (command === "clear") this.clearScreen();
+      else if (command === "help") this.write(HELP);
+      else this.write(`${RED}${manNotice(words).replace(/\n$/, "")}${RESET}\n`);
+      this.showPrompt();
+      return this.answered();
     }
     this.busy = true;
     this.interrupted = false;
@@ -375,12 +372,15 @@ export class LabTerminal {
     if (this.disposed) return;
     this.showPrompt();
     this.updateStatus();
+    await this.answered();
+    this.resume();
+  }
+
+  /** Counts a command once its answer is on screen (data-commands, for tests and tools). */
+  async answered() {
     await this.flushed();
     this.commands += 1;
-    this.root.dataset.commands = String(this.commands); // the answer is on screen now
-    const pending = this.typeahead;
-    this.typeahead = "";
-    if (pending) this.input(pending);
+    this.root.dataset.commands = String(this.commands);
   }
 
   /** A command's output: standard output and error in the order the command wrote them
