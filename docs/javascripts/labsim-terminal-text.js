@@ -78,7 +78,7 @@ export const HELP = [
   "  clear, Ctrl-L clear the screen          Ctrl-A / Ctrl-E  start / end of the line",
   "  Paste a lesson's block with its root@lab:~# prompts: each command runs.",
   "  Esc then Tab (or Shift+Tab) leaves the terminal; \"Reset machine\" starts afresh.",
-  "Tab at an empty prompt lists the commands. What labsim does not model answers",
+  "Tab twice at an empty prompt lists the commands. What labsim does not model answers",
   "\"not simulated\": try it in the course's VM (Running the labs).",
 ].join("\r\n") + "\r\n";
 

@@ -57,9 +57,13 @@ const pyodideOptions = {
 
 // From the snapshot: Python and labsim are up at once; the wheel's files are unpacked after
 // the first calls are answered (nothing needs them: every labsim module is already imported).
-async function bootFromSnapshot(loadPyodide, manifest, wheel, mark) {
-  const snapshot = fetchSnapshot(manifest);
-  const instance = await loadPyodide({ indexURL: PYODIDE.href, ...pyodideOptions, _loadSnapshot: snapshot });
+// The snapshot's bytes are there before loadPyodide starts: a snapshot that cannot be had
+// then leaves nothing half started (a promise of it that failed inside loadPyodide would be
+// an unhandled rejection).
+async function bootFromSnapshot(loadPyodide, snapshot, wheel, mark) {
+  const bytes = await snapshot;
+  mark("snapshot");
+  const instance = await loadPyodide({ indexURL: PYODIDE.href, ...pyodideOptions, _loadSnapshot: bytes });
   mark("pyodide");
   const made = instance.globals.get("_labsim_bridge");
   if (!made) throw new Error("the snapshot has no _labsim_bridge");
@@ -87,15 +91,19 @@ async function boot() {
   const phases = {}; // milliseconds since the worker's boot started, for the benchmark
   const mark = (name) => { phases[name] = Math.round(performance.now() - t0); };
   const manifest = fetchManifest();
+  // Both downloads start as soon as the manifest names them; each is awaited (and its
+  // failure reported) where it is used.
+  const bytes = manifest.then((m) => (m.snapshot ? fetchSnapshot(m) : null));
+  const wheel = manifest.then(fetchWheel);
+  bytes.catch(() => {});
+  wheel.catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", PYODIDE).href);
   mark("module");
-  const wheel = manifest.then(fetchWheel);
-  wheel.catch(() => {}); // awaited (and reported) where it is used
   const { snapshot, version } = await manifest;
   let from = "wheel";
   if (snapshot) {
     try {
-      [pyodide, bridge] = await bootFromSnapshot(loadPyodide, await manifest, wheel, mark);
+      [pyodide, bridge] = await bootFromSnapshot(loadPyodide, bytes, wheel, mark);
       from = "snapshot";
     } catch (error) {
       console.warn("labsim: the Python snapshot did not load; starting Python the long way", error);

@@ -82,11 +82,22 @@ def test_typing_before_python_is_ready_gets_the_answer(page, site):
     for route in held:
         route.fallback()
     wait_commands(page, 2)
+    # Python started from the build's memory snapshot (tools/pyodide_snapshot.mjs)
+    assert page.evaluate("window.labsim.python.bootedFrom") == "snapshot"
     shown = text(page)
     assert "root@lab:~# zpool list\n" in shown
     assert json.loads(Bridge().terminal("t", "zpool list"))["stdout"].strip() in shown
     # help comes after the answer to zpool list: the order of typing holds
     assert shown.index("no pools available") < shown.index("This terminal runs labsim")
+
+
+def test_without_the_snapshot_python_starts_the_long_way(page, site):
+    page.context.route("**/*.snapshot.gz", lambda route: route.abort("aborted"))
+    open_terminal(page, site)
+    page.keyboard.type("zpool list\n")
+    wait_commands(page, 1)
+    assert page.evaluate("window.labsim.python.bootedFrom") == "wheel"
+    assert "no pools available" in text(page)
 
 
 def test_a_pasted_lesson_block_runs_its_commands_without_prompts(page, site):
@@ -162,7 +173,7 @@ def test_help_and_a_long_usage_text_paged(page, site):
     page.keyboard.type("help\n")
     assert "Esc then Tab" in wait_text(page, lambda t: "Esc then Tab" in t)
     page.keyboard.type("man zpool\n")
-    assert "man zpool: not simulated" in wait_text(page, lambda t: "not simulated" in t)
+    assert "man zpool: not simulated" in wait_text(page, lambda t: "zpool: not simulated" in t)
     python_ready(page)
     before = commands(page)
     page.keyboard.type("zpool\n")
