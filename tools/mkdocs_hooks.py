@@ -335,6 +335,24 @@ _EARLY_WORKER = (
     "window.__labsimWorker={{worker:w,early:q,at:performance.now()}}}}catch(e){{}}</script>")
 
 
+# On a page with a terminal: keys typed into a terminal's box (clicked first) before xterm.js
+# is there are kept, and shown after its prompt; the terminal types them when it opens
+# (LabTerminal.open). So the terminal takes typing as soon as the page is visible.
+_EARLY_KEYS = (
+    "<script>(()=>{const k={el:null,keys:''};window.__labsimEarlyKeys=k;"
+    "const ready=(t)=>t&&t.querySelector('.xterm');"
+    "document.addEventListener('pointerdown',(e)=>{const t=e.target.closest&&"
+    "e.target.closest('.labsim-terminal');k.el=t&&!ready(t)?t:null},true);"
+    "document.addEventListener('keydown',(e)=>{const t=k.el;"
+    "if(!t||ready(t)||e.ctrlKey||e.metaKey||e.altKey)return;"
+    "const c=e.key.length===1?e.key:e.key==='Enter'?'\\r':e.key==='Backspace'?'\\x7f':'';"
+    "if(!c)return;e.preventDefault();e.stopPropagation();k.keys+=c;let s='';"
+    "for(const ch of k.keys)s=ch==='\\x7f'?(s.endsWith('\\r')?s:s.slice(0,-1)):s+ch;"
+    "const p=t.dataset.prompt||'$ ';let pre=t.querySelector('.labsim-term-early');"
+    "if(!pre){pre=document.createElement('pre');pre.className='labsim-term-early';t.append(pre)}"
+    "pre.textContent=p+s.split('\\r').join('\\n'+p)},true)})()</script>")
+
+
 def _head_hints(base: str, widget: bool, terminal: bool) -> str:
     """For pages with simulations: start the Python worker at once, and preload hints so the
     scripts a widget or a terminal needs download while the page parses."""
@@ -345,7 +363,8 @@ def _head_hints(base: str, widget: bool, terminal: bool) -> str:
         plotly = f"{base}assets/vendor/plotly/plotly.min.js"
         hints.append(f'<link rel="preload" href="{plotly}" as="script">')
     if terminal:
-        hints += [f'<link rel="modulepreload" href="{base}javascripts/labsim-terminal.js">',
+        hints += [_EARLY_KEYS,
+                  f'<link rel="modulepreload" href="{base}javascripts/labsim-terminal.js">',
                   f'<link rel="modulepreload" href="{base}javascripts/labsim-terminal-text.js">',
                   f'<link rel="modulepreload" href="{base}assets/vendor/xterm/xterm.mjs">',
                   f'<link rel="modulepreload" href="{base}assets/vendor/xterm/addon-fit.mjs">',

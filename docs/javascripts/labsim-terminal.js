@@ -143,6 +143,19 @@ export class LabTerminal {
     this.showPrompt();
     this.updateStatus();
     performance.mark("labsim:terminal-opened");
+    this.takeEarlyKeys();
+  }
+
+  /** Keys typed into this terminal's box before xterm.js was there (kept by a script in the
+   * page's <head>: tools/mkdocs_hooks.py), typed now. */
+  takeEarlyKeys() {
+    this.root.querySelector(".labsim-term-early")?.remove();
+    const early = window.__labsimEarlyKeys;
+    if (!early || early.el !== this.root) return;
+    const keys = early.keys;
+    Object.assign(early, { el: null, keys: "" });
+    this.term.focus();
+    if (keys) this.input(keys);
   }
 
   fitColumns() {

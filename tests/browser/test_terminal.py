@@ -91,6 +91,33 @@ def test_typing_before_python_is_ready_gets_the_answer(page, site):
     assert shown.index("no pools available") < shown.index("This terminal runs labsim")
 
 
+def test_typing_into_the_box_before_the_terminal_is_drawn(page, site):
+    held, released = [], []
+
+    def hold(route):  # xterm.js comes when the test says so
+        if released:
+            route.fallback()
+        else:
+            held.append(route)
+
+    page.context.route("**/xterm.mjs", hold)
+    page.goto(site + LESSON, wait_until="domcontentloaded")
+    page.locator(TERMINAL).click()
+    page.keyboard.type("zpool lisx")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("t\n")
+    assert page.locator(f"{TERMINAL} .labsim-term-early").text_content() == (
+        "root@lab:~# zpool list\nroot@lab:~# ")
+    assert page.locator(f"{TERMINAL} .xterm").count() == 0
+    released.append(True)
+    for route in held:
+        route.fallback()
+    wait_commands(page, 1)
+    assert "root@lab:~# zpool list\nno pools available" in text(page)
+    assert page.locator(f"{TERMINAL} .labsim-term-early").count() == 0
+    assert page.evaluate(f"document.activeElement === document.querySelector('{INPUT}')")
+
+
 def test_without_the_snapshot_python_starts_the_long_way(page, site):
     page.context.route("**/*.snapshot.gz", lambda route: route.abort("aborted"))
     open_terminal(page, site)
