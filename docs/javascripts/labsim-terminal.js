@@ -251,8 +251,8 @@ export class LabTerminal {
   input(data) {
     if (!this.term) return;
     if (this.pager) return this.pagerKeys(data);
-    if (data.length > 1 && !ESCAPE.test(data) && /[\r\n]/.test(data)) {
-      data = pastedLines(data, this.prompt).join("\r"); // a paste of several lines
+    if (data.length > 1 && !data.startsWith("\x1b")) {
+      data = pastedLines(data, this.prompt).join("\r"); // a paste (or keys typed ahead)
     }
     let i = 0;
     while (i < data.length) {
