@@ -73,8 +73,34 @@ async function bootFromSnapshot(loadPyodide, snapshot, wheel, mark) {
     } catch (error) {
       console.warn("labsim: cannot unpack the wheel after the snapshot", error);
     }
+    exercise(instance);
   }, 0);
   return [instance, made];
+}
+
+// Python run from the snapshot has not made V8 compile the interpreter's hot paths with its
+// optimizing tier yet (a normal start did, importing labsim): labsim.web.Exercise, a short
+// step per task so that the page's calls go in between, does it while the reader reads
+// instead of during their first commands.
+function exercise(instance) {
+  let steps;
+  try {
+    steps = instance.runPython("import labsim.web\nlabsim.web.Exercise()");
+  } catch (error) {
+    console.warn("labsim: no warm-up", error);
+    return;
+  }
+  const next = () => {
+    let more = false;
+    try {
+      more = steps.step();
+    } catch (error) {
+      console.warn("labsim: the warm-up failed", error);
+    }
+    if (more) setTimeout(next, 0);
+    else steps.destroy();
+  };
+  setTimeout(next, 0);
 }
 
 async function bootFromWheel(loadPyodide, wheel, mark) {

@@ -128,3 +128,21 @@ def test_warm_does_a_scenarios_one_off_work_ahead_of_its_first_run():
     bridge.warm("vm-images")  # a scenario without one-off work: nothing to do, no error
     with pytest.raises(ValueError, match="unknown scenario"):
         bridge.warm("no-such-widget")
+
+
+def test_the_warm_up_runs_in_short_steps_and_ends():
+    """labsim.web.Exercise, run by the worker after a start from the snapshot: every command
+    works (one that failed would leave the interpreter's paths for it cold), and it ends."""
+    from labsim.shell.session import Session
+    from labsim.web import _EXERCISE, Exercise
+
+    session = Session()
+    for line in _EXERCISE:
+        result = session.run(line)
+        assert result.status == 0 and "not simulated" not in result.stderr, (line, result)
+    exercise = Exercise(rounds=2)
+    steps = 0
+    while exercise.step():
+        steps += 1
+    assert steps == 2 * (len(_EXERCISE) + 1)
+    assert not exercise.step()
