@@ -23,6 +23,13 @@ lesson at the top level:
   of rerun_ms for the same reason, reported so that cost is not hidden;
 * corpus: the command lines of tests/corpus/commands.txt, counted as simulated, honest
   notice ("not simulated") and wrong (issue 16; wrong must be 0);
+* terminal_input_s: navigation start -> the lesson's (first) terminal is visible and takes
+  typing (cold; keys typed before xterm.js is there are kept by the page);
+  terminal_answer_s: a command typed there at once (TERMINAL_COMMAND) -> its answer on screen,
+  from navigation start (cold: the worker starts Python from the build's memory snapshot,
+  pyodide_boot_from says so); nav_answer_s: from a click on the site's link to the next
+  lesson to the answer of the same command typed at once in that lesson's terminal (instant
+  navigation: Python is already up);
 * difftest: differential testing on generated lab scripts (tools/difftest/agreement.py,
   issue 15): "agreement_with_recordings", per release, the share of recorded scripts on
   which labsim agrees with real OpenZFS, for the tuning and the held-out seeds apart (the
@@ -56,7 +63,11 @@ LESSON = "lessons/01-pools-vdevs/"  # the 1 TiB fill is measured in this page's 
 COLD_RUNS = int(os.environ.get("BENCH_COLD_RUNS", "3"))
 RERUNS = int(os.environ.get("BENCH_RERUNS", "5"))
 
-TARGETS = {"first_chart_s": 4.0, "rerun_ms": 100.0, "fill_1tib_pyodide_ms": 200.0}
+TARGETS = {"first_chart_s": 4.0, "rerun_ms": 100.0, "fill_1tib_pyodide_ms": 200.0,
+           "terminal_answer_s": 3.0, "nav_answer_s": 0.7}
+# Typed into a lesson's terminal as soon as it takes input; every terminal answers it.
+TERMINAL_COMMAND = "zpool list"
+TERMINAL = ".labsim-terminal"
 
 # The same source runs in CPython (here) and in Pyodide (in the page's worker).
 FILL_1TIB = """
@@ -107,6 +118,9 @@ new MutationObserver((_, observer) => {
   }
 }).observe(document, {childList: true, subtree: true});
 """
+
+# The first terminal of the page answered how many commands (labsim-terminal.js).
+ANSWERS_JS = f"Number(document.querySelector('{TERMINAL}')?.dataset.commands ?? 0)"
 
 RERUN_JS = """async ([name, value]) => {
   const widget = document.querySelector('.labsim-widget');
@@ -195,7 +209,8 @@ def rerun_control(scenario: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def browser_runs(url: str, lesson: str, scenario: str, measure_fill: bool) -> dict:
+def browser_runs(url: str, lesson: str, scenario: str, measure_fill: bool,
+                 next_lesson: str | None) -> dict:
     from playwright.sync_api import sync_playwright
 
     cold: list[dict] = []
@@ -206,13 +221,14 @@ def browser_runs(url: str, lesson: str, scenario: str, measure_fill: bool) -> di
             browser = launch(p)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.add_init_script(FIRST_CHART_PROBE)
-            page.goto(url + lesson)
+            page.goto(url + lesson, wait_until="commit")
+            terminal = first_answer(page)
             page.wait_for_function("window.__firstChart", timeout=60_000)
             page.wait_for_function("window.labsim?.python?.state === 'ready'", timeout=120_000)
             timing = page.evaluate("""() => ({first: window.__firstChart,
                 ready: window.labsim.python.readyAt, boot: window.labsim.python.readyMs,
-                start: window.labsim.python.t0})""")
-            cold.append(timing)
+                start: window.labsim.python.t0, from: window.labsim.python.bootedFrom})""")
+            cold.append({**timing, **terminal})
             log(f"{lesson} cold run {run + 1}: first chart {timing['first']:.0f} ms, "
                 f"Python started {timing['start']:.0f} ms, ready {timing['ready']:.0f} ms")
             if run == COLD_RUNS - 1:
@@ -243,13 +259,55 @@ def browser_runs(url: str, lesson: str, scenario: str, measure_fill: bool) -> di
                     page.evaluate(f"window.labsim.call('_exec', {json.dumps(SEQ_10M)} + '\\n1')")
                     out["seq_10m_pyodide_s"] = json.loads(page.evaluate(
                         "window.labsim.call('_exec', 'import json as _j\\n_j.dumps(_seq_10m())')"))
+                if next_lesson:
+                    out["nav_answer_s"] = next_lesson_answer(page, next_lesson)
             browser.close()
     out["first_chart_s"] = round(statistics.median(c["first"] for c in cold) / 1000, 2)
     out["first_chart_samples_s"] = [round(c["first"] / 1000, 2) for c in cold]
     out["pyodide_ready_s"] = round(statistics.median(c["ready"] for c in cold) / 1000, 2)
     out["pyodide_boot_s"] = round(statistics.median(c["boot"] for c in cold) / 1000, 2)
     out["pyodide_start_s"] = round(statistics.median(c["start"] for c in cold) / 1000, 2)
+    out["pyodide_boot_from"] = sorted({c["from"] for c in cold})
+    answered = [c for c in cold if c.get("answer") is not None]
+    if answered:
+        out["terminal_input_s"] = round(statistics.median(c["input"] for c in answered) / 1000, 2)
+        out["terminal_answer_s"] = round(statistics.median(c["answer"] for c in answered) / 1000, 2)
+        out["terminal_answer_samples_s"] = [round(c["answer"] / 1000, 2) for c in answered]
     return out
+
+
+def first_answer(page) -> dict:
+    """Click the page's first terminal as soon as it is visible and type TERMINAL_COMMAND
+    (kept by the page before xterm.js is there): {input, answer} in ms since navigation
+    start (None without a terminal)."""
+    page.wait_for_load_state("domcontentloaded")
+    if page.locator(TERMINAL).count() == 0:
+        return {"input": None, "answer": None}
+    page.locator(TERMINAL).first.wait_for(state="visible", timeout=60_000)
+    typed_at = page.evaluate("performance.now()")
+    page.locator(TERMINAL).first.click()
+    page.keyboard.type(TERMINAL_COMMAND + "\n")
+    page.wait_for_function(f"{ANSWERS_JS} >= 1", timeout=120_000)
+    return {"input": typed_at, "answer": page.evaluate("performance.now()")}
+
+
+def next_lesson_answer(page, lesson: str) -> float | None:
+    """Seconds from a click on the site's link to ``lesson`` (instant navigation) to the
+    answer to TERMINAL_COMMAND typed at once into that lesson's terminal; None if the click
+    reloaded the page."""
+    link = page.locator(f".md-nav--primary a[href$='{lesson.split('/')[-2]}/']").first
+    page.evaluate("window.__benchSamePage = true")
+    t0 = page.evaluate("performance.now()")
+    link.click()
+    page.wait_for_function(f"location.pathname.endsWith({json.dumps(lesson)})"
+                           f" && document.querySelector('{TERMINAL} .xterm-helper-textarea')"
+                           f" && {ANSWERS_JS} === 0", timeout=60_000)
+    page.focus(f"{TERMINAL} .xterm-helper-textarea")
+    page.keyboard.type(TERMINAL_COMMAND + "\n")
+    page.wait_for_function(f"{ANSWERS_JS} >= 1", timeout=60_000)
+    if not page.evaluate("window.__benchSamePage === true"):
+        return None
+    return round((page.evaluate("performance.now()") - t0) / 1000, 2)
 
 
 def difftest() -> dict:
@@ -282,13 +340,17 @@ def main() -> None:
         server, _ = start(tmp, port)
         try:
             result["lessons"] = {}
-            for lesson, scenario in lesson_widgets():
+            pages = lesson_widgets()
+            for i, (lesson, scenario) in enumerate(pages):
                 log(f"browser runs on {lesson}…")
+                following = pages[i + 1][0] if i + 1 < len(pages) else None
                 result["lessons"][lesson] = browser_runs(url, lesson, scenario,
-                                                         measure_fill=lesson == LESSON)
+                                                         measure_fill=lesson == LESSON,
+                                                         next_lesson=following)
             lessons = result["lessons"].values()
             # The targets hold for every widget: report the worst lesson at the top level.
-            for key in ("first_chart_s", "rerun_ms", "pyodide_ready_s"):
+            for key in ("first_chart_s", "rerun_ms", "pyodide_ready_s", "terminal_input_s",
+                        "terminal_answer_s", "nav_answer_s"):
                 values = [r[key] for r in lessons if r.get(key) is not None]
                 result[key] = max(values) if values else None
             result["fill_1tib_pyodide_ms"] = result["lessons"].get(LESSON, {}).get(

@@ -39,15 +39,20 @@ class PythonWorker {
 
   start() {
     if (this.worker) return;
-    this.t0 = performance.now(); // since navigation start
+    // The page's <head> started it (tools/mkdocs_hooks.py), on a full load of a page with a
+    // simulation: take it over, with what it said before this module was there.
+    const early = window.__labsimWorker;
+    delete window.__labsimWorker;
+    this.t0 = early?.at ?? performance.now(); // since navigation start
     this.state = "loading";
-    this.worker = new Worker(asset("javascripts/labsim-worker.js"), { type: "module" });
+    this.worker = early?.worker ?? new Worker(asset("javascripts/labsim-worker.js"), { type: "module" });
     this.worker.onmessage = ({ data }) => this.receive(data);
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.fail(event.message || "the Python worker could not start");
     };
     this.notify();
+    for (const data of early?.early ?? []) this.receive(data);
   }
 
   receive(data) {
@@ -55,6 +60,9 @@ class PythonWorker {
       this.state = "ready";
       this.readyAt = performance.now(); // since navigation start, for the benchmark
       this.readyMs = data.ms;
+      this.phases = data.phases;
+      this.bootedFrom = data.from;
+      this.bootStart = data.startedAt - performance.timeOrigin; // since navigation start
       this.version = data.version;
       this.notify();
     } else if (data.event === "failed") {
@@ -111,11 +119,12 @@ const python = new PythonWorker();
 // For the benchmark, the browser tests and curious readers' devtools.
 window.labsim = { python, call: (method, ...args) => python.call(method, ...args) };
 
-// Python starts as soon as the page has painted once: the worker's download and compilation run
-// on other threads, so they overlap with plotly.js parsing instead of waiting for it.
+// Python starts as soon as the page has painted once (or at once, if the page's <head> started
+// the worker already): the worker's download and compilation run on other threads, so they
+// overlap with plotly.js parsing instead of waiting for it.
 function startPythonAfterFirstPaint() {
   if (python.state !== "idle") return;
-  if (performance.getEntriesByType("paint").length) python.start();
+  if (window.__labsimWorker || performance.getEntriesByType("paint").length) python.start();
   else requestAnimationFrame(() => setTimeout(() => python.start(), 0));
 }
 
@@ -123,13 +132,22 @@ function startPythonAfterFirstPaint() {
 // Vendored libraries, loaded once per page load
 // ---------------------------------------------------------------------------------------------
 
+// plotly.js takes the main thread for a second or more while it is parsed: a page's terminals
+// open first (they take typing at once), then plotly.js runs. Never waits more than
+// PLOTLY_WAIT ms.
+const PLOTLY_WAIT = 1000;
+let plotlyGate = Promise.resolve();
+
 let plotlyPromise = null;
-function loadPlotly() {
-  if (window.Plotly) return Promise.resolve(window.Plotly);
+async function loadPlotly() {
+  if (window.Plotly) return window.Plotly;
+  await plotlyGate;
+  performance.mark("labsim:plotly-gate");
+  if (window.Plotly) return window.Plotly;
   plotlyPromise ??= new Promise((resolve, reject) => {
     const script = document.createElement("script");
     script.src = asset("assets/vendor/plotly/plotly.min.js");
-    script.onload = () => resolve(window.Plotly);
+    script.onload = () => { performance.mark("labsim:plotly-loaded"); resolve(window.Plotly); };
     script.onerror = () => reject(new Error("cannot load plotly.js"));
     document.body.appendChild(script); // outside the swapped container: survives navigation
   });
@@ -696,6 +714,7 @@ new MutationObserver(() => {
 }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 
 export function sync() {
+  performance.mark("labsim:sync");
   restorePlotlyStyles();
   for (const [element, component] of mounted) {
     if (!element.isConnected) {
@@ -718,18 +737,6 @@ export function sync() {
   const terminals = [...document.querySelectorAll(".labsim-terminal")];
   if (widgets.length || terminals.length) startPythonAfterFirstPaint();
   if (terminals.length) ensureStylesheet(asset("assets/vendor/xterm/xterm.css"));
-  const firstPaint = [];
-  widgets.forEach((element, index) => {
-    if (mounted.has(element)) return;
-    try {
-      const widget = new Widget(element, index);
-      mounted.set(element, widget);
-      firstPaint.push(widget.mount());
-    } catch (error) {
-      console.error("labsim: cannot mount widget", element, error);
-      element.append(el("p", { class: "labsim-error", text: `This simulation cannot start: ${error.message}` }));
-    }
-  });
   for (const element of terminals) {
     if (mounted.has(element)) continue;
     const { network = "", host = "" } = element.dataset;
@@ -759,5 +766,21 @@ export function sync() {
     });
     mounted.set(element, terminal);
   }
+  const opening = terminals.map((element) => mounted.get(element)?.opened).filter(Boolean);
+  if (opening.length) {
+    plotlyGate = Promise.race([Promise.all(opening), new Promise((r) => setTimeout(r, PLOTLY_WAIT))]);
+  }
+  const firstPaint = [];
+  widgets.forEach((element, index) => {
+    if (mounted.has(element)) return;
+    try {
+      const widget = new Widget(element, index);
+      mounted.set(element, widget);
+      firstPaint.push(widget.mount());
+    } catch (error) {
+      console.error("labsim: cannot mount widget", element, error);
+      element.append(el("p", { class: "labsim-error", text: `This simulation cannot start: ${error.message}` }));
+    }
+  });
   return Promise.all(firstPaint);
 }

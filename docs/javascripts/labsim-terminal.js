@@ -1,9 +1,15 @@
 // An xterm.js terminal with a small line editor, talking to labsim's shell in the Python worker.
 //
 // Keys: printable text and paste, Enter, Backspace/Delete, Left/Right, Home/End (also Ctrl-A/E),
-// Up/Down history, Ctrl-C (cancel the line), Ctrl-L (clear screen), Ctrl-U/Ctrl-K/Ctrl-W (kill).
-// `clear` clears the screen. Commands typed while Python loads, or while a command runs, are
-// kept (type-ahead) and run in order.
+// Up/Down history, Tab (completion: labsim.completion in the worker; a second Tab lists the
+// candidates), Ctrl-C (cancel the line; with a selection, copy it; while a command runs, drop
+// the type-ahead), Ctrl-V (paste), Ctrl-L (clear screen), Ctrl-U/Ctrl-K/Ctrl-W (kill).
+// Escape then Tab (or Shift+Tab) leaves the terminal (WCAG 2.1.2), as the hint under it says.
+// A paste of a lesson's block runs its commands without their prompts (pastedLines).
+// The terminal's own commands: `clear`, `help` (what it can do), `man` (not simulated).
+// A usage text taller than the screen is paged (Space, Enter, q).
+// Commands typed while Python loads, or while a command runs, are kept (type-ahead) and run in
+// order. Output is readable by screen readers (xterm's screenReaderMode).
 // The session state (labsim's machine, the history and the screen text) lives on across instant
 // navigation; "Reset machine" starts the session afresh. A terminal on a network (data-network,
 // data-host) is one host of a simulated network shared with the page's other terminals on it:
@@ -11,6 +17,8 @@
 // A terminal with a machine of its own runs the page's OpenZFS release (``release()``): its
 // commands name it, so the machine is made as that release, and when the reader picks another
 // one, the page calls releaseChanged() for a fresh machine of it, said in one line.
+
+import { columns, commonPrefix, HELP, isLongUsage, manNotice, OWN_COMMANDS, pastedLines } from "./labsim-terminal-text.js";
 
 const MAX_SCREEN = 200_000; // characters of output kept to repaint the screen after navigation
 const FONT_SIZES = [12, 11, 10]; // px, tried in this order
@@ -34,6 +42,8 @@ const THEME = {
 };
 
 const ESCAPE = /^\x1b(?:\[[0-9;]*[A-Za-z~]|O[A-Za-z])/;
+const HINT = "Tab completes · ↑↓ history · type help · Esc then Tab leaves the terminal";
+let terminalUid = 0;
 
 export class LabTerminal {
   constructor(root, { python, session, prompt, state, assets, network = "", host = "", hosts = "", onReset = null,
@@ -59,6 +69,9 @@ export class LabTerminal {
     this.typeahead = "";
     this.disposed = false;
     this.commands = 0;
+    this.tabs = 0; // Tab presses in a row (the second lists the candidates)
+    this.pager = null; // {lines, resolve} while a long usage text is paged
+    this.leaving = false; // Escape was pressed: the next Tab leaves the terminal
     root.labsimTerminal = this;
     this.opened = this.open(assets).catch((error) => {
       console.error("labsim: cannot start the terminal", error);
@@ -69,7 +82,9 @@ export class LabTerminal {
   }
 
   async open(assets) {
+    performance.mark("labsim:terminal-open");
     const [{ Terminal }, { FitAddon }] = await Promise.all([import(assets.xterm), import(assets.fit)]);
+    performance.mark("labsim:xterm-imported");
     if (this.disposed) return;
     this.root.querySelector(".labsim-term-ui")?.remove();
     const screen = document.createElement("div");
@@ -85,9 +100,15 @@ export class LabTerminal {
       ? "Forget everything done on this network's hosts and start them all afresh"
       : "Forget everything done in this terminal and start with a fresh machine";
     reset.addEventListener("click", () => this.resetMachine());
+    // How to use it and how to leave it with the keyboard: shown, and read out with the
+    // terminal's input (aria-describedby).
+    const hint = document.createElement("span");
+    hint.className = "labsim-term-hint";
+    hint.id = `labsim-term-hint-${++terminalUid}`;
+    hint.textContent = HINT;
     const bar = document.createElement("div");
     bar.className = "labsim-bar";
-    bar.append(this.status, reset);
+    bar.append(this.status, hint, reset);
     const ui = document.createElement("div");
     ui.className = "labsim-term-ui";
     ui.append(screen, bar);
@@ -104,10 +125,14 @@ export class LabTerminal {
       lineHeight: 1.2,
       scrollback: 2000,
       theme: THEME,
+      screenReaderMode: true, // rows in the accessibility tree, new output in a live region
     });
     this.fit = new FitAddon();
     this.term.loadAddon(this.fit);
     this.term.open(screen);
+    this.term.textarea?.setAttribute("aria-describedby", hint.id);
+    this.term.textarea?.setAttribute("aria-label", `Terminal ${this.prompt.trim()}`);
+    this.term.attachCustomKeyEventHandler((event) => this.keyEvent(event));
     this.fitColumns();
     this.resizer = new ResizeObserver(() => this.fitColumns());
     this.resizer.observe(screen);
@@ -117,6 +142,20 @@ export class LabTerminal {
     if (this.state.screen) this.term.write(this.state.screen);
     this.showPrompt();
     this.updateStatus();
+    performance.mark("labsim:terminal-opened");
+    this.takeEarlyKeys();
+  }
+
+  /** Keys typed into this terminal's box before xterm.js was there (kept by a script in the
+   * page's <head>: tools/mkdocs_hooks.py), typed now. */
+  takeEarlyKeys() {
+    this.root.querySelector(".labsim-term-early")?.remove();
+    const early = window.__labsimEarlyKeys;
+    if (!early || early.el !== this.root) return;
+    const keys = early.keys;
+    Object.assign(early, { el: null, keys: "" });
+    this.term.focus();
+    if (keys) this.input(keys);
   }
 
   fitColumns() {
@@ -191,12 +230,40 @@ export class LabTerminal {
   }
 
   // ----- input --------------------------------------------------------------------------------
+  /** xterm.js asks before it handles a key: false leaves the key to the browser. */
+  keyEvent(event) {
+    if (event.type !== "keydown") return true;
+    if (event.key === "Escape") {
+      this.leaving = true;
+      return true;
+    }
+    if (event.key === "Tab" && (this.leaving || event.shiftKey)) {
+      this.leaving = false;
+      return false; // the browser moves the focus on
+    }
+    if (!["Shift", "Control", "Alt", "Meta"].includes(event.key)) this.leaving = false;
+    const ctrl = (event.ctrlKey || event.metaKey) && !event.altKey;
+    if (ctrl && event.key === "c" && this.term.hasSelection()) return false; // copy
+    if (ctrl && event.key === "v") return false; // the browser pastes (xterm.js: onData)
+    return true;
+  }
+
   input(data) {
     if (!this.term) return;
+    if (this.pager) return this.pagerKeys(data);
+    if (data.length > 1 && !data.startsWith("\x1b")) {
+      data = pastedLines(data, this.prompt).join("\r"); // a paste (or keys typed ahead)
+    }
     let i = 0;
     while (i < data.length) {
       if (this.busy) {
-        this.typeahead += data.slice(i);
+        const rest = data.slice(i);
+        if (rest.includes("\x03")) { // Ctrl-C: what was typed ahead is not run
+          this.typeahead = rest.slice(rest.lastIndexOf("\x03") + 1);
+          this.interrupted = true;
+        } else {
+          this.typeahead += rest;
+        }
         return;
       }
       let token = data[i];
@@ -208,7 +275,9 @@ export class LabTerminal {
   }
 
   key(token) {
+    if (token !== "\t") this.tabs = 0;
     switch (token) {
+      case "\t": return this.completeWord();
       case "\r": case "\n": return this.submit();
       case "\x7f": case "\b":
         if (this.cursor > 0) { this.line.splice(this.cursor - 1, 1); this.cursor -= 1; this.redraw(); }
@@ -259,7 +328,7 @@ export class LabTerminal {
           this.cursor += 1;
           this.redraw();
         }
-        // other control keys and escape sequences (Tab, F-keys, …) are ignored
+        // other control keys and escape sequences (F-keys, …) are ignored
     }
   }
 
@@ -284,11 +353,18 @@ export class LabTerminal {
     const command = text.trim();
     if (command && this.state.history.at(-1) !== text) this.state.history.push(text);
     if (!command) return this.showPrompt();
-    if (command === "clear") {
-      this.clearScreen();
-      return this.showPrompt();
+    const words = command.split(/\s+/);
+    // The terminal's own commands, answered here at once (Python may not even be up).
+    const man = words[0] === "man" && !/[;&|<>]/.test(command);
+    if (command === "clear" || command === "help" || man) {
+      if (command === "clear") this.clearScreen();
+      else if (command === "help") this.write(HELP);
+      else this.write(`${RED}${manNotice(words).replace(/\n$/, "")}${RESET}\n`);
+      this.showPrompt();
+      return this.answered();
     }
     this.busy = true;
+    this.interrupted = false;
     this.updateStatus();
     if (this.python.state !== "ready") this.write(`${DIM}starting Python…${RESET}\r\n`);
     try {
@@ -296,21 +372,127 @@ export class LabTerminal {
       if (version && !this.state.release) this.state.release = version; // the machine is made as it
       const reply = JSON.parse(await this.python.call("terminal", this.session, text, this.network, this.host,
         this.hosts, version));
-      if (reply.stdout) this.write(withNewline(reply.stdout));
-      if (reply.stderr) this.write(`${RED}${withNewline(reply.stderr).replace(/\n$/, "")}${RESET}\n`);
+      await this.show(reply);
     } catch (error) {
       this.write(`${RED}labsim: internal error: ${error.message}${RESET}\r\n`);
       console.error(`labsim: terminal command failed: ${text}`, error.traceback ?? error);
     }
     this.busy = false;
+    if (this.interrupted) this.write(`${DIM}^C: labsim had already run the command; what was typed after it was dropped${RESET}\r\n`);
+    this.interrupted = false;
     if (this.pendingNote) this.write(this.pendingNote);
     this.pendingNote = "";
     if (this.disposed) return;
     this.showPrompt();
     this.updateStatus();
+    await this.answered();
+    this.resume();
+  }
+
+  /** Counts a command once its answer is on screen (data-commands, for tests and tools). */
+  async answered() {
     await this.flushed();
     this.commands += 1;
-    this.root.dataset.commands = String(this.commands); // the answer is on screen now
+    this.root.dataset.commands = String(this.commands);
+  }
+
+  /** A command's output: standard output and error in the order the command wrote them
+   * (reply.output: [[1 or 2, text], ...]; else all of stdout, then stderr), errors in red.
+   * A usage text taller than the screen is paged. */
+  async show(reply) {
+    const chunks = reply.output ?? [[1, reply.stdout ?? ""], [2, reply.stderr ?? ""]];
+    let text = "";
+    for (const [fd, chunk] of chunks) {
+      if (!chunk) continue;
+      // Colour each line apart, so that a page break never leaves the colour on.
+      text += fd === 2 ? chunk.replace(/[^\n]+/g, (line) => `${RED}${line}${RESET}`) : chunk;
+    }
+    if (!text) return;
+    text = withNewline(text);
+    const rows = this.term?.rows ?? 12;
+    if (!this.term || !isLongUsage(reply, rows)) return this.write(text);
+    const lines = text.replace(/\n$/, "").split("\n");
+    this.write(lines.slice(0, rows - 2).join("\n") + "\n");
+    await new Promise((resolve) => {
+      this.pager = { lines: lines.slice(rows - 2), resolve };
+      this.pagerPrompt();
+    });
+  }
+
+  pagerPrompt() {
+    const left = this.pager.lines.length;
+    this.term.write(`${DIM}-- ${left} more line${left === 1 ? "" : "s"}: Space for a page, Enter for a line, q to skip --${RESET}`);
+  }
+
+  /** Keys while a long usage text is paged: Space, Enter, q (or Escape, Ctrl-C). */
+  pagerKeys(data) {
+    const pager = this.pager;
+    let rest = "";
+    for (let i = 0; i < data.length; i++) {
+      const key = data[i];
+      let take = 0;
+      if (key === " ") take = this.term.rows - 1;
+      else if (key === "\r" || key === "\n") take = 1;
+      else if (key === "q" || key === "Q" || key === "\x1b" || key === "\x03") take = Infinity;
+      else continue;
+      this.term.write("\r\x1b[K");
+      const shown = pager.lines.splice(0, take);
+      if (take !== Infinity) this.write(shown.join("\n") + "\n");
+      if (!pager.lines.length) {
+        rest = data.slice(i + 1).replace(/^\x1b(\[[0-9;]*[A-Za-z~]|O[A-Za-z])?/, "");
+        break;
+      }
+      this.pagerPrompt();
+    }
+    if (pager.lines.length) return;
+    this.pager = null;
+    this.typeahead = rest + this.typeahead;
+    pager.resolve();
+  }
+
+  /** Tab: the word before the cursor completed by labsim (labsim.completion). One
+   * candidate replaces it; several, their common start; a second Tab lists them. */
+  async completeWord() {
+    this.tabs += 1;
+    if (this.python.state !== "ready") return;
+    const text = this.line.join("");
+    const cursor = this.cursor;
+    this.busy = true; // keys typed meanwhile wait
+    let found = null;
+    try {
+      found = JSON.parse(await this.python.call("complete", this.session, text, cursor,
+        JSON.stringify(OWN_COMMANDS), this.network, this.host, this.hosts, this.release?.() ?? ""));
+    } catch (error) {
+      console.warn("labsim: completion failed", error);
+    }
+    this.busy = false;
+    if (this.disposed || !found) return this.resume();
+    const { start, word, candidates } = found; // start: in characters, as this.line counts
+    const replace = (by) => {
+      this.line.splice(start, [...word].length, ...by);
+      this.cursor = start + [...by].length;
+      this.redraw();
+    };
+    if (candidates.length === 1) {
+      replace(candidates[0] + (found.open[0] ? "" : " "));
+      this.tabs = 0;
+    } else if (candidates.length > 1) {
+      const common = commonPrefix(candidates);
+      if (common.length > word.length) {
+        replace(common);
+        this.tabs = 0;
+      } else if (this.tabs >= 2) {
+        this.finishLine();
+        this.term.write(columns(candidates, this.term.cols));
+        this.drawn = 0;
+        this.redraw();
+      }
+    }
+    this.resume();
+  }
+
+  /** Keys typed while the terminal was waiting for Python. */
+  resume() {
     const pending = this.typeahead;
     this.typeahead = "";
     if (pending) this.input(pending);

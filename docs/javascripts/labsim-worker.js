@@ -2,10 +2,12 @@
 // terminals of the page and kept across instant navigation).
 //
 // Protocol: the page posts {id, method, args}; the worker answers {id, ok: true, result} or
-// {id, ok: false, error}. It also posts {event: "ready", ms, version} once Python is up, or
+// {id, ok: false, error}. It also posts {event: "ready", ms, version, phases, from} once Python
+// is up (from: "snapshot", the build's memory snapshot, or "wheel", a normal start), or
 // {event: "failed", error}. Methods: describe, simulate, terminal (session, line, and for a
 // host of a shared network: network, host, hosts; then the OpenZFS release a new machine
-// runs), reset (session, release) (labsim.web.Bridge, JSON strings in and out), ping, and _exec (run Python source, return repr of the last
+// runs), complete (session, line, cursor, the terminal's own commands as JSON, then as for
+// terminal), reset (session, release) (labsim.web.Bridge, JSON strings in and out), ping, and _exec (run Python source, return repr of the last
 // expression; used by the benchmark and the tests).
 
 import { zfsLz4Size } from "./zfs-lz4.js";
@@ -27,29 +29,116 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-async function fetchWheel() {
+async function fetchManifest() {
   const response = await fetch(new URL("labsim.json", WHEELS), { cache: "no-cache" });
   if (!response.ok) throw new Error(`labsim.json: HTTP ${response.status}`);
-  const manifest = await response.json();
+  return response.json();
+}
+
+async function fetchWheel(manifest) {
   const url = new URL(manifest.wheel, WHEELS);
   url.searchParams.set("v", manifest.sha256.slice(0, 12)); // new build, new URL
-  return { manifest, bytes: await fetchBytes(url) };
+  return fetchBytes(url);
+}
+
+// The build's memory snapshot (tools/pyodide_snapshot.mjs): Python with labsim imported and
+// the Bridge made, gzip-compressed.
+async function fetchSnapshot(manifest) {
+  const response = await fetch(new URL(manifest.snapshot, WHEELS));
+  if (!response.ok) throw new Error(`${manifest.snapshot}: HTTP ${response.status}`);
+  const inflated = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(inflated).arrayBuffer());
+}
+
+const pyodideOptions = {
+  stdout: (line) => console.log("[python]", line),
+  stderr: (line) => console.warn("[python]", line),
+};
+
+// From the snapshot: Python and labsim are up at once; the wheel's files are unpacked after
+// the first calls are answered (nothing needs them: every labsim module is already imported).
+// The snapshot's bytes are there before loadPyodide starts: a snapshot that cannot be had
+// then leaves nothing half started (a promise of it that failed inside loadPyodide would be
+// an unhandled rejection).
+async function bootFromSnapshot(loadPyodide, snapshot, wheel, mark) {
+  const bytes = await snapshot;
+  mark("snapshot");
+  const instance = await loadPyodide({ indexURL: PYODIDE.href, ...pyodideOptions, _loadSnapshot: bytes });
+  mark("pyodide");
+  const made = instance.globals.get("_labsim_bridge");
+  if (!made) throw new Error("the snapshot has no _labsim_bridge");
+  setTimeout(async () => {
+    try {
+      instance.unpackArchive(await wheel, "wheel");
+    } catch (error) {
+      console.warn("labsim: cannot unpack the wheel after the snapshot", error);
+    }
+    exercise(instance);
+  }, 0);
+  return [instance, made];
+}
+
+// Python run from the snapshot has not made V8 compile the interpreter's hot paths with its
+// optimizing tier yet (a normal start did, importing labsim): labsim.web.Exercise, a short
+// step per task so that the page's calls go in between, does it while the reader reads
+// instead of during their first commands.
+function exercise(instance) {
+  let steps;
+  try {
+    steps = instance.runPython("import labsim.web\nlabsim.web.Exercise()");
+  } catch (error) {
+    console.warn("labsim: no warm-up", error);
+    return;
+  }
+  const next = () => {
+    let more = false;
+    try {
+      more = steps.step();
+    } catch (error) {
+      console.warn("labsim: the warm-up failed", error);
+    }
+    if (more) setTimeout(next, 0);
+    else steps.destroy();
+  };
+  setTimeout(next, 0);
+}
+
+async function bootFromWheel(loadPyodide, wheel, mark) {
+  const instance = await loadPyodide({ indexURL: PYODIDE.href, ...pyodideOptions });
+  mark("pyodide");
+  instance.unpackArchive(await wheel, "wheel");
+  mark("unpack");
+  instance.runPython("import labsim.web\n_labsim_bridge = labsim.web.Bridge()");
+  return [instance, instance.globals.get("_labsim_bridge")];
 }
 
 async function boot() {
   const t0 = performance.now();
-  const wheel = fetchWheel();
+  const phases = {}; // milliseconds since the worker's boot started, for the benchmark
+  const mark = (name) => { phases[name] = Math.round(performance.now() - t0); };
+  const manifest = fetchManifest();
+  // Both downloads start as soon as the manifest names them; each is awaited (and its
+  // failure reported) where it is used.
+  const bytes = manifest.then((m) => (m.snapshot ? fetchSnapshot(m) : null));
+  const wheel = manifest.then(fetchWheel);
+  bytes.catch(() => {});
+  wheel.catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", PYODIDE).href);
-  pyodide = await loadPyodide({
-    indexURL: PYODIDE.href,
-    stdout: (line) => console.log("[python]", line),
-    stderr: (line) => console.warn("[python]", line),
-  });
-  const { manifest, bytes } = await wheel;
-  pyodide.unpackArchive(bytes, "wheel");
-  pyodide.runPython("import labsim.web\n_labsim_bridge = labsim.web.Bridge()");
-  bridge = pyodide.globals.get("_labsim_bridge");
-  return { ms: Math.round(performance.now() - t0), version: manifest.version };
+  mark("module");
+  const { snapshot, version } = await manifest;
+  let from = "wheel";
+  if (snapshot) {
+    try {
+      [pyodide, bridge] = await bootFromSnapshot(loadPyodide, bytes, wheel, mark);
+      from = "snapshot";
+    } catch (error) {
+      console.warn("labsim: the Python snapshot did not load; starting Python the long way", error);
+    }
+  }
+  if (!bridge) [pyodide, bridge] = await bootFromWheel(loadPyodide, wheel, mark);
+  mark("bridge");
+  // startedAt: when the boot started, on the clock of the epoch (the page's clock differs)
+  return { ms: Math.round(performance.now() - t0), version, phases, from, startedAt: performance.timeOrigin + t0 };
 }
 
 const ready = boot().then(
@@ -65,6 +154,8 @@ const methods = {
   warm: (scenario) => { bridge.warm(scenario); return null; },
   terminal: (sessionId, line, network = "", host = "", hosts = "", zfsVersion = "") =>
     bridge.terminal(sessionId, line, network, host, hosts, zfsVersion),
+  complete: (sessionId, line, cursor, commands = "", network = "", host = "", hosts = "", zfsVersion = "") =>
+    bridge.complete(sessionId, line, cursor, commands, network, host, hosts, zfsVersion),
   reset: (sessionId, zfsVersion = "") => { bridge.reset(sessionId, zfsVersion); return null; },
   _exec: (source) => {
     const value = pyodide.runPython(source);

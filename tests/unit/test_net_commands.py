@@ -26,7 +26,7 @@ import re
 import pytest
 
 from labsim.net.model import Network, add_ether_link, add_host
-from labsim.shell.session import Session
+from labsim.shell.session import Session, interleaved
 
 RECORDED_CLIENT_ROUTE = (
     "10.1.0.0/24 dev wg0 scope link \n"
@@ -461,3 +461,20 @@ def test_secondary_addresses_match_recording():
     assert "    inet 192.168.50.10/24 scope global eth0\n" in shown
     assert "    inet 192.168.50.2/24 scope global secondary eth0\n" in shown
     assert "192.168.50.10/24 192.168.50.2/24 fe80::" in ok(session, "ip -br addr")
+
+
+def test_a_terminal_shows_pings_errors_before_its_statistics():
+    """ping writes each sendmsg error as it sends (stderr is unbuffered) and the statistics
+    at the end: the terminal shows them in that order, and a page gets that order."""
+    client, _, _ = lab()
+    result = client.run("ping -c 2 -W 1 10.7.0.5")
+    pieces = interleaved(result)
+    assert [fd for fd, _ in pieces] == [1, 1, 2, 1, 2, 1]
+    assert pieces[2] == (2, "ping: sendmsg: Required key not available\n")
+    assert pieces[-1][1].startswith("\n--- 10.7.0.5 ping statistics ---")
+    assert "".join(t for fd, t in pieces if fd == 1) == result.stdout
+    assert "".join(t for fd, t in pieces if fd == 2) == result.stderr
+    # two commands on a line keep their order too
+    both = client.run("ping -c 1 -W 1 10.7.0.5; echo done")
+    assert [t for _, t in interleaved(both)][-1] == "done\n"
+    assert interleaved(both)[2][0] == 2

@@ -69,7 +69,8 @@ def test_networks_and_plain_terminals_are_separate():
     # w2's alice is another machine: no keys, and its wg0 is not even there
     assert out(bridge, "alice", "wg show", network="w2", hosts="") == ""
     plain = json.loads(bridge.terminal("lesson1", "zpool list"))
-    assert plain == {"stdout": "no pools available\n", "stderr": "", "status": 0}
+    assert plain == {"stdout": "no pools available\n", "stderr": "", "status": 0,
+                     "output": [[1, "no pools available\n"]]}
     # a host the page does not list gets the next address
     assert "192.168.50.12/24" in out(bridge, "carol", "ip -br addr")
 
@@ -127,3 +128,21 @@ def test_warm_does_a_scenarios_one_off_work_ahead_of_its_first_run():
     bridge.warm("vm-images")  # a scenario without one-off work: nothing to do, no error
     with pytest.raises(ValueError, match="unknown scenario"):
         bridge.warm("no-such-widget")
+
+
+def test_the_warm_up_runs_in_short_steps_and_ends():
+    """labsim.web.Exercise, run by the worker after a start from the snapshot: every command
+    works (one that failed would leave the interpreter's paths for it cold), and it ends."""
+    from labsim.shell.session import Session
+    from labsim.web import _EXERCISE, Exercise
+
+    session = Session()
+    for line in _EXERCISE:
+        result = session.run(line)
+        assert result.status == 0 and "not simulated" not in result.stderr, (line, result)
+    exercise = Exercise(rounds=2)
+    steps = 0
+    while exercise.step():
+        steps += 1
+    assert steps == 2 * (len(_EXERCISE) + 1)
+    assert not exercise.step()

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from labsim.net.model import Network, add_host
 from labsim.scenarios import controls, get_scenario
 from labsim.scenarios.base import description, simulate
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.session import CommandResult, Session, interleaved
 from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
 
 
@@ -95,7 +95,8 @@ class Bridge:
 
     def terminal(self, session_id: str, line: str, network: str = "", host: str = "",
                  hosts: str = "", zfs_version: str = "") -> str:
-        """Run one command line in the named session; returns {stdout, stderr, status}.
+        """Run one command line in the named session; returns {stdout, stderr, status, output},
+        output: [[1 or 2, text], ...], what a terminal shows in the order it was written.
 
         With ``network``, the session is host ``host`` (default: the session id) of that
         shared network; ``hosts`` (JSON: names, or [name, setup] pairs) are the page's
@@ -109,7 +110,24 @@ class Bridge:
             result = CommandResult.fail(
                 f"labsim: internal error ({type(err).__name__}: {err}); please report it", 70)
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
-                           "status": result.status})
+                           "status": result.status,
+                           "output": [list(piece) for piece in interleaved(result)]})
+
+    def complete(self, session_id: str, line: str, cursor: int, commands: str = "",
+                 network: str = "", host: str = "", hosts: str = "", zfs_version: str = "") -> str:
+        """Tab completion of the word before ``cursor`` in ``line`` (labsim.completion), in
+        the named session; ``commands`` (JSON list) are the terminal's own commands.
+        Returns {start, word, candidates, open}."""
+        from labsim.completion import complete
+
+        session = self._session(session_id, network, host or session_id, hosts,
+                                _version(zfs_version))
+        extra = json.loads(commands) if commands else []
+        try:
+            found = complete(session, line, cursor, extra).as_json()
+        except Exception:  # a simulator bug must not break the terminal's Tab key
+            found = {"start": cursor, "word": "", "candidates": [], "open": []}
+        return json.dumps(found)
 
     def _session(self, session_id: str, network: str, host: str, hosts: str,
                  version: ZfsVersion = DEFAULT_VERSION) -> Session:
@@ -155,6 +173,60 @@ class Bridge:
         for other in old.sessions:
             self.sessions.pop(other, None)
             del self.session_networks[other]
+
+
+def preload() -> Bridge:
+    """Import every labsim module, then make the worker's Bridge.
+
+    The site build runs this in Pyodide before it takes a memory snapshot
+    (tools/pyodide_snapshot.mjs): the page's worker then starts from that snapshot with
+    everything imported, and a terminal's first command pays for no import (the command
+    modules are otherwise imported on first use, labsim.shell.session)."""
+    import importlib
+    import pkgutil
+
+    import labsim
+
+    for module in pkgutil.walk_packages(labsim.__path__, "labsim."):
+        if module.name != "labsim.__main__":  # the command line, which runs on import
+            importlib.import_module(module.name)
+    return Bridge()
+
+
+# What Exercise runs, a step at a time: a little of what the page's terminals and widgets ask.
+_EXERCISE = ("truncate -s 1G /var/tmp/w", "zpool create w /var/tmp/w", "zfs create w/fs",
+             "dd if=/dev/urandom of=/w/fs/f bs=1M count=4", "zfs snapshot w/fs@s",
+             "zpool list -v", "zfs list -t all", "zpool status", "zfs get used,compression w/fs",
+             "zpool destroy w")
+
+
+@dataclass
+class Exercise:
+    """A little of what the page asks Python (a pool made, written, listed and destroyed; a
+    chart's JSON), on a machine of its own, one short step per call. The worker runs a few
+    rounds after it starts from the build's snapshot (tools/pyodide_snapshot.mjs): V8
+    compiles the interpreter's hot WebAssembly with its optimizing tier only once it has
+    run for a while, which a normal start did while it imported labsim; from the snapshot
+    that would otherwise happen during the reader's first commands and widget runs, which
+    run 3-5 times slower meanwhile. Short steps let the page's own calls in between."""
+
+    rounds: int = 3
+    done: int = 0
+    session: Session = field(default_factory=Session)
+
+    def step(self) -> bool:
+        """Run one step; False once every round is done."""
+        steps = len(_EXERCISE) + 1
+        if self.done >= self.rounds * steps:
+            return False
+        index = self.done % steps
+        if index < len(_EXERCISE):
+            self.session.run(_EXERCISE[index])
+        else:
+            scenario = get_scenario("metaslabs")
+            json.dumps(simulate(scenario, controls.defaults(scenario.controls)))
+        self.done += 1
+        return True
 
 
 def initial_payload(scenario: str, overrides: dict | None = None) -> dict[str, object]:

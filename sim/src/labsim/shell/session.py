@@ -34,10 +34,22 @@ class CommandResult:
     # Standard output as content (labsim.content.model) instead of text, for commands
     # that make a file's worth of bytes (seq, yes, head, cat): labsim.shell.streams.
     data: Content | None = None
+    # What a terminal shows, in the order it was written, as (1 or 2, text) pieces, when a
+    # command interleaves its standard output and error (ping's sendmsg errors come before
+    # its statistics); empty: all of stdout, then stderr. See interleaved().
+    order: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def fail(cls, message: str, status: int = 1) -> CommandResult:
         return cls(stderr=message if message.endswith("\n") else message + "\n", status=status)
+
+
+def interleaved(result: CommandResult) -> list[tuple[int, str]]:
+    """What ``result`` printed on a terminal, in order: (1, stdout text) and (2, stderr text)
+    pieces."""
+    if result.order:
+        return list(result.order)
+    return [(fd, text) for fd, text in ((1, result.stdout), (2, result.stderr)) if text]
 
 
 class UsageError(Exception):
@@ -149,10 +161,14 @@ class Session:
         results = [self._run_pipeline(part) for part in _split_commands(line)]
         if not results:
             return CommandResult()
+        if len(results) == 1:
+            return results[0]
+        order = tuple(piece for r in results for piece in interleaved(r))
         return CommandResult(
             stdout="".join(r.stdout for r in results),
             stderr="".join(r.stderr for r in results),
             status=results[-1].status,
+            order=order,
         )
 
     def _run_pipeline(self, line: str) -> CommandResult:
@@ -184,6 +200,8 @@ class Session:
             status = written.status or result.status
             return CommandResult(stderr=stderr + written.stderr, status=status)
         shown = streams.to_terminal(result, command)
+        if shown is result and len(stages) == 1:
+            return result  # as the command wrote it (its order)
         return CommandResult(stdout=shown.stdout, stderr=stderr + shown.stderr[len(result.stderr):],
                              status=result.status)
 
@@ -415,7 +433,8 @@ def transcript(pairs: list[tuple[str, CommandResult]], prompt: str = "$ ") -> st
         if line.startswith("#"):
             chunks.append(line + "\n")
         else:
-            chunks.append(f"{prompt}{line}\n{result.stdout}{result.stderr}")
+            shown = "".join(text for _, text in interleaved(result))
+            chunks.append(f"{prompt}{line}\n{shown}")
     return "".join(chunks)
 
 

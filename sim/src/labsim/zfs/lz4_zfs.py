@@ -25,6 +25,7 @@ that the two give the same sizes."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 HASH_MULTIPLIER = 2654435761
 MFLIMIT = 12
@@ -140,8 +141,13 @@ def lz4_size(src: bytes, osize: int) -> int:
             break
 
 
+@cache
 def _page_lz4() -> Callable[[bytes, int], int] | None:
-    """The page worker's JavaScript twin of ``lz4_size`` (Pyodide only), or None."""
+    """The page worker's JavaScript twin of ``lz4_size`` (Pyodide only), or None.
+
+    Looked up on first use, not on import: the page's worker starts from a memory snapshot
+    taken in Node after labsim was imported (tools/pyodide_snapshot.mjs), where the worker's
+    ``zfsLz4Size`` is not there."""
     try:
         import js  # type: ignore[import-not-found]
         from pyodide.ffi import to_js  # type: ignore[import-not-found]
@@ -153,16 +159,15 @@ def _page_lz4() -> Callable[[bytes, int], int] | None:
     return lambda src, osize: int(function(to_js(src), osize))
 
 
-_PAGE_LZ4 = _page_lz4()
-
 
 def lz4_backend() -> str:
     """Which implementation runs: "javascript" in the page's worker, else "python"."""
-    return "javascript" if _PAGE_LZ4 is not None else "python"
+    return "javascript" if _page_lz4() is not None else "python"
 
 
 def lz4_block_size(src: bytes, osize: int) -> int:
     """``lz4_size`` by the fastest implementation at hand (the same sizes either way)."""
-    if _PAGE_LZ4 is not None:
-        return _PAGE_LZ4(src, osize)
+    page = _page_lz4()
+    if page is not None:
+        return page(src, osize)
     return lz4_size(src, osize)

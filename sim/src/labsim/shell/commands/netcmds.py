@@ -446,7 +446,8 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
     text = str(address)
     trips: list[int] = []
     stderr = []
-    stdout = pingfmt.header(text)
+    # ping's lines as a terminal shows them: stdout is line-buffered there, stderr not at all
+    order = [(1, pingfmt.header(text))]
     last_ok = False
     deliveries: list[delivery.Delivery] = []
     errors = 0
@@ -464,23 +465,26 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
         if drop is not None and drop.unreachable_from is not None:
             # receive_error_msg() finds the ICMP error first, then sendmsg's error is shown.
             errors += 1
-            stdout += pingfmt.unreachable(str(drop.unreachable_from), seq)
+            order.append((1, pingfmt.unreachable(str(drop.unreachable_from), seq)))
         if drop is not None and drop.errno and not drop.reply:
             stderr.append(f"ping: sendmsg: {drop.errno}\n")
+            order.append((2, stderr[-1]))
         last_ok = trip.ok
         if trip.ok:
             assert trip.rtt_ms is not None and trip.reply_ttl is not None  # set with a reply
             us = round(trip.rtt_ms * 1000)
             trips.append(us)
-            stdout += pingfmt.reply(str(trip.reply_from), seq, trip.reply_ttl, us)
+            order.append((1, pingfmt.reply(str(trip.reply_from), seq, trip.reply_ttl, us)))
     # finish()'s "time": from the first send to the last event; the model puts the last
     # event 1 ms after the last send whenever there is more than one packet.
     elapsed_ms = 0 if count == 1 else int((count - 1) * interval * 1000) + 1
-    stdout += pingfmt.statistics(text, count, trips, elapsed_ms, errors)
+    order.append((1, pingfmt.statistics(text, count, trips, elapsed_ms, errors)))
     # ping stops as soon as every packet is answered or failed (main_loop() counts errors).
     waited = trips[-1] / 1e6 if last_ok else 0.0 if errors == count else timeout
     session.clock += (count - 1) * interval + waited
-    return CommandResult(stdout=stdout, stderr="".join(stderr), status=0 if trips else 1)
+    stdout = "".join(piece for fd, piece in order if fd == 1)
+    return CommandResult(stdout=stdout, stderr="".join(stderr), status=0 if trips else 1,
+                         order=tuple(order))
 
 
 # -------------------------------------------------------------------------------------- curl
