@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import getopt
 import inspect
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 from labsim.content.model import Content
 from labsim.net.model import HostFiles, Network, add_host
 from labsim.wg.device import WireGuardHost
-from labsim.zfs.compressors import CompressorUnavailable
 from labsim.zfs.labels import GuidSource, LabelCopy
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
 from labsim.zfs.zil import ZilStats
+
+if TYPE_CHECKING:
+    from labsim.shell.executor import Executor
+    from labsim.shell.syntax.ast import Command
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,13 @@ def parse_options(args: list[str], optstring: str, *, missing_argument: Callable
             text = invalid_option(err.opt)
         raise UsageError(text + "\n" + usage, 2) from None
 
+
+# The variables a root login shell on the lab VM starts with (Debian 12, bash 5.2).
+SHELL_VARIABLES = {
+    "HOME": "/root", "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "IFS": " \t\n", "PS1": "\\u@\\h:\\w\\$ ", "TERM": "xterm-256color",
+}
 
 # The session clock at the start, seconds since the epoch (2026-11-18 11:06:40 UTC).
 START_CLOCK = 1_795_000_000.0
@@ -128,6 +138,17 @@ class Session:
     # What each packet of the last `ping` met on its way (labsim.net.delivery.Delivery),
     # for a page to show.
     last_ping: tuple = ()
+    # The shell's own state (labsim.shell.executor): its variables, its functions (name ->
+    # labsim.shell.syntax.ast command), $? and the budget of one command line: at most
+    # step_limit simple commands and loop turns, and time_limit seconds of the host's time.
+    variables: dict[str, str] = field(default_factory=lambda: dict(SHELL_VARIABLES))
+    functions: dict[str, Command] = field(default_factory=dict)
+    last_status: int = 0
+    step_limit: int = 100_000
+    time_limit: float = 10.0
+    shell_pid: int = 4242
+    # The executor running a line now (a command that runs a line of its own joins it).
+    running: Executor | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.zil_stats = ZilStats.zero(self.version.zil_kstat)
@@ -143,79 +164,20 @@ class Session:
         files = self.network.files.setdefault(self.hostname,
                                               HostFiles(self.host_files, self.host_dirs))
         self.host_files, self.host_dirs = files.files, files.dirs
+        self.variables.setdefault("HOSTNAME", self.hostname)
 
     def run(self, line: str) -> CommandResult:
-        """Run one command line (several if separated by ';', a pipeline if joined by '|')."""
-        results = [self._run_pipeline(part) for part in _split_commands(line)]
-        if not results:
-            return CommandResult()
-        return CommandResult(
-            stdout="".join(r.stdout for r in results),
-            stderr="".join(r.stderr for r in results),
-            status=results[-1].status,
-        )
+        """Run one command line as bash would (labsim.shell.executor): what it printed to
+        the terminal and its status."""
+        from labsim.shell import executor
 
-    def _run_pipeline(self, line: str) -> CommandResult:
-        """``A | B``: each command's output is the next one's standard input. The commands
-        run one after the other; what they print to stderr is kept in their order, and the
-        status is the last command's, as in bash without pipefail. ``> FILE`` or
-        ``>> FILE`` at the end sends the last command's output to a file
-        (labsim.shell.streams)."""
-        from labsim.shell import streams
+        return executor.run_line(self, line)
 
-        line, target, append = _split_redirect(line)
-        stages = _split_pipeline(line)
-        if any(not stage for stage in stages):
-            return CommandResult.fail("bash: syntax error near unexpected token `|'", 2)
-        stdin: CommandResult | None = None
-        errors, result = [], CommandResult()
-        for stage in stages:
-            result = self._run_one(stage, stdin)
-            errors.append(result.stderr)
-            stdin = result
-        stderr = "".join(errors)
-        command = stages[-1].split(maxsplit=1)[0] if stages[-1] else ""
-        if target is not None:
-            try:
-                written = streams.write_to(self, target, streams.output_of(result), append,
-                                           command)
-            except CompressorUnavailable as missing:
-                written = _no_compressor(command, str(missing))
-            status = written.status or result.status
-            return CommandResult(stderr=stderr + written.stderr, status=status)
-        shown = streams.to_terminal(result, command)
-        return CommandResult(stdout=shown.stdout, stderr=stderr + shown.stderr[len(result.stderr):],
-                             status=result.status)
+    def run_with_input(self, line: str, stdin: str) -> CommandResult:
+        """``line`` with ``stdin`` as its standard input (as if piped in)."""
+        from labsim.shell import executor
 
-    def _run_one(self, line: str, previous: CommandResult | str | None = None
-                 ) -> CommandResult:
-        """One command; ``previous`` is what a pipe brings it (a command's result, or
-        text)."""
-        if isinstance(previous, str):
-            previous = CommandResult(stdout=previous)
-        try:
-            argv = shlex.split(line, comments=True)
-        except ValueError:
-            return CommandResult.fail("bash: syntax error: unterminated quoted string", 2)
-        if not argv:
-            return CommandResult()
-        handler = _commands().get(argv[0])
-        if handler is None:
-            return CommandResult.fail(f"bash: {argv[0]}: command not found", 127)
-        try:
-            if previous is not None and _takes(handler, "stdin_data"):
-                from labsim.shell import streams
-
-                return handler(self, argv, stdin_data=streams.output_of(previous))
-            if previous is not None and _takes(handler, "stdin"):
-                from labsim.shell import streams
-
-                return handler(self, argv, stdin=streams.to_terminal(previous, argv[0]).stdout)
-            return handler(self, argv)
-        except UsageError as err:
-            return CommandResult.fail(err.message, err.status)
-        except CompressorUnavailable as missing:
-            return _no_compressor(argv[0], str(missing))
+        return executor.run_line(self, line, executor.Input(_text_content(stdin)))
 
     def now(self) -> float:
         """The current time for timestamps the tools print (zpool status scan lines)."""
@@ -236,48 +198,11 @@ class Session:
         return "/" + "/".join(parts)
 
 
-def _split_commands(line: str) -> list[str]:
-    """Split on ';' outside quotes (enough for lesson scripts)."""
-    parts: list[str] = []
-    current: list[str] = []
-    quote = ""
-    for ch in line:
-        if quote:
-            current.append(ch)
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-            current.append(ch)
-        elif ch == ";":
-            parts.append("".join(current))
-            current = []
-        elif ch == "#" and (not current or current[-1].isspace()):
-            break
-        else:
-            current.append(ch)
-    parts.append("".join(current))
-    return [p for p in (p.strip() for p in parts) if p]
+def _text_content(text: str) -> Content:
+    from labsim.content import model
 
-
-def _split_pipeline(line: str) -> list[str]:
-    """Split on '|' outside quotes; '||' is left alone (it is not a pipe)."""
-    parts: list[str] = []
-    current: list[str] = []
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "|" and "|" not in (line[i - 1 : i], line[i + 1 : i + 2]):
-            parts.append("".join(current).strip())
-            current = []
-            continue
-        current.append(ch)
-    parts.append("".join(current).strip())
-    return parts
+    data = text.encode()
+    return model.of_source(model.Literal(data)) if data else Content()
 
 
 def _no_compressor(command: str, algorithm: str) -> CommandResult:
@@ -292,32 +217,6 @@ def _takes(handler: Callable[..., CommandResult], keyword: str) -> bool:
     """Whether a command takes standard input: as text (a ``stdin`` keyword) or as
     content (``stdin_data``); the others ignore it."""
     return keyword in inspect.signature(handler).parameters
-
-
-def _split_redirect(line: str) -> tuple[str, str | None, bool]:
-    """``COMMAND > FILE`` or ``COMMAND >> FILE``: the command, the file (None without a
-    redirection) and whether it appends. Only a '>' outside quotes with a word after it
-    counts, at the end of the line; ``2>`` and ``>&`` are left to the command, as before."""
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == ">" and (i == 0 or line[i - 1] in " \t"):
-            append = line[i + 1:i + 2] == ">"
-            rest = line[i + (2 if append else 1):].strip()
-            if not rest or rest.startswith("&"):
-                return line, None, False
-            try:
-                words = shlex.split(rest)
-            except ValueError:
-                return line, None, False
-            if len(words) != 1:
-                return line, None, False
-            return line[:i].rstrip(), words[0], append
-    return line, None, False
 
 
 @cache  # the table is built once; the import is deferred because the commands import this module
