@@ -239,7 +239,7 @@ def exit_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | No
 def return_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> int:
     if not shell.positional_stack[1:]:
         sink.err.append("bash: return: can only `return' from a function or sourced script\n")
-        return 1
+        return 2
     status = shell.session.last_status
     if len(argv) > 1:
         try:
@@ -300,7 +300,7 @@ def let(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> in
         try:
             value = shell.evaluate(expression)
         except expand.ExpansionError as error:
-            sink.err.append(f"bash: {error.message}\n")
+            sink.err.append(error.line)
             return 1
     return 0 if value else 1
 
@@ -320,6 +320,14 @@ def type_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | No
             status = 1
     return status
 
+
+# bash 5.2's other builtins: labsim does not run them (its notice, not "command not found").
+_UNSIMULATED_BUILTINS_TEXT = """
+    alias bg bind builtin caller cd command compgen complete compopt coproc dirs disown enable
+    exec fc fg getopts hash help history jobs kill logout mapfile popd pushd readarray suspend
+    times trap ulimit umask unalias wait shopt
+"""
+UNSIMULATED_BUILTINS = frozenset(_UNSIMULATED_BUILTINS_TEXT.split())
 
 # The commands Debian 12 installs in /usr/sbin (root's PATH finds them there first); the
 # others are in /usr/bin.

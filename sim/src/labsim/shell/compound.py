@@ -44,11 +44,13 @@ def run(shell: Executor, command: ast.Command, sink: Sink, stdin: Input | None) 
         try:
             return 0 if shell.evaluate(command.expression) else 1
         except expand.ExpansionError as error:
-            sink.err.append(f"bash: {error.message}\n")
+            sink.err.append(error.line)
             return 1
     if isinstance(command, ast.TestCommand):
         shell.budget.step()
         return conditions.double_brackets(shell, command, sink)
+    if isinstance(command, ast.Timed):
+        return timed(shell, command, sink, stdin)
     if isinstance(command, ast.Unsupported):
         shell.budget.step()
         sink.err.append(f"labsim: {command.what}: not simulated in this shell; "
@@ -90,7 +92,7 @@ def for_loop(shell: Executor, command: ast.For, sink: Sink, stdin: Input | None)
         values = expand.words(shell, command.words) if command.words is not None \
             else list(shell.positional())
     except expand.ExpansionError as error:
-        sink.err.append(f"bash: {error.message}\n")
+        sink.err.append(error.line)
         return 1
     status = 0
     shell.loops += 1
@@ -119,7 +121,7 @@ def arithmetic_for(shell: Executor, command: ast.ArithmeticFor, sink: Sink,
             if command.update is not None:
                 shell.evaluate(command.update)
     except expand.ExpansionError as error:
-        sink.err.append(f"bash: {error.message}\n")
+        sink.err.append(error.line)
         return 1
     finally:
         shell.loops -= 1
@@ -151,6 +153,21 @@ def case(shell: Executor, command: ast.Case, sink: Sink, stdin: Input | None) ->
                 if expand.pattern(shell, pattern).fullmatch(value):
                     return shell.program(body, sink, stdin)
     except expand.ExpansionError as error:
-        sink.err.append(f"bash: {error.message}\n")
+        sink.err.append(error.line)
         return 1
     return 0
+
+
+def timed(shell: Executor, command: ast.Timed, sink: Sink, stdin: Input | None) -> int:
+    """bash 5.2's default TIMEFORMAT ("\\nreal\\t%3lR\\nuser\\t%3lU\\nsys\\t%3lS"): real is
+    how far the command moved the session's clock; CPU times are not modelled (small fixed
+    figures, labsim.shell.commands.ssh)."""
+    from labsim.shell.commands.ssh import SYS_SECONDS, USER_SECONDS, _minutes
+
+    start = shell.session.clock
+    status = shell.run(command.command, sink, stdin)
+    empty = isinstance(command.command, ast.Simple) and not command.command.words
+    user, system = (0.0, 0.0) if empty else (USER_SECONDS, SYS_SECONDS)
+    sink.err.append(f"\nreal\t{_minutes(shell.session.clock - start)}\nuser\t{_minutes(user)}\n"
+                    f"sys\t{_minutes(system)}\n")
+    return status

@@ -21,10 +21,15 @@ BINARY = {"=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "
 
 
 class _TestError(Exception):
-    def __init__(self, message: str, status: int = 2):
+    def __init__(self, message: str, status: int = 2, simulated: bool = True):
         super().__init__(message)
         self.message = message
         self.status = status
+        self.simulated = simulated
+
+    def line(self, name: str) -> str:
+        prefix = "bash: " if self.simulated else "labsim: "
+        return f"{prefix}{name + ': ' if name else ''}{self.message}\n"
 
 
 class _Evaluator:
@@ -145,8 +150,8 @@ class _Evaluator:
                 return fs.is_dir(session, path) or _size(self.shell, operand) > 0
             return True
         if operator in UNSIMULATED_UNARY:
-            raise _TestError(f"{operator}: this test is not simulated in labsim; run it in the "
-                             "lab VM", 2)
+            raise _TestError(f"{operator}: not simulated in this shell; run it in the lab VM",
+                             2, simulated=False)
         raise _TestError(f"{operator}: unary operator expected")
 
     def _binary(self, at: int) -> bool:
@@ -165,8 +170,8 @@ class _Evaluator:
         if operator in ("<", ">"):
             return (left < right) if operator == "<" else (left > right)
         if operator in ("-nt", "-ot", "-ef"):
-            raise _TestError(f"{operator}: this test is not simulated in labsim; run it in the "
-                             "lab VM", 2)
+            raise _TestError(f"{operator}: not simulated in this shell; run it in the lab VM",
+                             2, simulated=False)
         a, b = self._integer(left), self._integer(right)
         return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b,
                 "-ge": a >= b}[operator]
@@ -203,7 +208,7 @@ def test(shell: Executor, argv: list[str], sink: Sink) -> int:
     try:
         return 0 if _Evaluator(shell, args, double=False).evaluate() else 1
     except _TestError as error:
-        sink.err.append(f"bash: {name}: {error.message}\n")
+        sink.err.append(error.line(name))
         return error.status
 
 
@@ -212,12 +217,12 @@ def double_brackets(shell: Executor, command: ast.TestCommand, sink: Sink) -> in
     try:
         args = [expand.single(shell, word) for word in command.words]
     except expand.ExpansionError as error:
-        sink.err.append(f"bash: {error.message}\n")
+        sink.err.append(error.line)
         return 1
     patterns = {i: word for i, word in enumerate(command.words)
                 if i > 0 and args[i - 1] in ("==", "=", "!=")}
     try:
         return 0 if _Evaluator(shell, args, double=True, patterns=patterns).evaluate() else 1
     except _TestError as error:
-        sink.err.append(f"bash: {error.message}\n")
+        sink.err.append(error.line(""))
         return error.status

@@ -43,6 +43,25 @@ SUBSTITUTION_LIMIT = 1 << 20
 MAX_DEPTH = 100
 
 
+# Commands a Debian 12 lab VM has that labsim does not run: they get labsim's notice rather
+# than bash's "command not found", which would be false.
+_KNOWN_COMMANDS_TEXT = """
+    awk basename bc blkid bzip2 chattr chgrp chmod chown chroot cksum column comm cpio crontab
+    date dirname dmesg env expand expr factor file find findmnt fmt fold free fuser gawk getfacl
+    gpg groups gunzip gzip hdparm hexdump hostname hostnamectl htop iconv id install iostat
+    journalctl join kill killall last less lsattr lsblk lsmod lsof lspci lsusb make man mawk
+    mkfifo mkfs mknod mktemp modinfo modprobe more mountpoint nano nc netstat nice nl nohup
+    nproc numfmt od parted paste patch pgrep pidof pinky pr ps pstree ptx python3 readlink
+    realpath renice reset resize2fs rev rmdir rmmod rsync runuser scp script sed setfacl sfdisk
+    sgdisk sh sha224sum sha384sum shred shuf smartctl split ss stdbuf strace
+    strings stty su sudo sum systemctl tac tar taskset tcpdump timeout top tput traceroute
+    tree tsort tty umount uname unexpand unlink unxz unzip uptime useradd usermod users vi vim
+    vmstat w watch wget whereis which who whoami xargs xxd xz zcat zstd b2sum basenc diff
+    df ln dmsetup losetup blockdev wipefs
+"""
+KNOWN_COMMANDS = frozenset(_KNOWN_COMMANDS_TEXT.split())
+
+
 class Stop(Exception):
     """The line stops here: its budget is used up, or something is too deep."""
 
@@ -149,9 +168,11 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
     if len(line) > MAX_LINE:
         return CommandResult.fail(f"labsim: a command line of more than {MAX_LINE} characters "
                                   "is not simulated")
-    if session.running is not None:  # a command running a line of its own (time, wg-quick)
+    if session.running is not None:  # a command running a line of its own (wg-quick's hooks)
         status = session.running.line(line, sink, stdin)
-        return _terminal_result(sink, status)
+        session.last_status = status
+        return streams.to_terminal(_terminal_result(sink, status),
+                                   session.running.last_command or "bash")
     budget = Budget(session.step_limit, time.monotonic() + session.time_limit)
     shell = Executor(session, budget)
     session.running = shell
@@ -205,11 +226,31 @@ class Executor:
             return str(session.shell_pid)
         if name == "PWD":
             return session.cwd
+        if name == "RANDOM":
+            return str(self.random())
         if name in ("-", "!"):
             return "" if name == "!" else "hB"
         return session.variables.get(name)
 
+    def random(self) -> int:
+        """$RANDOM: bash 5.2's generator (variables.c brand(): Park-Miller "minimal standard"
+        steps, then the two halves of the seed XORed, 15 bits). bash seeds it from the time
+        and its pid; labsim from the session's pid, so a session's numbers repeat."""
+        seed = self.session.random_seed or 123459876
+        high, low = divmod(seed, 127773)
+        seed = 16807 * low - 2836 * high
+        if seed < 0:
+            seed += 0x7FFFFFFF
+        self.session.random_seed = seed
+        return ((seed >> 16) ^ (seed & 0xFFFF)) & 0x7FFF
+
     def assign(self, name: str, value: str) -> None:
+        if name == "RANDOM":  # assigning seeds it (bash's sbrand)
+            try:
+                self.session.random_seed = int(value) & 0xFFFFFFFF
+            except ValueError:
+                self.session.random_seed = 0
+            return
         if name in ("?", "#", "$", "!", "-", "*", "@") or name.isdigit() \
                 or not name.isidentifier():
             raise expand.ExpansionError(f"${name}: cannot assign in this way")
@@ -234,7 +275,7 @@ class Executor:
         try:
             return arith.evaluate(expression, self)
         except arith.ArithmeticError_ as error:
-            raise expand.ExpansionError(f"arithmetic: {error.what} (bash's exact message, "
+            raise expand.ExpansionError(f"labsim: arithmetic: {error.what} (bash's message, "
                                         "which quotes the expression, is not simulated)", 1) \
                 from None
 
@@ -315,7 +356,7 @@ class Executor:
             argv = expand.words(self, command.words)
             values = [(a.name, self.expand(a.value), a.append) for a in command.assignments]
         except expand.ExpansionError as error:
-            sink.err.append(f"bash: {error.message}\n")
+            sink.err.append(error.line)
             return error.status
         finally:
             self.err_sink = previous_err
@@ -328,7 +369,7 @@ class Executor:
                     self.assign(name, (self.session.variables.get(name, "") if append else "")
                                 + value)
                 except expand.ExpansionError as error:
-                    sink.err.append(f"bash: {error.message}\n")
+                    sink.err.append(error.line)
                     return 1
             return status
         name = argv[0]
@@ -358,6 +399,12 @@ class Executor:
         self.last_command = argv[0]
         handler = _commands().get(argv[0])
         if handler is None:
+            from labsim.shell import builtins
+
+            if argv[0] in builtins.UNSIMULATED_BUILTINS or argv[0] in KNOWN_COMMANDS:
+                sink.err.append(f"labsim: {argv[0]}: not simulated in this shell; run it in "
+                                "the lab VM\n")
+                return 127
             sink.err.append(f"bash: {argv[0]}: command not found\n")
             return 127
         try:

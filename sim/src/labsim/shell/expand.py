@@ -29,6 +29,12 @@ class ExpansionError(Exception):
         self.message = message
         self.status = status
 
+    @property
+    def line(self) -> str:
+        """The line printed: bash's message, or labsim's own where it does not simulate."""
+        return (self.message if self.message.startswith("labsim:")
+                else "bash: " + self.message) + "\n"
+
 
 class Shell(Protocol):
     session: Session
@@ -72,8 +78,8 @@ def words(shell: Shell, items: tuple[ast.Word, ...]) -> list[str]:
             for one in _split(shell, braced):
                 out.extend(_glob(shell.session, one))
                 if len(out) > MAX_FIELDS:
-                    raise ExpansionError(f"expansion to more than {MAX_FIELDS} words is not "
-                                         "simulated", 1)
+                    raise ExpansionError(f"labsim: expansion to more than {MAX_FIELDS} words "
+                                         "is not simulated", 1)
     return out
 
 
@@ -169,6 +175,7 @@ def parameter(shell: Shell, part: ast.Parameter) -> str:
 # ---------------------------------------------------------------- brace expansion
 
 _BRACE_LIST = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_BRACE_SEQUENCE = re.compile(r"\{(-?[0-9]+|[A-Za-z])\.\.(-?[0-9]+|[A-Za-z])\}")
 
 
 def brace_expand(word: ast.Word) -> list[ast.Word]:
@@ -182,6 +189,14 @@ def brace_expand(word: ast.Word) -> list[ast.Word]:
             return [w for item in items for w in brace_expand(ast.Word(
                 (*word.parts[:index], ast.Literal(item, True), *word.parts[index + 1:])))]
         if isinstance(part, ast.Literal) and not part.quoted:
+            sequence = _BRACE_SEQUENCE.search(part.text)
+            if sequence is not None:
+                items = _range(ast.BraceRange(sequence.group(1), sequence.group(2)))
+                if items is not None:
+                    before, after = part.text[:sequence.start()], part.text[sequence.end():]
+                    return [w for item in items for w in brace_expand(ast.Word((
+                        *word.parts[:index], ast.Literal(before + item + after),
+                        *word.parts[index + 1:])))]
             found = _BRACE_LIST.search(part.text)
             if found is None:
                 continue
@@ -213,7 +228,7 @@ def _range(part: ast.BraceRange) -> list[str] | None:
             return [chr(c) for c in range(ord(part.first), ord(part.last) + step, step)]
         return None
     if abs(last - first) >= MAX_FIELDS:
-        raise ExpansionError(f"brace expansion to more than {MAX_FIELDS} words is not "
+        raise ExpansionError(f"labsim: brace expansion to more than {MAX_FIELDS} words is not "
                              "simulated", 1)
     step = 1 if last >= first else -1
     width = max(len(part.first), len(part.last)) \

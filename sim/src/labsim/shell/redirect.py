@@ -44,7 +44,7 @@ def run(shell: Executor, command: ast.Redirected, sink: Sink, stdin: Input | Non
         sink.err.append(f"bash: {refused.message}\n")
         return 1
     except expand.ExpansionError as error:
-        sink.err.append(f"bash: {error.message}\n")
+        sink.err.append(error.line)
         return error.status
     inner = Sink()
     status = shell.run(command.command, inner, stdin)

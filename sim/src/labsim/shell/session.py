@@ -147,6 +147,7 @@ class Session:
     step_limit: int = 100_000
     time_limit: float = 10.0
     shell_pid: int = 4242
+    random_seed: int = 4242  # $RANDOM's generator (labsim.shell.executor.Executor.random)
     # The executor running a line now (a command that runs a line of its own joins it).
     running: Executor | None = field(default=None, repr=False, compare=False)
 
@@ -222,8 +223,10 @@ def _takes(handler: Callable[..., CommandResult], keyword: str) -> bool:
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[..., CommandResult]]:
     from labsim.shell.commands import (
+        checksums,
         coreutils,
         dd,
+        filters,
         fio,
         mount,
         netcmds,
@@ -260,6 +263,21 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         "yes": textutils.yes,
         "head": textutils.head,
         "printf": textutils.printf,
+        "wc": filters.wc,
+        "sort": filters.sort,
+        "uniq": filters.uniq,
+        "cut": filters.cut,
+        "tr": filters.tr,
+        "tail": filters.tail,
+        "grep": filters.grep,
+        "md5sum": checksums.md5sum,
+        "sha1sum": checksums.sha1sum,
+        "sha256sum": checksums.sha256sum,
+        "sha512sum": checksums.sha512sum,
+        "base64": checksums.base64,
+        "cmp": checksums.cmp,
+        "touch": checksums.touch,
+        "stat": checksums.stat,
         "fio": fio.main,
         "qemu-img": qemu_img.main,
         "qemu-nbd": qemu_nbd.qemu_nbd,

@@ -342,12 +342,36 @@ def false(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(status=1)
 
 
+# The session's clock stops at the end of year 9999, the last time the tools' dates can show.
+CLOCK_END = 253_402_300_799.0
+_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
 def sleep(session: Session, argv: list[str]) -> CommandResult:
-    try:
-        session.clock += float(argv[1])
-    except (IndexError, ValueError):
-        raise _usage("sleep", "missing operand" if len(argv) < 2
-                     else f"invalid time interval '{argv[1]}'") from None
+    """sleep NUMBER[SUFFIX]...: GNU sleep sums its operands (s, m, h, d; "inf"). Simulated time:
+    the session's clock moves on at once. Sleeping past year 9999 stops as Ctrl-C would."""
+    args = argv[1:]
+    if args[:1] == ["--"]:
+        args = args[1:]
+    elif args and args[0].startswith("-") and len(args[0]) > 1:
+        raise _usage("sleep", f"invalid option -- '{args[0][1]}'")
+    if not args:
+        raise _usage("sleep", "missing operand")
+    total = 0.0
+    for arg in args:
+        number, unit = (arg[:-1], arg[-1]) if arg[-1:] in "smhd" else (arg, "")
+        try:
+            value = float(number)
+        except ValueError:
+            value = float("nan")
+        if value != value or value < 0 or number.strip() != number or not number:
+            raise _usage("sleep", f"invalid time interval '{arg}'")
+        total += value * _SLEEP_UNITS[unit]
+    if session.clock + total > CLOCK_END:
+        return CommandResult(stderr=f"labsim: sleep: sleeping {' '.join(args)} goes past the "
+                             "year 9999, which is not simulated: stopped as if by Ctrl-C\n",
+                             status=130)
+    session.clock += total
     return CommandResult()
 
 

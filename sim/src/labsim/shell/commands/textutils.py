@@ -11,7 +11,7 @@ import re
 from labsim.content import model
 from labsim.content.model import Content, Repeat
 from labsim.content.seq import SeqText
-from labsim.shell import fs
+from labsim.shell import fs, streams
 from labsim.shell.session import CommandResult, Session, UsageError
 from labsim.shell.streams import ENDLESS, text_content
 from labsim.shell.units import parse_coreutils_size
@@ -107,10 +107,25 @@ def _input(session: Session, tool: str, names: list[str],
     return model.concat(*parts), "".join(errors)
 
 
+def _random_device(session: Session, path: str) -> Content:
+    return model.of_source(model.RandomBytes(streams.seed_for(session, path)), ENDLESS)
+
+
+# The character devices a shell reads: endless zeros, endless random bytes, nothing.
+DEVICES = {
+    "/dev/zero": lambda session, path: model.zeros(ENDLESS),
+    "/dev/urandom": _random_device,
+    "/dev/random": _random_device,
+    "/dev/null": lambda session, path: Content(),
+}
+
+
 def read_file(session: Session, name: str) -> Content | None:
     """A file's bytes: a dataset's file, or a host file (its text, or the zeros of a
     sparse file). None if there is no such file."""
     path = session.absolute(name)
+    if path in DEVICES:
+        return DEVICES[path](session, path)
     host = session.host_files.get(path)
     if host is not None:
         return text_content(host.text) if host.text is not None else model.zeros(host.size)

@@ -215,6 +215,13 @@ class TestCommand:
 
 
 @dataclass(frozen=True)
+class Timed:
+    """``time COMMAND``: the command, then bash's TIMEFORMAT report on standard error."""
+
+    command: Command
+
+
+@dataclass(frozen=True)
 class Unsupported:
     """A construct the executor does not run (named for the message)."""
 
@@ -222,7 +229,8 @@ class Unsupported:
 
 
 Command = (Simple | Redirected | Pipeline | AndOr | Program | Group | For | ArithmeticFor | While
-           | If | Case | FunctionDefinition | ArithmeticCommand | TestCommand | Unsupported)
+           | If | Case | FunctionDefinition | ArithmeticCommand | TestCommand | Timed
+           | Unsupported)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ tree-sitter-bash is the grammar; this module only carries its tree over.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -36,14 +37,24 @@ def _page_parser() -> Any:
     return getattr(js, "labsimParseBash", None)
 
 
+# In bash ``[`` is an ordinary command (the test builtin); tree-sitter-bash reads ``[ ... ]``
+# as a grammar rule of its own, and refuses what bash runs (``[ a b ]``, ``[ x; echo $?``). Each
+# ``[`` that stands as a word of its own is handed to the parser as a private-use character, an
+# ordinary word to it; the tree's offsets are the same (one code point each way), and all text
+# is read from the line as written.
+_BRACKET_WORD = re.compile(r"(?<![^\s;&|(){}!`])\[(?=[\s;&|)]|$)")
+BRACKET_STANDIN = "\ue000"
+
+
 def parse(source: str) -> Tree:
     """The concrete tree of ``source``."""
+    parsed = _BRACKET_WORD.sub(BRACKET_STANDIN, source)
     parser = _python_parser()
     if parser is not None:
-        return Tree(source, _from_python(parser.parse(source.encode()).root_node, source))
+        return Tree(source, _from_python(parser.parse(parsed.encode()).root_node, parsed))
     page = _page_parser()
     if page is not None:
-        return Tree(source, from_json(json.loads(str(page(source)))))
+        return Tree(source, from_json(json.loads(str(page(parsed)))))
     raise ParserUnavailable("tree-sitter-bash is not available (pip install tree-sitter "
                             "tree-sitter-bash; in the page, the worker loads web-tree-sitter)")
 

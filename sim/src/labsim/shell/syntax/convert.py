@@ -167,6 +167,10 @@ class _Converter:
         raise _Unsupported(kind.replace("_", " "))
 
     def simple(self, node: Node) -> ast.Command:
+        name = next((c for c in node.children if c.type == "command_name"), None)
+        if name is not None and self.text(name) == "time" and not any(
+                c.type == "variable_assignment" for c in node.children):
+            return self.timed(node, name)
         assignments: list[ast.Assignment] = []
         words: list[ast.Word] = []
         redirects: list[ast.Redirect] = []
@@ -186,6 +190,26 @@ class _Converter:
                 words.append(self.word(child))
         command: ast.Command = ast.Simple(tuple(assignments), tuple(words))
         return ast.Redirected(command, tuple(redirects)) if redirects else command
+
+    def timed(self, node: Node, name: Node) -> ast.Command:
+        """``time`` is a reserved word timing what follows (tree-sitter-bash reads it as a
+        command name): ``time sleep 1``, ``time (sleep 1)``, ``time { a; b; }``."""
+        rest = [c for c in node.children if c.named and c is not name]
+        if len(rest) == 1 and rest[0].type in ("subshell", "compound_statement"):
+            return ast.Timed(self.command(rest[0]))
+        if any(c.type in COMPOUND for c in rest):
+            raise _Unsupported("time with this command")
+        inner = Node("command", True, None, rest[0].start if rest else node.end, node.end,
+                     tuple(Node(c.type, c.named, c.field, c.start, c.end, c.children, c.missing)
+                           for c in rest), False)
+        if not rest:
+            return ast.Timed(ast.Simple((), ()))
+        first = rest[0]
+        if first.field == "argument" and first.type in ("word", "number"):
+            renamed = Node("command_name", True, "name", first.start, first.end, (first,))
+            inner = Node("command", True, None, inner.start, inner.end,
+                         (renamed, *inner.children[1:]), False)
+        return ast.Timed(self.command(inner))
 
     def assignment(self, node: Node) -> ast.Assignment:
         name = next(c for c in node.children if c.field == "name")
@@ -299,12 +323,17 @@ class _Converter:
 
     def pipeline(self, node: Node) -> ast.Command:
         commands: list[ast.Command] = []
+        negated = False
         for child in node.children:
-            if child.named:
+            if child.named and not commands and child.type == "negated_command":
+                # ``! a | b`` negates the pipeline (tree-sitter-bash gives ! to a alone)
+                negated = True
+                commands.append(self.command(_named(child)[0]))
+            elif child.named:
                 commands.append(self.command(child))
             elif child.type == "|&" and commands:
                 commands[-1] = _attach(commands[-1], (ast.Redirect(">&", _literal("1"), 2),))
-        return ast.Pipeline(tuple(commands))
+        return ast.Pipeline(tuple(commands), negated)
 
     def and_or(self, node: Node) -> ast.Command:
         left = next(c for c in node.children if c.named)
@@ -456,7 +485,8 @@ class _Converter:
 
     def double_quoted(self, node: Node) -> list[ast.Part]:
         opening = 2 if self.text(node).startswith("$\"") else 1
-        return self.spanned(node, node.start + opening, node.end - 1, quoted=True)
+        return self.spanned(node, node.start + opening, node.end - 1, quoted=True) \
+            or [ast.Literal("", True)]
 
     def spanned(self, node: Node, start: int, end: int, quoted: bool) -> list[ast.Part]:
         """The parts of ``node`` between ``start`` and ``end``; text no child covers is
