@@ -6,10 +6,10 @@ Pipes pass each command's standard output to the next as content (labsim.content
 ``while``, ``if``, ``case``, functions and here-documents work as in bash 5.2.
 
 Every command line runs under a budget (Budget): at most ``Session.step_limit`` steps (a simple
-command, a loop turn or a function call each take one) and ``Session.time_limit`` seconds of
-the host's time. A line that uses it up stops with a message and status 130, bash's status for
-a command interrupted by Ctrl-C. Time inside the simulation (sleep, dd) is the session's clock,
-which never waits.
+command, a loop turn, a ping packet each take one) and, once it has taken more than a thousand
+steps, ``Session.time_limit`` seconds of the host's time. A line that uses it up stops with a
+message and status 130, bash's status for a command interrupted by Ctrl-C. Time inside the
+simulation (sleep, dd) is the session's clock, which never waits.
 """
 
 from __future__ import annotations
@@ -96,12 +96,16 @@ class Budget:
     deadline: float
     used: int = 0
 
-    def step(self) -> None:
-        self.used += 1
+    def step(self, steps: int = 1) -> None:
+        before = self.used
+        self.used += steps
         if self.used > self.steps:
             raise Stop(f"labsim: stopped after {self.steps} steps: a command line may run "
                        f"{self.steps} commands and loop turns in the simulator")
-        if self.used % 256 == 0 and time.monotonic() > self.deadline:
+        # The clock is read every 256 steps once a line has taken 1024: a line of a few
+        # slow commands (a big dd in the page) is never stopped by time, only loops are.
+        if self.used >= 1024 and self.used >> 8 != before >> 8 \
+                and time.monotonic() > self.deadline:
             raise Stop("labsim: stopped: a command line may run for at most "
                        "a few seconds of the host's time in the simulator")
 
@@ -186,6 +190,10 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
     except RecursionError:
         sink.err.append("labsim: this command line is nested too deeply to simulate\n")
         status = 2
+    except Exception as error:  # noqa: BLE001 - a learner never sees a traceback
+        sink.err.append(f"labsim: internal error ({type(error).__name__}: {error}); this is "
+                        "a bug in labsim, please report it with the command line\n")
+        status = 70
     finally:
         session.running = None
     session.last_status = status

@@ -140,12 +140,13 @@ class Session:
     last_ping: tuple = ()
     # The shell's own state (labsim.shell.executor): its variables, its functions (name ->
     # labsim.shell.syntax.ast command), $? and the budget of one command line: at most
-    # step_limit simple commands and loop turns, and time_limit seconds of the host's time.
+    # step_limit simple commands, loop turns and packets, and time_limit seconds of the
+    # host's time once past a thousand steps (labsim.shell.executor.Budget).
     variables: dict[str, str] = field(default_factory=lambda: dict(SHELL_VARIABLES))
     functions: dict[str, Command] = field(default_factory=dict)
     last_status: int = 0
     step_limit: int = 100_000
-    time_limit: float = 10.0
+    time_limit: float = 5.0
     shell_pid: int = 4242
     random_seed: int = 4242  # $RANDOM's generator (labsim.shell.executor.Executor.random)
     # The executor running a line now (a command that runs a line of its own joins it).
@@ -173,6 +174,12 @@ class Session:
         from labsim.shell import executor
 
         return executor.run_line(self, line)
+
+    def tick(self, steps: int = 1) -> None:
+        """A long command (ping's packets) takes ``steps`` of the running line's budget; when
+        it is used up the line stops (labsim.shell.executor.Budget)."""
+        if self.running is not None:
+            self.running.budget.step(steps)
 
     def run_with_input(self, line: str, stdin: str) -> CommandResult:
         """``line`` with ``stdin`` as its standard input (as if piped in)."""
