@@ -102,6 +102,11 @@ LINES = [
     "printf 'a\\nb\\n' > a; printf 'a\\nc\\n' > b; cmp a b; printf 'a b' > c; cmp a c",
     "printf abc > f; stat -c '%s %n %F' f; touch e; stat -c '%s %F' e",
     "sleep 0.5 1s; echo $?; sleep nan; sleep", "head -c 5 /dev/zero | wc -c",
+    # files hold bytes: binary, copied, truncated, appended
+    "echo -e '\\x80\\xff\\x00' > b; wc -c b; cp b c; cmp b c && echo same; md5sum c",
+    "head -c 100 /dev/zero > z; md5sum z; truncate -s 50 z; md5sum z; wc -c < z",
+    "printf abc > t; truncate -s 5 t; md5sum t; echo more >> t; md5sum t; cat t | wc -c",
+    "seq 100000 > s; cp s s2; sha256sum s2; tail -n 1 s2; mv s2 s3; wc -l s3",
     # errors
     "nosuchcommand; echo $?", "echo |", "| echo", "echo )", "echo \"abc", "fi", "cat <",
 ]

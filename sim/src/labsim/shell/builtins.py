@@ -50,6 +50,12 @@ _ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n"
             "t": "\t", "v": "\v", "\\": "\\"}
 
 
+def _byte(value: int) -> str:
+    """One byte as text: beyond ASCII, Python's surrogate escape, which the shell's streams
+    encode back into that very byte (labsim.shell.executor.Sink)."""
+    return chr(value) if value < 0x80 else chr(0xDC00 + value)
+
+
 def _echo_escapes(text: str) -> tuple[str, bool]:
     out: list[str] = []
     i = 0
@@ -65,13 +71,13 @@ def _echo_escapes(text: str) -> tuple[str, bool]:
             if code == "0":
                 digits = re.match(r"[0-7]{0,3}", text[i + 2:])
                 assert digits is not None
-                out.append(chr(int(digits.group() or "0", 8) & 0xFF))
+                out.append(_byte(int(digits.group() or "0", 8) & 0xFF))
                 i += 2 + len(digits.group())
                 continue
             if code == "x":
                 digits = re.match(r"[0-9a-fA-F]{1,2}", text[i + 2:])
                 if digits:
-                    out.append(chr(int(digits.group(), 16)))
+                    out.append(_byte(int(digits.group(), 16)))
                     i += 2 + len(digits.group())
                     continue
         out.append(text[i])

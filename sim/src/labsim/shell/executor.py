@@ -160,7 +160,7 @@ class Sink:
 
 
 def _text(text: str) -> Content:
-    data = text.encode()
+    data = text.encode("utf-8", "surrogateescape")
     return model.of_source(model.Literal(data)) if data else Content()
 
 

@@ -131,7 +131,7 @@ def _check_writable(shell: Executor, target: str) -> None:
 
 
 def _text(text: str) -> Content:
-    data = text.encode()
+    data = text.encode("utf-8", "surrogateescape")
     return model.of_source(model.Literal(data)) if data else Content()
 
 

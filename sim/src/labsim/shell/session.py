@@ -81,7 +81,7 @@ class HostFile:
     """A file on the host's own filesystem (the sparse files vdevs are made of).
 
     ``text`` is the contents of a file whose contents matter (a key or a configuration
-    file); None for the others, which hold the zeros of a sparse file. ``labels`` are
+    file); None for the others, which hold the zeros of a sparse file (or ``data``). ``labels`` are
     the ZFS label copies written into it, for a file that is (or was) a vdev: they go
     where the file goes (mv), are copied with it (cp), and bytes written over one
     destroy that copy (labsim.zfs.labels).
@@ -91,6 +91,10 @@ class HostFile:
     mtime: float
     text: str | None = None
     labels: tuple[LabelCopy, ...] = ()
+    # The file's bytes, when labsim knows them exactly (a redirection wrote them, cp copied
+    # them): real bytes for a small file, lazy content (labsim.content.model) for a large
+    # one. Readers prefer it to ``text`` (labsim.shell.commands.textutils.read_file).
+    data: Content | None = None
 
 
 @dataclass

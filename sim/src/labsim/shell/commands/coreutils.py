@@ -9,7 +9,7 @@ from labsim.content import model as content_model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
-from labsim.shell import fs
+from labsim.shell import fs, streams
 from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import bclone, labels, zvols
@@ -59,8 +59,10 @@ def truncate(session: Session, argv: list[str]) -> CommandResult:
             # grown keeps its labels where they were: the back pair is no longer at the
             # end, where zpool import looks for it).
             old = session.host_files[path]
+            known = old.data is not None or old.text is not None
+            data = content_model.resize(streams.host_content(old), new_size) if known else None
             session.host_files[path] = replace(old, size=new_size, mtime=session.clock,
-                                               text=None,
+                                               text=None, data=data,
                                                labels=labels.truncated(old.labels, new_size))
         else:
             session.host_files[path] = HostFile(new_size, session.clock)
@@ -281,8 +283,8 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
         host = session.host_files[src_path]
         content: str | DataPattern | Content
         size = host.size
-        content = "zero" if host.text is None else content_model.of_source(
-            content_model.Literal(host.text.encode()))
+        known = host.data is not None or host.text is not None
+        content = streams.host_content(host) if known else "zero"
         copied_labels = host.labels  # a vdev file's labels too
     elif src is not None and src.name in src.dataset.files:
         file = src.dataset.files[src.name]
@@ -330,7 +332,9 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
             return CommandResult.fail(f"cp: error writing '{target}': No space left on device")
         dst.dataset.files[dst.name].mtime = session.clock
     else:
-        session.host_files[dst_path] = HostFile(size, session.clock, labels=copied_labels)
+        session.host_files[dst_path] = HostFile(
+            size, session.clock, labels=copied_labels,
+            data=content if isinstance(content, Content) else None)
     return CommandResult()
 
 

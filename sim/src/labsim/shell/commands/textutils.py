@@ -13,7 +13,7 @@ from labsim.content.model import Content, Repeat
 from labsim.content.seq import SeqText
 from labsim.shell import fs, streams
 from labsim.shell.session import CommandResult, Session, UsageError
-from labsim.shell.streams import ENDLESS, text_content
+from labsim.shell.streams import ENDLESS
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs.pool import file_content
 
@@ -128,7 +128,7 @@ def read_file(session: Session, name: str) -> Content | None:
         return DEVICES[path](session, path)
     host = session.host_files.get(path)
     if host is not None:
-        return text_content(host.text) if host.text is not None else model.zeros(host.size)
+        return streams.host_content(host)
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name in hit.dataset.files:
         return file_content(hit.dataset.files[hit.name])
