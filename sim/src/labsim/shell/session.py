@@ -153,6 +153,7 @@ class Session:
     time_limit: float = 5.0
     shell_pid: int = 4242
     random_seed: int = 4242  # $RANDOM's generator (labsim.shell.executor.Executor.random)
+    device_reads: int = 0  # reads of /dev/urandom so far, each one's bytes its own
     # The executor running a line now (a command that runs a line of its own joins it).
     running: Executor | None = field(default=None, repr=False, compare=False)
 
@@ -289,6 +290,7 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         "cmp": checksums.cmp,
         "touch": checksums.touch,
         "stat": checksums.stat,
+        "fallocate": checksums.fallocate,
         "fio": fio.main,
         "qemu-img": qemu_img.main,
         "qemu-nbd": qemu_nbd.qemu_nbd,

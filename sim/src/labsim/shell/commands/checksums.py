@@ -249,3 +249,71 @@ def stat(session: Session, argv: list[str]) -> CommandResult:
                 i += 1
         out.append("".join(text) + "\n")
     return CommandResult(stdout="".join(out), stderr="".join(errors), status=1 if errors else 0)
+
+
+# OpenZFS's zfs_fallocate_reserve_percent (module/os/linux/zfs/zpl_file.c, 2.1 to 2.3): a
+# preallocation must fit in the available space shrunk by this much.
+FALLOCATE_RESERVE_PERCENT = 110
+
+
+def fallocate(session: Session, argv: list[str]) -> CommandResult:
+    """fallocate [-n] [-o OFFSET] -l LENGTH FILE (util-linux 2.38). On a host file the file
+    grows to OFFSET+LENGTH. In a dataset, OpenZFS's zpl_fallocate_common() (2.3.9) refuses
+    with ENOSPC a length beyond f_bavail * (f_bsize * 100 / 110), f_bsize being the dataset's
+    recordsize (zfs_statvfs), and otherwise only sets the size, allocating nothing."""
+    from labsim.shell.units import parse_coreutils_size
+    from labsim.zfs.pool import property_value
+    from labsim.zfs.space import dataset_available
+
+    try:
+        opts, names = getopt.gnu_getopt(argv[1:], "l:o:nxpzd", ["length=", "offset=",
+                                                                 "keep-size", "posix"])
+    except getopt.GetoptError as err:
+        raise _usage("fallocate", fmt.getopt_message(err)) from None
+    flags = {k for k, _ in opts}
+    if flags & {"-p", "-z", "-d"}:
+        return CommandResult.fail("labsim: fallocate -p, -z and -d are not simulated", 1)
+    length_arg = next((v for k, v in opts if k in ("-l", "--length")), None)
+    offset_arg = next((v for k, v in opts if k in ("-o", "--offset")), "0")
+    if not names:
+        return CommandResult.fail("fallocate: no filename specified\nTry 'fallocate --help' "
+                                  "for more information.", 1)
+    length = parse_coreutils_size(length_arg) if length_arg is not None else None
+    offset = parse_coreutils_size(offset_arg)
+    if length_arg is None:
+        return CommandResult.fail("fallocate: no length argument specified", 1)
+    if length is None or length <= 0:
+        return CommandResult.fail("fallocate: invalid length value specified", 1)
+    if offset is None:
+        return CommandResult.fail("fallocate: invalid offset value specified", 1)
+    name = names[0]
+    path = session.absolute(name)
+    keep = bool(flags & {"-n", "--keep-size"})
+    if fs.is_dir(session, path):
+        return CommandResult.fail(f"fallocate: cannot open {name}: Is a directory", 1)
+    if not fs.parent_exists(session, path):
+        return CommandResult.fail(f"fallocate: cannot open {name}: No such file or directory", 1)
+    hit = fs.mounted_dataset(session, path)
+    if hit is not None and hit.name:
+        available = dataset_available(hit.pool, hit.dataset)
+        bsize = int(str(property_value(hit.pool, hit.dataset, "recordsize")[0]))
+        bavail = available >> (bsize.bit_length() - 1)
+        file = hit.dataset.files.get(hit.name)
+        if file is None:
+            file = hit.dataset.files[hit.name] = File(hit.name, mtime=session.clock)
+        if length > bavail * (bsize * 100 // FALLOCATE_RESERVE_PERCENT):
+            return CommandResult.fail("fallocate: fallocate failed: No space left on device", 1)
+        if not keep and offset + length > file.size:
+            file.size, file.mtime = offset + length, session.clock
+        return CommandResult()
+    old = session.host_files.get(path)
+    size = max(old.size if old is not None else 0, 0 if keep else offset + length)
+    if old is None:
+        session.host_files[path] = HostFile(size, session.clock, data=model.zeros(size))
+    elif size != old.size:
+        from labsim.shell import streams
+
+        data = model.resize(streams.host_content(old), size)
+        session.host_files[path] = replace(old, size=size, mtime=session.clock, text=None,
+                                           data=data)
+    return CommandResult()

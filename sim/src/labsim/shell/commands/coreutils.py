@@ -182,15 +182,17 @@ def zfs_allocated(pool: Pool, file: File) -> int:
 
 
 def du(session: Session, argv: list[str]) -> CommandResult:
-    """du [-k] FILE...: the allocated size of each operand in KiB, rounded up, in the
+    """du [-k|-h] FILE...: the allocated size of each operand in KiB, rounded up (or human
+    readable), in the
     order given. A directory counts its files (and not its own blocks, which labsim
     does not model)."""
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "ksh", ["human-readable"])
     except getopt.GetoptError as err:
         raise _usage("du", fmt.getopt_message(err)) from None
-    if any(k in ("-h", "--human-readable") for k, _ in opts):
-        return CommandResult.fail("labsim: du -h is not modelled; use du -k")
+    # -h: du.c sets human_autoscale | human_SI | human_base_1024 with an output block of one
+    # byte, gnulib rounding up, as ls -h does (labsim.format.coreutils.ls_size).
+    human = any(k in ("-h", "--human-readable") for k, _ in opts)
     out, errors = [], []
     for name in names or ["."]:
         path = session.absolute(name)
@@ -202,7 +204,8 @@ def du(session: Session, argv: list[str]) -> CommandResult:
         else:
             errors.append(f"du: cannot access '{name}': No such file or directory\n")
             continue
-        out.append(f"{-(-allocated // 1024)}\t{name}\n")
+        shown = fmt.ls_size(allocated, human=True) if human else str(-(-allocated // 1024))
+        out.append(f"{shown}\t{name}\n")
     return CommandResult(stdout="".join(out), stderr="".join(errors),
                          status=1 if errors else 0)
 

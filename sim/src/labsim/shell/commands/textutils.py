@@ -108,7 +108,10 @@ def _input(session: Session, tool: str, names: list[str],
 
 
 def _random_device(session: Session, path: str) -> Content:
-    return model.of_source(model.RandomBytes(streams.seed_for(session, path)), ENDLESS)
+    """/dev/urandom: each read new bytes (seeded by the read's number, so a script repeats)."""
+    session.device_reads += 1
+    seed = streams.seed_for(session, f"{path}#{session.device_reads}")
+    return model.of_source(model.RandomBytes(seed), ENDLESS)
 
 
 # The character devices a shell reads: endless zeros, endless random bytes, nothing.
