@@ -134,3 +134,41 @@ def _labsim(line: str) -> tuple[str, str, int]:
 @pytest.mark.parametrize("line", LINES)
 def test_a_line_does_what_bash_does(line, tmp_path):
     assert _labsim(line) == _bash(line, str(tmp_path))
+
+
+
+SCRIPT = """\
+# a script whose commands go on over several lines, as bash reads them
+for i in 1 2 3; do
+  echo "turn $i"
+done | tail -n 2
+total=0
+while read n; do
+  total=$((total + n))
+done <<END
+4
+5
+END
+echo "total $total"
+if [ "$total" -gt 5 ]; then
+  echo big
+else
+  echo small
+fi
+f() {
+  echo "in f: $1"
+}
+f one
+echo "a quote
+over two lines"
+"""
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_a_script_runs_as_bash_reads_it(tmp_path):
+    from labsim.shell.session import run_script
+
+    results = run_script(SCRIPT, Session())
+    stdout = "".join(result.stdout for _, result in results)
+    assert (stdout, "".join(r.stderr for _, r in results)) == _bash(SCRIPT, str(tmp_path))[:2]
+    assert [line.split("\n")[0] for line, _ in results][:2] == ["for i in 1 2 3; do", "total=0"]

@@ -200,6 +200,18 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
     return streams.to_terminal(_terminal_result(sink, status), shell.last_command or "bash")
 
 
+def incomplete(text: str) -> bool:
+    """Whether bash would read another line to finish ``text`` (its PS2 prompt): an open
+    quote, loop, here-document, pipe or ``&&`` at the end."""
+    try:
+        program = convert.convert(backend.parse(text))
+    except backend.ParserUnavailable:
+        return False
+    return isinstance(program, ast.SyntaxError_) and (
+        program.message.endswith("unexpected end of file")
+        or program.message.startswith("unexpected EOF"))
+
+
 def _terminal_result(sink: Sink, status: int) -> CommandResult:
     return CommandResult(stderr="".join(sink.err), status=status, data=sink.content())
 

@@ -324,14 +324,27 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
 
 
 def run_script(text: str, session: Session | None = None) -> list[tuple[str, CommandResult]]:
-    """Run every line of ``text``; returns (line, result) pairs in order."""
+    """Run every command of ``text``; returns (command, result) pairs in order. A command
+    that goes on over several lines (a loop, a here-document, an open quote) runs whole, as
+    bash reads a script."""
+    from labsim.shell.executor import incomplete
+
     session = session or Session()
     out = []
+    pending: list[str] = []
     for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
+        line = raw if pending else raw.strip()
+        if not pending and (not line or line.startswith("#")):
             continue
-        out.append((line, session.run(line)))
+        pending.append(line)
+        command = "\n".join(pending)
+        if incomplete(command):
+            continue
+        pending = []
+        out.append((command.strip(), session.run(command)))
+    if pending:
+        command = "\n".join(pending)
+        out.append((command.strip(), session.run(command)))
     return out
 
 

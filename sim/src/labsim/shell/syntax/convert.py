@@ -55,9 +55,9 @@ def _syntax_message(tree: Tree, error: Node) -> str:
     if last in ("<", ">", ">>", "<<", "<<<", ">&", "<&", "&>", ">|") and \
             error.end >= len(tree.source.rstrip()):
         return "syntax error near unexpected token `newline'"
-    closing = next((t for t in tokens if t in CLOSING or t[:1] in (")", "}")), None)
-    if closing is not None:
-        return f"syntax error near unexpected token `{_token(closing)}'"
+    first = tokens[0] if tokens else ""
+    if first in CLOSING or first[:1] in (")", "}"):
+        return f"syntax error near unexpected token `{_token(first)}'"
     if error.missing or error.end >= len(tree.source.rstrip()):
         for quote in ("\"", "'", "`"):
             if _unbalanced(tree.source, quote):
