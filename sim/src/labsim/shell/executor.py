@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from labsim.content import model
 from labsim.content.model import Content
@@ -40,7 +41,7 @@ MAX_LINE = 1 << 18
 SUBSTITUTION_LIMIT = 1 << 20
 # The deepest nesting of functions, subshells and substitutions (bash's own limit is the
 # machine's stack; FUNCNEST is unset).
-MAX_DEPTH = 100
+MAX_DEPTH = 50
 
 
 # Commands a Debian 12 lab VM has that labsim does not run: they get labsim's notice rather
@@ -93,6 +94,7 @@ class ReturnFromFunction(Exception):
 @dataclass
 class Budget:
     steps: int
+    seconds: float
     deadline: float
     used: int = 0
 
@@ -100,14 +102,14 @@ class Budget:
         before = self.used
         self.used += steps
         if self.used > self.steps:
-            raise Stop(f"labsim: stopped after {self.steps} steps: a command line may run "
-                       f"{self.steps} commands and loop turns in the simulator")
+            raise Stop(f"labsim: stopped after {self.steps} steps: a command line running "
+                       "more commands and loop turns is not simulated")
         # The clock is read every 256 steps once a line has taken 1024: a line of a few
         # slow commands (a big dd in the page) is never stopped by time, only loops are.
         if self.used >= 1024 and self.used >> 8 != before >> 8 \
                 and time.monotonic() > self.deadline:
-            raise Stop("labsim: stopped: a command line may run for at most "
-                       "a few seconds of the host's time in the simulator")
+            raise Stop(f"labsim: stopped after {self.seconds:g} seconds: a command line "
+                       "running longer on this computer is not simulated")
 
 
 @dataclass
@@ -177,7 +179,8 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
         session.last_status = status
         return streams.to_terminal(_terminal_result(sink, status),
                                    session.running.last_command or "bash")
-    budget = Budget(session.step_limit, time.monotonic() + session.time_limit)
+    budget = Budget(session.step_limit, session.time_limit,
+                    time.monotonic() + session.time_limit)
     shell = Executor(session, budget)
     session.running = shell
     try:
@@ -200,11 +203,18 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
     return streams.to_terminal(_terminal_result(sink, status), shell.last_command or "bash")
 
 
+@lru_cache(maxsize=1024)
+def parse(line: str) -> ast.Program | ast.SyntaxError_:
+    """A line's AST; kept, since pages and scripts run the same lines again (ASTs are
+    immutable, so one may be shared)."""
+    return convert.convert(backend.parse(line))
+
+
 def incomplete(text: str) -> bool:
     """Whether bash would read another line to finish ``text`` (its PS2 prompt): an open
     quote, loop, here-document, pipe or ``&&`` at the end."""
     try:
-        program = convert.convert(backend.parse(text))
+        program = parse(text)
     except backend.ParserUnavailable:
         return False
     return isinstance(program, ast.SyntaxError_) and (
@@ -333,10 +343,9 @@ class Executor:
 
     def parse(self, line: str) -> ast.Program | ast.SyntaxError_:
         try:
-            tree = backend.parse(line)
+            return parse(line)
         except backend.ParserUnavailable as missing:
             raise Stop(f"labsim: {missing}", 2) from None
-        return convert.convert(tree)
 
     # ------------------------------------------------------------ commands
 

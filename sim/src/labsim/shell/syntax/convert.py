@@ -68,6 +68,8 @@ def _syntax_message(tree: Tree, error: Node) -> str:
 
 
 CLOSING = {")", "}", ";;", "fi", "done", "esac", "then", "do", "else", "elif", "in"}
+# Reserved words that cannot start a command (bash's parse.y reads them only inside one).
+MISPLACED_WORDS = frozenset({"}", "fi", "done", "esac", "then", "do", "else", "elif"})
 
 
 def _token(text: str) -> str:
@@ -181,7 +183,7 @@ class _Converter:
             elif child.field == "redirect" or child.type.endswith("_redirect"):
                 redirects.append(self.redirect(child))
             elif child.type == "command_name":
-                if self.text(child) in CLOSING - {")", ";;", "in"} | {"}"} and not assignments:
+                if self.text(child) in MISPLACED_WORDS and not assignments:
                     raise _Syntax(f"syntax error near unexpected token `{self.text(child)}'")
                 words.append(self.word(_named(child)[0] if _named(child) else child))
             elif child.type == "subshell":
