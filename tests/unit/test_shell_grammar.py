@@ -172,3 +172,26 @@ def test_a_script_runs_as_bash_reads_it(tmp_path):
     stdout = "".join(result.stdout for _, result in results)
     assert (stdout, "".join(r.stderr for _, r in results)) == _bash(SCRIPT, str(tmp_path))[:2]
     assert [line.split("\n")[0] for line, _ in results][:2] == ["for i in 1 2 3; do", "total=0"]
+
+
+INTERLEAVED = [
+    "for i in 1 2; do echo out$i; ls nofile$i; done; echo end",
+    "seq 2; echo err >&2; seq 3 | tail -n 1; ls x 2>&1 | cat; cat nofile",
+    "{ echo a; ls b; } 2>&1 | sort; echo c >&2; echo d",
+]
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+@pytest.mark.parametrize("line", INTERLEAVED)
+def test_the_terminal_gets_both_streams_in_bashs_order(line, tmp_path):
+    """bash with both streams on one pipe shows what a terminal shows."""
+    combined = subprocess.run(["bash", "--norc", "--noprofile", "-c", line], cwd=tmp_path,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=10, executable=BASH,
+                              env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}).stdout
+    combined = re.sub(r"^bash: line \d+: ", "bash: ", combined, flags=re.M)
+    session = Session()
+    session.run("mkdir -p /tmp/t && cd /tmp/t")
+    result = session.run(line)
+    assert "".join(text for _, text in result.output) == combined
+    assert {fd for fd, _ in result.output} == {1, 2}

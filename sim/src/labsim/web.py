@@ -95,7 +95,8 @@ class Bridge:
 
     def terminal(self, session_id: str, line: str, network: str = "", host: str = "",
                  hosts: str = "", zfs_version: str = "") -> str:
-        """Run one command line in the named session; returns {stdout, stderr, status}.
+        """Run one command line in the named session; returns {stdout, stderr, status,
+        output}, output being both streams in the order a terminal shows them.
 
         With ``network``, the session is host ``host`` (default: the session id) of that
         shared network; ``hosts`` (JSON: names, or [name, setup] pairs) are the page's
@@ -108,8 +109,10 @@ class Bridge:
         except Exception as err:  # a simulator bug must not kill the page's terminal
             result = CommandResult.fail(
                 f"labsim: internal error ({type(err).__name__}: {err}); please report it", 70)
+        # output: the two streams in the order a terminal shows them ([fd, text] pairs)
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
-                           "status": result.status})
+                           "status": result.status,
+                           "output": [list(chunk) for chunk in result.output]})
 
     def _session(self, session_id: str, network: str, host: str, hosts: str,
                  version: ZfsVersion = DEFAULT_VERSION) -> Session:

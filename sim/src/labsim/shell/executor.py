@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from labsim.content import model
 from labsim.content.model import Content
-from labsim.shell import arith, expand
+from labsim.shell import arith, expand, streams
 from labsim.shell.session import (
     CommandResult,
     Session,
@@ -146,6 +146,20 @@ class Input:
         return b"".join(chunks).decode(errors="replace")
 
 
+class _Logged(list):
+    """A stream of the terminal itself: what is written to it is also noted, in order, in
+    the log both of the terminal's streams share."""
+
+    def __init__(self, fd: int, log: list[tuple[int, Content | str]]):
+        super().__init__()
+        self.fd = fd
+        self.log = log
+
+    def append(self, item: Content | str) -> None:
+        super().append(item)
+        self.log.append((self.fd, item))
+
+
 @dataclass
 class Sink:
     """What commands wrote: standard output as content, standard error as text."""
@@ -168,9 +182,9 @@ def _text(text: str) -> Content:
 
 def run_line(session: Session, line: str, stdin: Input | None = None) -> CommandResult:
     """One command line as the terminal runs it: what it printed and its status."""
-    from labsim.shell import streams
-
-    sink = Sink()
+    log: list[tuple[int, Content | str]] = []
+    sink = Sink(out=_Logged(1, log), err=_Logged(2, log))
+    line = line.encode("utf-8", "replace").decode()  # no lone surrogates
     if len(line) > MAX_LINE:
         return CommandResult.fail(f"labsim: a command line of more than {MAX_LINE} characters "
                                   "is not simulated")
@@ -200,7 +214,32 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
     finally:
         session.running = None
     session.last_status = status
-    return streams.to_terminal(_terminal_result(sink, status), shell.last_command or "bash")
+    shown = streams.to_terminal(_terminal_result(sink, status), shell.last_command or "bash")
+    return replace(shown, output=_interleaved(log, shown))
+
+
+def _interleaved(log: list[tuple[int, Content | str]], shown: CommandResult
+                 ) -> tuple[tuple[int, str], ...]:
+    """The terminal's streams in the order they were written (nothing if the output was too
+    big to print: the terminal then shows the result's stdout and stderr)."""
+    out: list[tuple[int, str]] = []
+    size = 0
+    for fd, item in log:
+        if isinstance(item, str):
+            text = item
+        else:
+            size += item.size
+            if size > streams.TERMINAL_LIMIT:
+                return ()
+            text = model.read(item, 0, item.size).decode(errors="replace")
+        if text:
+            if out and out[-1][0] == fd:
+                out[-1] = (fd, out[-1][1] + text)
+            else:
+                out.append((fd, text))
+    joined_out = "".join(t for fd, t in out if fd == 1)
+    joined_err = "".join(t for fd, t in out if fd == 2)
+    return tuple(out) if (joined_out, joined_err) == (shown.stdout, shown.stderr) else ()
 
 
 @lru_cache(maxsize=1024)
@@ -423,7 +462,6 @@ class Executor:
 
     def external(self, argv: list[str], sink: Sink, stdin: Input | None) -> int:
         """A command of labsim's table (labsim.shell.session._commands)."""
-        from labsim.shell import streams
 
         self.last_command = argv[0]
         handler = _commands().get(argv[0])

@@ -37,6 +37,10 @@ class CommandResult:
     # Standard output as content (labsim.content.model) instead of text, for commands
     # that make a file's worth of bytes (seq, yes, head, cat): labsim.shell.streams.
     data: Content | None = None
+    # What a terminal shows, in the order it came: (1, text) from standard output, (2, text)
+    # from standard error (a command line's run sets it; empty where the order is unknown,
+    # and a terminal shows stdout then stderr).
+    output: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def fail(cls, message: str, status: int = 1) -> CommandResult:
