@@ -69,7 +69,8 @@ def test_networks_and_plain_terminals_are_separate():
     # w2's alice is another machine: no keys, and its wg0 is not even there
     assert out(bridge, "alice", "wg show", network="w2", hosts="") == ""
     plain = json.loads(bridge.terminal("lesson1", "zpool list"))
-    assert plain == {"stdout": "no pools available\n", "stderr": "", "status": 0}
+    assert plain == {"stdout": "no pools available\n", "stderr": "", "status": 0,
+                     "output": [[1, "no pools available\n"]]}
     # a host the page does not list gets the next address
     assert "192.168.50.12/24" in out(bridge, "carol", "ip -br addr")
 
