@@ -62,3 +62,33 @@ def test_devices_read_as_the_kernel_gives_them():
     one = session.run("head -c 16 /dev/urandom | base64").stdout
     two = session.run("head -c 16 /dev/urandom | base64").stdout
     assert len(one) == 25 and one != two
+
+
+def test_df_shows_what_zfs_statvfs_reports_in_gnu_dfs_columns():
+    session = _pool()
+    session.run("dd if=/dev/urandom of=/p/small/f bs=1M count=3 2>/dev/null")
+    pool = session.pools["p"]
+    dataset = pool.datasets["p/small"]
+    from labsim.shell.commands.df import statfs
+    from labsim.zfs.space import dataset_available, dataset_referenced
+
+    bsize, blocks, free, avail = statfs(pool, dataset)
+    assert bsize == 16 << 10
+    assert blocks == (-(-dataset_referenced(pool, dataset) // bsize) * bsize
+                      + dataset_available(pool, dataset)) // bsize
+    used_k, avail_k = (blocks - free) * 16, avail * 16
+    percent = -(-(used_k * 100) // (used_k + avail_k))
+    assert session.run("df /p/small/f").stdout == (
+        "Filesystem     1K-blocks  Used Available Use% Mounted on\n"
+        f"p/small     {blocks * 16:>12} {used_k:>5} {avail_k:>9} {percent:>3}% /p/small\n")
+    # an empty dataset uses one record: its referenced bytes are rounded up to a block
+    assert session.run("df -k /p").stdout.split("\n")[1].split()[2] == "128"
+    assert session.run("df -h /p").stdout.startswith("Filesystem      Size  Used Avail Use% ")
+
+
+def test_df_says_the_hosts_file_systems_are_not_simulated():
+    session = _pool()
+    for line in ("df", "df /root"):
+        result = session.run(line)
+        assert "not simulated" in result.stderr and result.status == 1
+    assert session.run("df /nothing").stderr == "df: /nothing: No such file or directory\n"

@@ -58,7 +58,7 @@ _KNOWN_COMMANDS_TEXT = """
     strings stty su sudo sum systemctl tac tar taskset tcpdump timeout top tput traceroute
     tree tsort tty umount uname unexpand unlink unxz unzip uptime useradd usermod users vi vim
     vmstat w watch wget whereis which who whoami xargs xxd xz zcat zstd b2sum basenc diff
-    df ln dmsetup losetup blockdev wipefs
+    ln dmsetup losetup blockdev wipefs
 """
 KNOWN_COMMANDS = frozenset(_KNOWN_COMMANDS_TEXT.split())
 
