@@ -107,6 +107,12 @@ LINES = [
     "head -c 100 /dev/zero > z; md5sum z; truncate -s 50 z; md5sum z; wc -c < z",
     "printf abc > t; truncate -s 5 t; md5sum t; echo more >> t; md5sum t; cat t | wc -c",
     "seq 100000 > s; cp s s2; sha256sum s2; tail -n 1 s2; mv s2 s3; wc -l s3",
+    # printf, bash's builtin
+    "printf '%5.2f|%-4s|%03d|%x|%o|%e\\n' 3.14159 ab 7 255 8 1234.5",
+    "printf '%d\\n' abc; printf '%d\\n' 12abc; printf '%x %i %i\\n' -1 0x1f 010",
+    "printf '%b\\n' 'a\\tb'; printf -v x '%s' 5; echo $x; printf '%s=%s\\n' a 1 b 2 c",
+    "printf '%*d|%-*s|\\n' 5 42 3 x; printf '%5'; echo \"[$?]\"; printf; echo \"[$?]\"",
+    "printf '%c%c|%.3s|\\n' hello; printf '\\101\\x41\\n'; printf '%q\\n' abc",
     # errors
     "nosuchcommand; echo $?", "echo |", "| echo", "echo )", "echo \"abc", "fi", "cat <",
 ]

@@ -293,6 +293,37 @@ def test(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> i
     return conditions.test(shell, argv, sink)
 
 
+def printf_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> int:
+    """printf [-v VAR] FORMAT [ARGUMENT]... (labsim.shell.printf)."""
+    from labsim.shell import printf
+
+    args = argv[1:]
+    target = None
+    if args[:1] == ["-v"] and len(args) > 1:
+        target, args = args[1], args[2:]
+        if not NAME.match(target):
+            sink.err.append(f"bash: printf: `{target}': not a valid identifier\n")
+            return 2
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if not args:
+        sink.err.append("printf: usage: printf [-v var] format [arguments]\n")
+        return 2
+    try:
+        text, errors = printf.format_all(args[0], args[1:])
+    except printf.PrintfError as error:
+        prefix = "bash: printf: " if error.simulated else "labsim: printf: "
+        sink.err.append(prefix + error.message + "\n")
+        return 1
+    for message in errors:
+        sink.err.append(f"bash: printf: {message}\n")
+    if target is not None:
+        shell.session.variables[target] = text
+    else:
+        sink.write(text)
+    return 1 if errors else 0
+
+
 def let(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> int:
     if len(argv) < 2:
         sink.err.append("bash: let: expression expected\n")
@@ -314,7 +345,7 @@ def let(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> in
 def type_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> int:
     status = 0
     for name in argv[1:]:
-        if name in BUILTINS or name in ("cd", "pwd", "printf", "true", "false", "time"):
+        if name in BUILTINS or name in ("cd", "pwd", "true", "false", "time"):
             sink.write(f"{name} is a shell {'keyword' if name == 'time' else 'builtin'}\n")
         elif name in shell.session.functions:
             sink.write(f"{name} is a function\n")
@@ -362,5 +393,6 @@ BUILTINS: dict[str, Builtin] = {
     "test": test,
     "[": test,
     "let": let,
+    "printf": printf_builtin,
     "type": type_builtin,
 }
