@@ -2,8 +2,8 @@
 // grammar labsim parses with in CPython (py-tree-sitter and the tree-sitter-bash wheel).
 // bashParser() resolves to a function from a command line to its concrete tree as JSON, the
 // shape labsim.shell.syntax.cst.from_json reads: [type, named, field, start, end, children,
-// missing], offsets in code points as Python counts them (web-tree-sitter counts UTF-16
-// units). The worker (labsim-worker.js) hands it to Python as labsimParseBash;
+// missing]. labsim hands it ASCII only (labsim.shell.syntax.backend.prepared), so its offsets
+// are Python's too. The worker (labsim-worker.js) hands it to Python as labsimParseBash;
 // tests/unit/test_shell_grammar_js.py runs it under Node and compares it with CPython's tree.
 
 export async function bashParser({ module, runtimeWasm, grammarWasm }) {
@@ -15,27 +15,14 @@ export async function bashParser({ module, runtimeWasm, grammarWasm }) {
   return (source) => {
     const tree = parser.parse(source);
     try {
-      return JSON.stringify(treeJson(tree.rootNode, sourceOffsets(source)));
+      return JSON.stringify(treeJson(tree.rootNode));
     } finally {
       tree.delete();
     }
   };
 }
 
-function sourceOffsets(source) {
-  if (!/[\uD800-\uDFFF]/.test(source)) return (offset) => offset;
-  const points = new Int32Array(source.length + 1);
-  let point = 0;
-  for (let unit = 0; unit < source.length; unit++) {
-    points[unit] = point;
-    const code = source.charCodeAt(unit);
-    if (code < 0xd800 || code > 0xdbff) point++;
-  }
-  points[source.length] = point;
-  return (offset) => points[offset];
-}
-
-function treeJson(root, at) {
+function treeJson(root) {
   const cursor = root.walk();
   const visit = () => {
     const node = cursor.currentNode;
@@ -45,8 +32,8 @@ function treeJson(root, at) {
       do children.push(visit()); while (cursor.gotoNextSibling());
       cursor.gotoParent();
     }
-    return [node.type, node.isNamed ? 1 : 0, field, at(node.startIndex), at(node.endIndex),
-      children, node.isMissing ? 1 : 0];
+    return [node.type, node.isNamed ? 1 : 0, field, node.startIndex, node.endIndex, children,
+      node.isMissing ? 1 : 0];
   };
   try {
     return visit();

@@ -113,6 +113,9 @@ LINES = [
     "printf '%b\\n' 'a\\tb'; printf -v x '%s' 5; echo $x; printf '%s=%s\\n' a 1 b 2 c",
     "printf '%*d|%-*s|\\n' 5 42 3 x; printf '%5'; echo \"[$?]\"; printf; echo \"[$?]\"",
     "printf '%c%c|%.3s|\\n' hello; printf '\\101\\x41\\n'; printf '%q\\n' abc",
+    # beyond ASCII: word characters, never a variable's name
+    "echo é😀 \"ü $((1 + 1))\" 'ß'", "x=1; echo $é $xé ${x}é \"$é\" $, a$ $", "echo $'a$'",
+    "cat <<É\nx é\nÉ", "echo {é,ü}", "printf '%s|' é ü; echo",
     # errors
     "nosuchcommand; echo $?", "echo |", "| echo", "echo )", "echo \"abc", "fi", "cat <",
 ]

@@ -1,7 +1,7 @@
 """The page parses command lines with web-tree-sitter (docs/javascripts/labsim-shell-grammar.js)
-and CPython with py-tree-sitter: both must hand labsim.shell.syntax the same tree, node for
-node, offsets in code points included. Runs the page's module under Node with the npm packages
-the site vendors (package.json)."""
+and CPython with py-tree-sitter: given the same prepared line (ASCII, labsim.shell.syntax.
+backend.prepared), both must hand labsim.shell.syntax the same tree, node for node. Runs the
+page's module under Node with the npm packages the site vendors (package.json)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _as_list(node: cst.Node) -> list:
                     or not (MODULES / "tree-sitter-bash").is_dir(),
                     reason="needs node and npm install (web-tree-sitter, tree-sitter-bash)")
 def test_the_page_and_cpython_parse_every_line_to_the_same_tree():
-    lines = [*LINES, *MORE]
+    lines = [backend.prepared(line) for line in (*LINES, *MORE)]
     script = SCRIPT % {
         "module": json.dumps((ROOT / "docs/javascripts/labsim-shell-grammar.js").as_uri()),
         "runtime": json.dumps((MODULES / "web-tree-sitter/tree-sitter.js").as_uri()),

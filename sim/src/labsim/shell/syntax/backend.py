@@ -39,16 +39,28 @@ def _page_parser() -> Any:
 
 # In bash ``[`` is an ordinary command (the test builtin); tree-sitter-bash reads ``[ ... ]``
 # as a grammar rule of its own, and refuses what bash runs (``[ a b ]``, ``[ x; echo $?``). Each
-# ``[`` that stands as a word of its own is handed to the parser as a private-use character, an
-# ordinary word to it; the tree's offsets are the same (one code point each way), and all text
-# is read from the line as written.
+# ``[`` that stands as a word of its own is handed to the parser as STANDIN, an ordinary word.
 _BRACKET_WORD = re.compile(r"(?<![^\s;&|(){}!`])\[(?=[\s;&|)]|$)")
-BRACKET_STANDIN = "\ue000"
+# Outside ASCII, bash's lexer sees only word characters; so does tree-sitter-bash, but its
+# native scanner (0.25.1 with py-tree-sitter 0.25.2) crashes the process now and then on such
+# text (found by tests/unit/test_shell_robustness.py). Each such character reaches the parser
+# as ".", a word character that names no variable and starts no expansion; one code point
+# each way, so the offsets hold and all text is read from the line as written.
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# A "$" that starts no expansion is an ordinary character to bash (``echo $,`` prints "$,");
+# tree-sitter-bash refuses it, so it too reaches the parser as STANDIN.
+_LONE_DOLLAR = re.compile(r"\$(?![A-Za-z0-9_{(\[?!#$*@'\"-])")
+STANDIN = "."
+
+
+def prepared(source: str) -> str:
+    """What the parser is given for ``source``: ASCII, one character for each of the line's."""
+    return _LONE_DOLLAR.sub(STANDIN, _NON_ASCII.sub(STANDIN, _BRACKET_WORD.sub(STANDIN, source)))
 
 
 def parse(source: str) -> Tree:
     """The concrete tree of ``source``."""
-    parsed = _BRACKET_WORD.sub(BRACKET_STANDIN, source)
+    parsed = prepared(source)
     parser = _python_parser()
     if parser is not None:
         return Tree(source, _from_python(parser.parse(parsed.encode()).root_node, parsed))
@@ -59,29 +71,13 @@ def parse(source: str) -> Tree:
                             "tree-sitter-bash; in the page, the worker loads web-tree-sitter)")
 
 
-def _from_python(root: Any, source: str) -> Node:
-    """py-tree-sitter's tree as plain nodes, byte offsets turned into code-point offsets."""
-    encoded = source.encode()
-    if len(encoded) == len(source):
-        def at(offset: int) -> int:
-            return offset
-    else:
-        positions = [0] * (len(encoded) + 1)
-        index = 0
-        for i, char in enumerate(source):
-            width = len(char.encode())
-            for k in range(width):
-                positions[index + k] = i
-            index += width
-        positions[index] = len(source)
-
-        def at(offset: int) -> int:
-            return positions[offset]
+def _from_python(root: Any, parsed: str) -> Node:
+    """py-tree-sitter's tree as plain nodes (``parsed`` is ASCII: bytes are code points)."""
 
     def convert(node: Any, field: str | None) -> Node:
         children = tuple(convert(child, node.field_name_for_child(i))
                          for i, child in enumerate(node.children))
-        return Node(node.type, node.is_named, field, at(node.start_byte), at(node.end_byte),
+        return Node(node.type, node.is_named, field, node.start_byte, node.end_byte,
                     children, node.is_missing)
 
     return convert(root, None)
