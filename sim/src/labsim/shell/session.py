@@ -39,8 +39,9 @@ class CommandResult:
     data: Content | None = None
     # What a terminal shows, in the order it came: (1, text) from standard output, (2, text)
     # from standard error (a command line's run sets it; empty where the order is unknown,
-    # and a terminal shows stdout then stderr).
-    output: tuple[tuple[int, str], ...] = ()
+    # and a terminal shows stdout then stderr). The same text as stdout and stderr, so not
+    # part of a result's equality.
+    output: tuple[tuple[int, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def fail(cls, message: str, status: int = 1) -> CommandResult:
