@@ -92,8 +92,9 @@ def export(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) ->
     args = [a for a in argv[1:] if not re.fullmatch(r"[-+][a-zA-Z]+", a)]
     if len(args) != len(argv) - 1 and argv[0] in ("declare", "typeset", "local") and \
             any(set(a[1:]) - set("rxig") for a in argv[1:] if re.fullmatch(r"[-+][a-zA-Z]+", a)):
-        sink.err.append(f"labsim: {argv[0]}: these options are not simulated\n")
-        return 2
+        sink.err.append(f"labsim: {argv[0]}: these options are not simulated in this shell; "
+                        "run it in the lab VM\n")
+        return 1
     if argv[0] == "local" and not shell.positional_stack[1:]:
         sink.err.append("bash: local: can only be used in a function\n")
         return 1
@@ -149,7 +150,7 @@ def set_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | Non
     if args[0].startswith(("-", "+")):
         sink.err.append(f"labsim: set {' '.join(args)}: shell options are not simulated in "
                         "this shell; run it in the lab VM\n")
-        return 2
+        return 1
     shell.positional_stack[-1] = args
     return 0
 
@@ -183,8 +184,9 @@ def read(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> i
             raw = True
             args = args[1:]
         else:
-            sink.err.append(f"labsim: read {args[0]}: not simulated in this shell\n")
-            return 2
+            sink.err.append(f"labsim: read {args[0]}: not simulated in this shell; run it in the "
+                            "lab VM\n")
+            return 1
     names = args or ["REPLY"]
     for name in names:
         if not NAME.match(name):

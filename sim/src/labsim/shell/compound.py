@@ -55,7 +55,7 @@ def run(shell: Executor, command: ast.Command, sink: Sink, stdin: Input | None) 
         shell.budget.step()
         sink.err.append(f"labsim: {command.what}: not simulated in this shell; "
                         "run it in the lab VM\n")
-        return 2
+        return 1
     raise TypeError(f"not a command: {command!r}")
 
 

@@ -58,7 +58,7 @@ _KNOWN_COMMANDS_TEXT = """
     strings stty su sudo sum systemctl tac tar taskset tcpdump timeout top tput traceroute
     tree tsort tty umount uname unexpand unlink unxz unzip uptime useradd usermod users vi vim
     vmstat w watch wget whereis which who whoami xargs xxd xz zcat zstd b2sum basenc diff
-    ln dmsetup losetup blockdev wipefs
+    ln dmsetup losetup blockdev wipefs clear apt apt-get dpkg fdisk lscpu
 """
 KNOWN_COMMANDS = frozenset(_KNOWN_COMMANDS_TEXT.split())
 
@@ -471,7 +471,7 @@ class Executor:
             if argv[0] in builtins.UNSIMULATED_BUILTINS or argv[0] in KNOWN_COMMANDS:
                 sink.err.append(f"labsim: {argv[0]}: not simulated in this shell; run it in "
                                 "the lab VM\n")
-                return 127
+                return 1
             sink.err.append(f"bash: {argv[0]}: command not found\n")
             return 127
         try:
