@@ -280,7 +280,6 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         "seq": textutils.seq,
         "yes": textutils.yes,
         "head": textutils.head,
-        "printf": textutils.printf,
         "wc": filters.wc,
         "sort": filters.sort,
         "uniq": filters.uniq,

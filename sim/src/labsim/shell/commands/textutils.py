@@ -1,8 +1,8 @@
-"""seq, yes, head and printf (GNU coreutils 9), the commands that make the files whose
-compression a lesson compares. Their output is content (labsim.shell.streams), so that
-``seq 1 10000000 > f`` and ``yes | head -c 1G > f`` cost what their records cost to
-compress, not what their bytes cost to hold. Options the lessons do not use are said to
-be not simulated rather than refused."""
+"""seq, yes and head (GNU coreutils 9), the commands that make the files whose compression
+a lesson compares (printf is bash's builtin: labsim.shell.printf). Their output is content
+(labsim.shell.streams), so that ``seq 1 10000000 > f`` and ``yes | head -c 1G > f`` cost
+what their records cost to compress, not what their bytes cost to hold. Options the lessons
+do not use are said to be not simulated rather than refused."""
 
 from __future__ import annotations
 
@@ -201,40 +201,3 @@ def _line_bytes(data: Content, lines: int) -> int | None:
         pos += len(chunk)
     return data.size if pos >= data.size else None
 
-
-_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "r": "\r", "0": "\0", "\"": "\""}
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), text)
-
-
-def printf(session: Session, argv: list[str]) -> CommandResult:
-    """bash's printf FORMAT [ARGUMENT]...: %s, %d, %i and %% with the usual backslash
-    escapes; the format is reused while arguments remain."""
-    if len(argv) < 2:
-        return CommandResult.fail("printf: usage: printf [-v var] format [arguments]", 2)
-    fmt, args = argv[1], argv[2:]
-    specs = re.findall(r"%(.)", fmt.replace("%%", ""))
-    bad = [s for s in specs if s not in "sdi"]
-    if bad:
-        return not_simulated("printf", f"conversion %{bad[0]}")
-    out = []
-    while True:
-        taken = 0
-
-        def convert(match: re.Match, args: list[str] = args) -> str:
-            nonlocal taken
-            if match.group(1) == "%":
-                return "%"
-            value = args[taken] if taken < len(args) else ""
-            taken += 1
-            if match.group(1) in "di":
-                return str(int(value)) if _INTEGER.match(value) else "0"
-            return value
-
-        out.append(re.sub(r"%([sdi%])", convert, _unescape(fmt)))
-        args = args[taken:]
-        if not args or not taken:
-            break
-    return CommandResult(stdout="".join(out))
