@@ -15,7 +15,8 @@ tree does not follow bash's grammar (bash.y of bash 5.2):
 
 from __future__ import annotations
 
-from labsim.shell.syntax import ast
+from labsim.shell.syntax import ast, errors
+from labsim.shell.syntax import text as lexical
 from labsim.shell.syntax.cst import Node, Tree, first_error
 
 SEPARATORS = {";", "&", "\n", ";;", "&&", "||", "|", "|&", "comment"}
@@ -38,63 +39,13 @@ class _Unsupported(Exception):
 def convert(tree: Tree) -> ast.Program | ast.SyntaxError_:
     error = first_error(tree.root)
     if error is not None:
-        return ast.SyntaxError_(_syntax_message(tree, error))
+        return ast.SyntaxError_(errors.message(tree, error))
     if any(c.type == ";;" for c in tree.root.children):
         return ast.SyntaxError_("syntax error near unexpected token `;;'")
     try:
         return _Converter(tree).program(tree.root.children)
     except _Syntax as syntax:
         return ast.SyntaxError_(syntax.message)
-
-
-def _syntax_message(tree: Tree, error: Node) -> str:
-    """What bash says (parse.y's messages) for the first error tree-sitter found."""
-    text = tree.text(error).strip()
-    tokens = text.split()
-    last = tokens[-1] if tokens else ""
-    if last in ("<", ">", ">>", "<<", "<<<", ">&", "<&", "&>", ">|") and \
-            error.end >= len(tree.source.rstrip()):
-        return "syntax error near unexpected token `newline'"
-    first = tokens[0] if tokens else ""
-    if first in CLOSING or first[:1] in (")", "}"):
-        return f"syntax error near unexpected token `{_token(first)}'"
-    if error.missing or error.end >= len(tree.source.rstrip()):
-        for quote in ("\"", "'", "`"):
-            if _unbalanced(tree.source, quote):
-                return f"unexpected EOF while looking for matching `{quote}'"
-        if not tokens or tokens[0] not in ("|", "||", "&&", ";", "&", ";;"):
-            return "syntax error: unexpected end of file"
-    return f"syntax error near unexpected token `{_token(tokens[0] if tokens else text)}'"
-
-
-CLOSING = {")", "}", ";;", "fi", "done", "esac", "then", "do", "else", "elif", "in"}
-# Reserved words that cannot start a command (bash's parse.y reads them only inside one).
-MISPLACED_WORDS = frozenset({"}", "fi", "done", "esac", "then", "do", "else", "elif"})
-
-
-def _token(text: str) -> str:
-    for operator in ("&&", "||", ";;", "|&", "|", ";", "&", ")", "}", "(", "<", ">"):
-        if text.startswith(operator):
-            return operator
-    return text
-
-
-def _unbalanced(source: str, quote: str) -> bool:
-    """Whether ``quote`` opens a string the line does not close (outside other quotes)."""
-    open_quote = ""
-    i = 0
-    while i < len(source):
-        char = source[i]
-        if char == "\\" and open_quote != "'":
-            i += 2
-            continue
-        if open_quote:
-            if char == open_quote:
-                open_quote = ""
-        elif char in "'\"`":
-            open_quote = char
-        i += 1
-    return open_quote == quote
 
 
 class _Converter:
@@ -183,7 +134,7 @@ class _Converter:
             elif child.field == "redirect" or child.type.endswith("_redirect"):
                 redirects.append(self.redirect(child))
             elif child.type == "command_name":
-                if self.text(child) in MISPLACED_WORDS and not assignments:
+                if self.text(child) in errors.MISPLACED_WORDS and not assignments:
                     raise _Syntax(f"syntax error near unexpected token `{self.text(child)}'")
                 words.append(self.word(_named(child)[0] if _named(child) else child))
             elif child.type == "subshell":
@@ -320,7 +271,7 @@ class _Converter:
             text = "\n".join(line.lstrip("\t") if (i or at_line_start) else line
                              for i, line in enumerate(lines))
         if not literal:
-            text = _unescape(text, "$`\\\n")
+            text = lexical.unescape(text, "$`\\\n")
         return [ast.Literal(text, quoted=True)] if text else []
 
     def pipeline(self, node: Node) -> ast.Command:
@@ -452,11 +403,11 @@ class _Converter:
         if kind in ("word", "number", "command_name", "extglob_pattern", "regex",
                     "file_descriptor", "variable_name", "special_variable_name",
                     "test_operator", "heredoc_start"):
-            return _word_text(self.text(node), quoted)
+            return lexical.word_text(self.text(node), quoted)
         if kind == "raw_string":
             return [ast.Literal(self.text(node)[1:-1], True)]
         if kind == "ansi_c_string":
-            return [ast.Literal(_ansi_c(self.text(node)[2:-1]), True)]
+            return [ast.Literal(lexical.ansi_c(self.text(node)[2:-1]), True)]
         if kind in ("string", "translated_string"):
             return self.double_quoted(node)
         if kind == "concatenation":
@@ -480,7 +431,7 @@ class _Converter:
                 raise _Unsupported("this brace expansion")
             return [ast.BraceRange(self.text(bounds[0]), self.text(bounds[1]))]
         if kind == "string_content":
-            return [ast.Literal(_unescape(self.text(node), "$`\"\\\n"), True)]
+            return [ast.Literal(lexical.unescape(self.text(node), "$`\"\\\n"), True)]
         if kind == "process_substitution":
             raise _Unsupported("process substitution")
         raise _Unsupported(kind.replace("_", " "))
@@ -508,8 +459,8 @@ class _Converter:
 
     def _gap(self, text: str, quoted: bool) -> list[ast.Part]:
         if quoted:
-            return [ast.Literal(_unescape(text, "$`\"\\\n"), True)]
-        return _word_text(text, False)
+            return [ast.Literal(lexical.unescape(text, "$`\"\\\n"), True)]
+        return lexical.word_text(text, False)
 
     def expansion(self, node: Node, quoted: bool) -> ast.Parameter:
         """``${name}``, ``${#name}``, ``${name OP word}``."""
@@ -614,82 +565,3 @@ def _attach(command: ast.Command, redirects: tuple[ast.Redirect, ...]) -> ast.Co
     if isinstance(command, ast.Redirected):
         return ast.Redirected(command.command, command.redirects + redirects)
     return ast.Redirected(command, redirects)
-
-
-def _word_text(text: str, quoted: bool) -> list[ast.Part]:
-    """An unquoted word's text: a backslash quotes the next character, and a backslash-newline
-    is removed."""
-    if quoted:
-        return [ast.Literal(text, True)]
-    parts: list[ast.Part] = []
-    plain: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            if plain:
-                parts.append(ast.Literal("".join(plain)))
-                plain = []
-            if text[i + 1] != "\n":
-                parts.append(ast.Literal(text[i + 1], True))
-            i += 2
-            continue
-        plain.append(char)
-        i += 1
-    if plain:
-        parts.append(ast.Literal("".join(plain)))
-    return parts
-
-
-def _unescape(text: str, escapable: str) -> str:
-    """A backslash before one of ``escapable`` quotes it (a backslash-newline goes away); any
-    other backslash stays, as inside double quotes and here-documents."""
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in escapable:
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(text[i])
-        i += 1
-    return "".join(out)
-
-
-_ANSI = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
-         "t": "\t", "v": "\v", "\\": "\\", "'": "'", "\"": "\"", "?": "?"}
-
-
-def _ansi_c(text: str) -> str:
-    """The escapes of ``$'...'`` (bash's ansicstr): \\n, \\t, \\xHH, \\NNN octal and the rest."""
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char != "\\" or i + 1 >= len(text):
-            out.append(char)
-            i += 1
-            continue
-        code = text[i + 1]
-        if code in _ANSI:
-            out.append(_ANSI[code])
-            i += 2
-        elif code == "x":
-            digits = ""
-            while len(digits) < 2 and i + 2 + len(digits) < len(text) \
-                    and text[i + 2 + len(digits)] in "0123456789abcdefABCDEF":
-                digits += text[i + 2 + len(digits)]
-            out.append(chr(int(digits, 16)) if digits else "\\x")
-            i += 2 + len(digits)
-        elif code in "01234567":
-            digits = ""
-            while len(digits) < 3 and i + 1 + len(digits) < len(text) \
-                    and text[i + 1 + len(digits)] in "01234567":
-                digits += text[i + 1 + len(digits)]
-            out.append(chr(int(digits, 8) & 0xFF))
-            i += 1 + len(digits)
-        else:
-            out.append("\\" + code)
-            i += 2
-    return "".join(out)
