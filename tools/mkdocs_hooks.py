@@ -3,7 +3,8 @@
 On every build (``mkdocs build`` and ``mkdocs serve`` alike) this module
 
 * copies the browser assets from ``node_modules/`` into ``<site>/assets/vendor/`` (Pyodide's five
-  core files, plotly.js, xterm.js and its fit addon), so nothing is ever fetched from a CDN;
+  core files, plotly.js, xterm.js and its fit addon, web-tree-sitter and tree-sitter-bash's
+  grammar), so nothing is ever fetched from a CDN;
 * packs the simulator ``sim/src/labsim`` into a pure-Python wheel at
   ``<site>/assets/wheels/labsim-<version>-py3-none-any.whl`` plus ``labsim.json`` (name, version,
   sha256, snapshot) that the Web Worker reads;
@@ -73,6 +74,11 @@ VENDOR_FILES = [
     ("@xterm/xterm/lib/xterm.mjs", "xterm/xterm.mjs"),
     ("@xterm/xterm/css/xterm.css", "xterm/xterm.css"),
     ("@xterm/addon-fit/lib/addon-fit.mjs", "xterm/addon-fit.mjs"),
+    # The shell's grammar for the page's terminal (labsim.shell.syntax.backend), loaded by the
+    # worker the first time a terminal runs a line.
+    ("web-tree-sitter/tree-sitter.js", "tree-sitter/tree-sitter.js"),
+    ("web-tree-sitter/tree-sitter.wasm", "tree-sitter/tree-sitter.wasm"),
+    ("tree-sitter-bash/tree-sitter-bash.wasm", "tree-sitter/tree-sitter-bash.wasm"),
 ]
 
 # The trace types of plotly.js's basic bundle: a widget whose figure has another is a build

@@ -10,6 +10,7 @@
 // terminal), reset (session, release) (labsim.web.Bridge, JSON strings in and out), ping, and _exec (run Python source, return repr of the last
 // expression; used by the benchmark and the tests).
 
+import { bashParser } from "./labsim-shell-grammar.js";
 import { zfsLz4Size } from "./zfs-lz4.js";
 
 // ZFS's LZ4 in JavaScript, which labsim.zfs.lz4_zfs calls (through `import js`) instead of
@@ -19,6 +20,19 @@ self.zfsLz4Size = zfsLz4Size;
 const ROOT = new URL("../", import.meta.url);
 const PYODIDE = new URL("assets/vendor/pyodide/", ROOT);
 const WHEELS = new URL("assets/wheels/", ROOT);
+const TREE_SITTER = new URL("assets/vendor/tree-sitter/", ROOT);
+
+// The shell's grammar (labsim-shell-grammar.js, 1.5 MB), fetched while Pyodide starts: the
+// worker only runs on pages with a widget or a terminal, and both run command lines (scenarios
+// are scripts too). labsim.shell.syntax.backend calls labsimParseBash(line) through `import js`.
+// Every call but ping waits for it.
+async function loadShellParser() {
+  self.labsimParseBash = await bashParser({
+    module: new URL("tree-sitter.js", TREE_SITTER).href,
+    runtimeWasm: new URL("tree-sitter.wasm", TREE_SITTER).href,
+    grammarWasm: new URL("tree-sitter-bash.wasm", TREE_SITTER).href,
+  });
+}
 
 let pyodide = null;
 let bridge = null;
@@ -141,6 +155,8 @@ async function boot() {
   return { ms: Math.round(performance.now() - t0), version, phases, from, startedAt: performance.timeOrigin + t0 };
 }
 
+const shellReady = loadShellParser();
+shellReady.catch(() => {}); // reported by the calls that wait for it
 const ready = boot().then(
   (info) => { postMessage({ event: "ready", ...info }); return info; },
   (error) => { postMessage({ event: "failed", error: String(error?.message ?? error) }); throw error; },
@@ -177,6 +193,7 @@ self.onmessage = async ({ data }) => {
   try {
     await ready;
     if (!Object.hasOwn(methods, method)) throw new Error(`unknown method ${method}`);
+    if (method !== "ping") await shellReady;
     const t0 = performance.now();
     const result = methods[method](...args);
     postMessage({ id, ok: true, result, ms: performance.now() - t0 });

@@ -161,7 +161,7 @@ RESTORE_FAILED = ("iptables-restore: line 2 failed: Bad rule (does a matching ru
 
 
 def run(session: Session, line: str, stdin: str | None = None) -> tuple[str, str, int]:
-    result = session.run(line) if stdin is None else session._run_one(line, stdin)
+    result = session.run(line) if stdin is None else session.run_with_input(line, stdin)
     return result.stdout, result.stderr, result.status
 
 

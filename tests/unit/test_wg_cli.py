@@ -137,14 +137,15 @@ def test_a_pipeline_keeps_every_stderr_and_the_last_status():
     assert run(session, "wg pubkey | echo done") == ("done\n", BAD_KEY, 0)
 
 
-@pytest.mark.parametrize("line", ["wg genkey |", "| wg pubkey", "wg genkey | | wg pubkey"])
-def test_an_empty_pipeline_stage_is_a_syntax_error(line):
-    assert run(Session(), line) == ("", "bash: syntax error near unexpected token `|'\n", 2)
+@pytest.mark.parametrize(("line", "message"), [
+    # bash 5.2 (bash -c): a pipe at the end wants more input
+    ("wg genkey |", "syntax error: unexpected end of file"),
+    ("| wg pubkey", "syntax error near unexpected token `|'"),
+    ("wg genkey | | wg pubkey", "syntax error near unexpected token `|'")])
+def test_an_empty_pipeline_stage_is_a_syntax_error(line, message):
+    assert run(Session(), line) == ("", f"bash: {message}\n", 2)
 
 
 def test_quoted_bars_and_double_bars_are_not_pipes():
-    from labsim.shell.session import _split_pipeline
-
     assert run(Session(), "echo 'a|b' \"c | d\"") == ("a|b c | d\n", "", 0)
-    assert _split_pipeline("a || b") == ["a || b"]
-    assert _split_pipeline("a | 'b|c' | d") == ["a", "'b|c'", "d"]
+    assert run(Session(), "false || echo b | cat") == ("b\n", "", 0)

@@ -175,6 +175,31 @@ LIMITS: tuple[Limit, ...] = (
         shows_as="Other rules are listed but do not change where packets go.",
         try_it="The network labs in namespaces (`python3 -m netkit run LAB`) or the lab VM.",
     ),
+    Limit(
+        area="Shell",
+        what="The terminal's shell parses bash's grammar (tree-sitter-bash) and runs pipes, "
+             "redirections, variables, `$(...)`, arithmetic, globs, loops, functions and "
+             "here-documents as bash 5.2 does, one command after another. It leaves out "
+             "arrays, process substitution, job control (`&` runs in the foreground), traps, "
+             "shell options (`set -e`, `set -o pipefail`), `select`, `coproc` and bash's "
+             "other builtins.",
+        shows_as="Those answer with a `labsim:` line saying they are not simulated. A pipeline's "
+                 "commands run in turn, so a command sees its input only once the one before "
+                 "it has finished.",
+        try_it=f"Any shell in {LAB_VM}.",
+        example="set -o pipefail",
+    ),
+    Limit(
+        area="Shell",
+        what="A command line runs at most 100000 steps (a command, a loop turn, a ping "
+             "packet) and, past a thousand steps, 5 seconds of your computer's time; text "
+             "filters (sort, grep, wc -l, ...) read at most 16 MiB and a command substitution "
+             "keeps at most 1 MiB. Simulated time (sleep, dd) never waits.",
+        shows_as="An endless loop or an absurd size stops with a `labsim:` line and status 130, "
+                 "as if interrupted with Ctrl-C.",
+        try_it=f"Long loops and big files in {LAB_VM}.",
+        example="while :; do :; done",
+    ),
 )
 
 

@@ -109,6 +109,7 @@ class Bridge:
         except Exception as err:  # a simulator bug must not kill the page's terminal
             result = CommandResult.fail(
                 f"labsim: internal error ({type(err).__name__}: {err}); please report it", 70)
+        # output: the two streams in the order a terminal shows them ([fd, text] pairs)
         return json.dumps({"stdout": result.stdout, "stderr": result.stderr,
                            "status": result.status,
                            "output": [list(piece) for piece in interleaved(result)]})

@@ -53,3 +53,26 @@ def exists(session: Session, path: str) -> bool:
         return True
     hit = mounted_dataset(session, path)
     return hit is not None and hit.name in hit.dataset.files
+
+
+def entries(session: Session, path: str) -> list[str]:
+    """The names in directory ``path`` (what a glob or ls sees): host files and directories,
+    the files of a dataset mounted there, and the mountpoints of datasets inside it."""
+    prefix = path.rstrip("/") + "/"
+    names: set[str] = set()
+    for name in (*session.host_files, *session.host_dirs):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            names.add(name[len(prefix):].split("/", 1)[0])
+    for pool in session.pools.values():
+        for dataset in pool.datasets.values():
+            mountpoint = "/" + dataset.name
+            if mountpoint.startswith(prefix) and len(mountpoint) > len(prefix):
+                names.add(mountpoint[len(prefix):].split("/", 1)[0])
+    hit = mounted_dataset(session, path)
+    if hit is not None:
+        inside = hit.name + "/" if hit.name else ""
+        for name in hit.dataset.files:
+            if name.startswith(inside) and len(name) > len(inside):
+                names.add(name[len(inside):].split("/", 1)[0])
+    names.update(zvols.volume_links(session.pools, path) or [])
+    return sorted(names)

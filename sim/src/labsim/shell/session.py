@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import getopt
 import inspect
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 from labsim.content.model import Content
 from labsim.net.model import HostFiles, Network, add_host
 from labsim.wg.device import WireGuardHost
-from labsim.zfs.compressors import CompressorUnavailable
 from labsim.zfs.labels import GuidSource, LabelCopy
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
 from labsim.zfs.zil import ZilStats
+
+if TYPE_CHECKING:
+    from labsim.shell.executor import Executor
+    from labsim.shell.syntax.ast import Command
 
 
 @dataclass(frozen=True)
@@ -34,10 +37,13 @@ class CommandResult:
     # Standard output as content (labsim.content.model) instead of text, for commands
     # that make a file's worth of bytes (seq, yes, head, cat): labsim.shell.streams.
     data: Content | None = None
-    # What a terminal shows, in the order it was written, as (1 or 2, text) pieces, when a
-    # command interleaves its standard output and error (ping's sendmsg errors come before
-    # its statistics); empty: all of stdout, then stderr. See interleaved().
-    order: tuple[tuple[int, str], ...] = ()
+    # What a terminal shows, in the order it came: (1, text) from standard output, (2, text)
+    # from standard error. A command line's run sets it (labsim.shell.executor), and so does a
+    # command that interleaves its streams (ping's sendmsg errors come before its
+    # statistics); empty where the order is unknown, and a terminal shows stdout then
+    # stderr (interleaved()). The same text as stdout and stderr, so not part of a result's
+    # equality.
+    output: tuple[tuple[int, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def fail(cls, message: str, status: int = 1) -> CommandResult:
@@ -47,8 +53,8 @@ class CommandResult:
 def interleaved(result: CommandResult) -> list[tuple[int, str]]:
     """What ``result`` printed on a terminal, in order: (1, stdout text) and (2, stderr text)
     pieces."""
-    if result.order:
-        return list(result.order)
+    if result.output:
+        return list(result.output)
     return [(fd, text) for fd, text in ((1, result.stdout), (2, result.stderr)) if text]
 
 
@@ -74,6 +80,13 @@ def parse_options(args: list[str], optstring: str, *, missing_argument: Callable
         raise UsageError(text + "\n" + usage, 2) from None
 
 
+# The variables a root login shell on the lab VM starts with (Debian 12, bash 5.2).
+SHELL_VARIABLES = {
+    "HOME": "/root", "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "IFS": " \t\n", "PS1": "\\u@\\h:\\w\\$ ", "TERM": "xterm-256color",
+}
+
 # The session clock at the start, seconds since the epoch (2026-11-18 11:06:40 UTC).
 START_CLOCK = 1_795_000_000.0
 
@@ -83,7 +96,7 @@ class HostFile:
     """A file on the host's own filesystem (the sparse files vdevs are made of).
 
     ``text`` is the contents of a file whose contents matter (a key or a configuration
-    file); None for the others, which hold the zeros of a sparse file. ``labels`` are
+    file); None for the others, which hold the zeros of a sparse file (or ``data``). ``labels`` are
     the ZFS label copies written into it, for a file that is (or was) a vdev: they go
     where the file goes (mv), are copied with it (cp), and bytes written over one
     destroy that copy (labsim.zfs.labels).
@@ -93,6 +106,10 @@ class HostFile:
     mtime: float
     text: str | None = None
     labels: tuple[LabelCopy, ...] = ()
+    # The file's bytes, when labsim knows them exactly (a redirection wrote them, cp copied
+    # them): real bytes for a small file, lazy content (labsim.content.model) for a large
+    # one. Readers prefer it to ``text`` (labsim.shell.commands.textutils.read_file).
+    data: Content | None = None
 
 
 @dataclass
@@ -140,6 +157,20 @@ class Session:
     # What each packet of the last `ping` met on its way (labsim.net.delivery.Delivery),
     # for a page to show.
     last_ping: tuple = ()
+    # The shell's own state (labsim.shell.executor): its variables, its functions (name ->
+    # labsim.shell.syntax.ast command), $? and the budget of one command line: at most
+    # step_limit simple commands, loop turns and packets, and time_limit seconds of the
+    # host's time once past a thousand steps (labsim.shell.executor.Budget).
+    variables: dict[str, str] = field(default_factory=lambda: dict(SHELL_VARIABLES))
+    functions: dict[str, Command] = field(default_factory=dict)
+    last_status: int = 0
+    step_limit: int = 100_000
+    time_limit: float = 5.0
+    shell_pid: int = 4242
+    random_seed: int = 4242  # $RANDOM's generator (labsim.shell.executor.Executor.random)
+    device_reads: int = 0  # reads of /dev/urandom so far, each one's bytes its own
+    # The executor running a line now (a command that runs a line of its own joins it).
+    running: Executor | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.zil_stats = ZilStats.zero(self.version.zil_kstat)
@@ -155,85 +186,26 @@ class Session:
         files = self.network.files.setdefault(self.hostname,
                                               HostFiles(self.host_files, self.host_dirs))
         self.host_files, self.host_dirs = files.files, files.dirs
+        self.variables.setdefault("HOSTNAME", self.hostname)
 
     def run(self, line: str) -> CommandResult:
-        """Run one command line (several if separated by ';', a pipeline if joined by '|')."""
-        results = [self._run_pipeline(part) for part in _split_commands(line)]
-        if not results:
-            return CommandResult()
-        if len(results) == 1:
-            return results[0]
-        order = tuple(piece for r in results for piece in interleaved(r))
-        return CommandResult(
-            stdout="".join(r.stdout for r in results),
-            stderr="".join(r.stderr for r in results),
-            status=results[-1].status,
-            order=order,
-        )
+        """Run one command line as bash would (labsim.shell.executor): what it printed to
+        the terminal and its status."""
+        from labsim.shell import executor
 
-    def _run_pipeline(self, line: str) -> CommandResult:
-        """``A | B``: each command's output is the next one's standard input. The commands
-        run one after the other; what they print to stderr is kept in their order, and the
-        status is the last command's, as in bash without pipefail. ``> FILE`` or
-        ``>> FILE`` at the end sends the last command's output to a file
-        (labsim.shell.streams)."""
-        from labsim.shell import streams
+        return executor.run_line(self, line)
 
-        line, target, append = _split_redirect(line)
-        stages = _split_pipeline(line)
-        if any(not stage for stage in stages):
-            return CommandResult.fail("bash: syntax error near unexpected token `|'", 2)
-        stdin: CommandResult | None = None
-        errors, result = [], CommandResult()
-        for stage in stages:
-            result = self._run_one(stage, stdin)
-            errors.append(result.stderr)
-            stdin = result
-        stderr = "".join(errors)
-        command = stages[-1].split(maxsplit=1)[0] if stages[-1] else ""
-        if target is not None:
-            try:
-                written = streams.write_to(self, target, streams.output_of(result), append,
-                                           command)
-            except CompressorUnavailable as missing:
-                written = _no_compressor(command, str(missing))
-            status = written.status or result.status
-            return CommandResult(stderr=stderr + written.stderr, status=status)
-        shown = streams.to_terminal(result, command)
-        if shown is result and len(stages) == 1:
-            return result  # as the command wrote it (its order)
-        return CommandResult(stdout=shown.stdout, stderr=stderr + shown.stderr[len(result.stderr):],
-                             status=result.status)
+    def tick(self, steps: int = 1) -> None:
+        """A long command (ping's packets) takes ``steps`` of the running line's budget; when
+        it is used up the line stops (labsim.shell.executor.Budget)."""
+        if self.running is not None:
+            self.running.budget.step(steps)
 
-    def _run_one(self, line: str, previous: CommandResult | str | None = None
-                 ) -> CommandResult:
-        """One command; ``previous`` is what a pipe brings it (a command's result, or
-        text)."""
-        if isinstance(previous, str):
-            previous = CommandResult(stdout=previous)
-        try:
-            argv = shlex.split(line, comments=True)
-        except ValueError:
-            return CommandResult.fail("bash: syntax error: unterminated quoted string", 2)
-        if not argv:
-            return CommandResult()
-        handler = _commands().get(argv[0])
-        if handler is None:
-            return CommandResult.fail(f"bash: {argv[0]}: command not found", 127)
-        try:
-            if previous is not None and _takes(handler, "stdin_data"):
-                from labsim.shell import streams
+    def run_with_input(self, line: str, stdin: str) -> CommandResult:
+        """``line`` with ``stdin`` as its standard input (as if piped in)."""
+        from labsim.shell import executor
 
-                return handler(self, argv, stdin_data=streams.output_of(previous))
-            if previous is not None and _takes(handler, "stdin"):
-                from labsim.shell import streams
-
-                return handler(self, argv, stdin=streams.to_terminal(previous, argv[0]).stdout)
-            return handler(self, argv)
-        except UsageError as err:
-            return CommandResult.fail(err.message, err.status)
-        except CompressorUnavailable as missing:
-            return _no_compressor(argv[0], str(missing))
+        return executor.run_line(self, line, executor.Input(_text_content(stdin)))
 
     def now(self) -> float:
         """The current time for timestamps the tools print (zpool status scan lines)."""
@@ -254,48 +226,11 @@ class Session:
         return "/" + "/".join(parts)
 
 
-def _split_commands(line: str) -> list[str]:
-    """Split on ';' outside quotes (enough for lesson scripts)."""
-    parts: list[str] = []
-    current: list[str] = []
-    quote = ""
-    for ch in line:
-        if quote:
-            current.append(ch)
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-            current.append(ch)
-        elif ch == ";":
-            parts.append("".join(current))
-            current = []
-        elif ch == "#" and (not current or current[-1].isspace()):
-            break
-        else:
-            current.append(ch)
-    parts.append("".join(current))
-    return [p for p in (p.strip() for p in parts) if p]
+def _text_content(text: str) -> Content:
+    from labsim.content import model
 
-
-def _split_pipeline(line: str) -> list[str]:
-    """Split on '|' outside quotes; '||' is left alone (it is not a pipe)."""
-    parts: list[str] = []
-    current: list[str] = []
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "|" and "|" not in (line[i - 1 : i], line[i + 1 : i + 2]):
-            parts.append("".join(current).strip())
-            current = []
-            continue
-        current.append(ch)
-    parts.append("".join(current).strip())
-    return parts
+    data = text.encode()
+    return model.of_source(model.Literal(data)) if data else Content()
 
 
 def _no_compressor(command: str, algorithm: str) -> CommandResult:
@@ -312,37 +247,14 @@ def _takes(handler: Callable[..., CommandResult], keyword: str) -> bool:
     return keyword in inspect.signature(handler).parameters
 
 
-def _split_redirect(line: str) -> tuple[str, str | None, bool]:
-    """``COMMAND > FILE`` or ``COMMAND >> FILE``: the command, the file (None without a
-    redirection) and whether it appends. Only a '>' outside quotes with a word after it
-    counts, at the end of the line; ``2>`` and ``>&`` are left to the command, as before."""
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == ">" and (i == 0 or line[i - 1] in " \t"):
-            append = line[i + 1:i + 2] == ">"
-            rest = line[i + (2 if append else 1):].strip()
-            if not rest or rest.startswith("&"):
-                return line, None, False
-            try:
-                words = shlex.split(rest)
-            except ValueError:
-                return line, None, False
-            if len(words) != 1:
-                return line, None, False
-            return line[:i].rstrip(), words[0], append
-    return line, None, False
-
-
 @cache  # the table is built once; the import is deferred because the commands import this module
 def _commands() -> dict[str, Callable[..., CommandResult]]:
     from labsim.shell.commands import (
+        checksums,
         coreutils,
         dd,
+        df,
+        filters,
         fio,
         mount,
         netcmds,
@@ -378,7 +290,23 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         "seq": textutils.seq,
         "yes": textutils.yes,
         "head": textutils.head,
-        "printf": textutils.printf,
+        "wc": filters.wc,
+        "sort": filters.sort,
+        "uniq": filters.uniq,
+        "cut": filters.cut,
+        "tr": filters.tr,
+        "tail": filters.tail,
+        "grep": filters.grep,
+        "md5sum": checksums.md5sum,
+        "sha1sum": checksums.sha1sum,
+        "sha256sum": checksums.sha256sum,
+        "sha512sum": checksums.sha512sum,
+        "base64": checksums.base64,
+        "cmp": checksums.cmp,
+        "touch": checksums.touch,
+        "stat": checksums.stat,
+        "fallocate": checksums.fallocate,
+        "df": df.df,
         "fio": fio.main,
         "qemu-img": qemu_img.main,
         "qemu-nbd": qemu_nbd.qemu_nbd,
@@ -412,14 +340,27 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
 
 
 def run_script(text: str, session: Session | None = None) -> list[tuple[str, CommandResult]]:
-    """Run every line of ``text``; returns (line, result) pairs in order."""
+    """Run every command of ``text``; returns (command, result) pairs in order. A command
+    that goes on over several lines (a loop, a here-document, an open quote) runs whole, as
+    bash reads a script."""
+    from labsim.shell.executor import incomplete
+
     session = session or Session()
     out = []
+    pending: list[str] = []
     for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
+        line = raw if pending else raw.strip()
+        if not pending and (not line or line.startswith("#")):
             continue
-        out.append((line, session.run(line)))
+        pending.append(line)
+        command = "\n".join(pending)
+        if incomplete(command):
+            continue
+        pending = []
+        out.append((command.strip(), session.run(command)))
+    if pending:
+        command = "\n".join(pending)
+        out.append((command.strip(), session.run(command)))
     return out
 
 

@@ -81,13 +81,19 @@ def write_to(session: Session, target: str, data: Content, append: bool,
         return CommandResult()
     old_host = session.host_files.get(path)
     if append and old_host is not None:
-        previous = text_content(old_host.text) if old_host.text is not None \
-            else model.zeros(old_host.size)
+        previous = host_content(old_host)
         data = model.concat(previous, data)
     if data.size > ENDLESS // 2:
         return CommandResult.fail(f"{command}: write error: No space left on device")
     text = None
     if data.size <= HOST_TEXT_LIMIT:
         text = model.read(data, 0, data.size).decode(errors="replace")
-    session.host_files[path] = HostFile(data.size, session.clock, text)
+    session.host_files[path] = HostFile(data.size, session.clock, text, data=data)
     return CommandResult()
+
+
+def host_content(host: HostFile) -> Content:
+    """A host file's bytes: its content, else its text, else the zeros of a sparse file."""
+    if host.data is not None:
+        return host.data
+    return text_content(host.text) if host.text is not None else model.zeros(host.size)

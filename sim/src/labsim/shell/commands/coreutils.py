@@ -9,7 +9,7 @@ from labsim.content import model as content_model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
-from labsim.shell import fs
+from labsim.shell import fs, streams
 from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import bclone, labels, zvols
@@ -59,8 +59,10 @@ def truncate(session: Session, argv: list[str]) -> CommandResult:
             # grown keeps its labels where they were: the back pair is no longer at the
             # end, where zpool import looks for it).
             old = session.host_files[path]
+            known = old.data is not None or old.text is not None
+            data = content_model.resize(streams.host_content(old), new_size) if known else None
             session.host_files[path] = replace(old, size=new_size, mtime=session.clock,
-                                               text=None,
+                                               text=None, data=data,
                                                labels=labels.truncated(old.labels, new_size))
         else:
             session.host_files[path] = HostFile(new_size, session.clock)
@@ -180,15 +182,17 @@ def zfs_allocated(pool: Pool, file: File) -> int:
 
 
 def du(session: Session, argv: list[str]) -> CommandResult:
-    """du [-k] FILE...: the allocated size of each operand in KiB, rounded up, in the
+    """du [-k|-h] FILE...: the allocated size of each operand in KiB, rounded up (or human
+    readable), in the
     order given. A directory counts its files (and not its own blocks, which labsim
     does not model)."""
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "ksh", ["human-readable"])
     except getopt.GetoptError as err:
         raise _usage("du", fmt.getopt_message(err)) from None
-    if any(k in ("-h", "--human-readable") for k, _ in opts):
-        return CommandResult.fail("labsim: du -h is not modelled; use du -k")
+    # -h: du.c sets human_autoscale | human_SI | human_base_1024 with an output block of one
+    # byte, gnulib rounding up, as ls -h does (labsim.format.coreutils.ls_size).
+    human = any(k in ("-h", "--human-readable") for k, _ in opts)
     out, errors = [], []
     for name in names or ["."]:
         path = session.absolute(name)
@@ -200,7 +204,8 @@ def du(session: Session, argv: list[str]) -> CommandResult:
         else:
             errors.append(f"du: cannot access '{name}': No such file or directory\n")
             continue
-        out.append(f"{-(-allocated // 1024)}\t{name}\n")
+        shown = fmt.ls_size(allocated, human=True) if human else str(-(-allocated // 1024))
+        out.append(f"{shown}\t{name}\n")
     return CommandResult(stdout="".join(out), stderr="".join(errors),
                          status=1 if errors else 0)
 
@@ -281,8 +286,8 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
         host = session.host_files[src_path]
         content: str | DataPattern | Content
         size = host.size
-        content = "zero" if host.text is None else content_model.of_source(
-            content_model.Literal(host.text.encode()))
+        known = host.data is not None or host.text is not None
+        content = streams.host_content(host) if known else "zero"
         copied_labels = host.labels  # a vdev file's labels too
     elif src is not None and src.name in src.dataset.files:
         file = src.dataset.files[src.name]
@@ -330,7 +335,9 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
             return CommandResult.fail(f"cp: error writing '{target}': No space left on device")
         dst.dataset.files[dst.name].mtime = session.clock
     else:
-        session.host_files[dst_path] = HostFile(size, session.clock, labels=copied_labels)
+        session.host_files[dst_path] = HostFile(
+            size, session.clock, labels=copied_labels,
+            data=content if isinstance(content, Content) else None)
     return CommandResult()
 
 
@@ -342,12 +349,36 @@ def false(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(status=1)
 
 
+# The session's clock stops at the end of year 9999, the last time the tools' dates can show.
+CLOCK_END = 253_402_300_799.0
+_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
 def sleep(session: Session, argv: list[str]) -> CommandResult:
-    try:
-        session.clock += float(argv[1])
-    except (IndexError, ValueError):
-        raise _usage("sleep", "missing operand" if len(argv) < 2
-                     else f"invalid time interval '{argv[1]}'") from None
+    """sleep NUMBER[SUFFIX]...: GNU sleep sums its operands (s, m, h, d; "inf"). Simulated time:
+    the session's clock moves on at once. Sleeping past year 9999 stops as Ctrl-C would."""
+    args = argv[1:]
+    if args[:1] == ["--"]:
+        args = args[1:]
+    elif args and args[0].startswith("-") and len(args[0]) > 1:
+        raise _usage("sleep", f"invalid option -- '{args[0][1]}'")
+    if not args:
+        raise _usage("sleep", "missing operand")
+    total = 0.0
+    for arg in args:
+        number, unit = (arg[:-1], arg[-1]) if arg[-1:] in "smhd" else (arg, "")
+        try:
+            value = float(number)
+        except ValueError:
+            value = float("nan")
+        if value != value or value < 0 or number.strip() != number or not number:
+            raise _usage("sleep", f"invalid time interval '{arg}'")
+        total += value * _SLEEP_UNITS[unit]
+    if session.clock + total > CLOCK_END:
+        return CommandResult(stderr=f"labsim: sleep: sleeping {' '.join(args)} goes past the "
+                             "year 9999, which is not simulated: stopped as if by Ctrl-C\n",
+                             status=130)
+    session.clock += total
     return CommandResult()
 
 

@@ -452,15 +452,16 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
     deliveries: list[delivery.Delivery] = []
     errors = 0
     for seq in range(1, count + 1):
+        session.tick()  # a packet a step of the line's budget (labsim.shell.executor)
         now = start + (seq - 1) * interval
         delivery.settle(network, now)
         trip = delivery.echo(network, session.hostname, address, now)
         delivery.apply(network, trip)
         deliveries.append(trip)
-        session.last_ping = tuple(deliveries)
         drop = trip.dropped
         if drop is not None and drop.reason == delivery.NO_ROUTE and drop.errno and seq == 1:
             # ping connect()s its socket first: no route ends it before anything is sent.
+            session.last_ping = tuple(deliveries)
             return CommandResult.fail(f"ping: connect: {drop.errno}", 2)
         if drop is not None and drop.unreachable_from is not None:
             # receive_error_msg() finds the ICMP error first, then sendmsg's error is shown.
@@ -475,6 +476,7 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
             us = round(trip.rtt_ms * 1000)
             trips.append(us)
             order.append((1, pingfmt.reply(str(trip.reply_from), seq, trip.reply_ttl, us)))
+    session.last_ping = tuple(deliveries)
     # finish()'s "time": from the first send to the last event; the model puts the last
     # event 1 ms after the last send whenever there is more than one packet.
     elapsed_ms = 0 if count == 1 else int((count - 1) * interval * 1000) + 1
@@ -484,7 +486,7 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
     session.clock += (count - 1) * interval + waited
     stdout = "".join(piece for fd, piece in order if fd == 1)
     return CommandResult(stdout=stdout, stderr="".join(stderr), status=0 if trips else 1,
-                         order=tuple(order))
+                         output=tuple(order))
 
 
 # -------------------------------------------------------------------------------------- curl

@@ -1,8 +1,8 @@
-"""seq, yes, head and printf (GNU coreutils 9), the commands that make the files whose
-compression a lesson compares. Their output is content (labsim.shell.streams), so that
-``seq 1 10000000 > f`` and ``yes | head -c 1G > f`` cost what their records cost to
-compress, not what their bytes cost to hold. Options the lessons do not use are said to
-be not simulated rather than refused."""
+"""seq, yes and head (GNU coreutils 9), the commands that make the files whose compression
+a lesson compares (printf is bash's builtin: labsim.shell.printf). Their output is content
+(labsim.shell.streams), so that ``seq 1 10000000 > f`` and ``yes | head -c 1G > f`` cost
+what their records cost to compress, not what their bytes cost to hold. Options the lessons
+do not use are said to be not simulated rather than refused."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import re
 from labsim.content import model
 from labsim.content.model import Content, Repeat
 from labsim.content.seq import SeqText
-from labsim.shell import fs
+from labsim.shell import fs, streams
 from labsim.shell.session import CommandResult, Session, UsageError
-from labsim.shell.streams import ENDLESS, text_content
+from labsim.shell.streams import ENDLESS
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs.pool import file_content
 
@@ -107,13 +107,31 @@ def _input(session: Session, tool: str, names: list[str],
     return model.concat(*parts), "".join(errors)
 
 
+def _random_device(session: Session, path: str) -> Content:
+    """/dev/urandom: each read new bytes (seeded by the read's number, so a script repeats)."""
+    session.device_reads += 1
+    seed = streams.seed_for(session, f"{path}#{session.device_reads}")
+    return model.of_source(model.RandomBytes(seed), ENDLESS)
+
+
+# The character devices a shell reads: endless zeros, endless random bytes, nothing.
+DEVICES = {
+    "/dev/zero": lambda session, path: model.zeros(ENDLESS),
+    "/dev/urandom": _random_device,
+    "/dev/random": _random_device,
+    "/dev/null": lambda session, path: Content(),
+}
+
+
 def read_file(session: Session, name: str) -> Content | None:
     """A file's bytes: a dataset's file, or a host file (its text, or the zeros of a
     sparse file). None if there is no such file."""
     path = session.absolute(name)
+    if path in DEVICES:
+        return DEVICES[path](session, path)
     host = session.host_files.get(path)
     if host is not None:
-        return text_content(host.text) if host.text is not None else model.zeros(host.size)
+        return streams.host_content(host)
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name in hit.dataset.files:
         return file_content(hit.dataset.files[hit.name])
@@ -183,40 +201,3 @@ def _line_bytes(data: Content, lines: int) -> int | None:
         pos += len(chunk)
     return data.size if pos >= data.size else None
 
-
-_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "r": "\r", "0": "\0", "\"": "\""}
-
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), text)
-
-
-def printf(session: Session, argv: list[str]) -> CommandResult:
-    """bash's printf FORMAT [ARGUMENT]...: %s, %d, %i and %% with the usual backslash
-    escapes; the format is reused while arguments remain."""
-    if len(argv) < 2:
-        return CommandResult.fail("printf: usage: printf [-v var] format [arguments]", 2)
-    fmt, args = argv[1], argv[2:]
-    specs = re.findall(r"%(.)", fmt.replace("%%", ""))
-    bad = [s for s in specs if s not in "sdi"]
-    if bad:
-        return not_simulated("printf", f"conversion %{bad[0]}")
-    out = []
-    while True:
-        taken = 0
-
-        def convert(match: re.Match, args: list[str] = args) -> str:
-            nonlocal taken
-            if match.group(1) == "%":
-                return "%"
-            value = args[taken] if taken < len(args) else ""
-            taken += 1
-            if match.group(1) in "di":
-                return str(int(value)) if _INTEGER.match(value) else "0"
-            return value
-
-        out.append(re.sub(r"%([sdi%])", convert, _unescape(fmt)))
-        args = args[taken:]
-        if not args or not taken:
-            break
-    return CommandResult(stdout="".join(out))

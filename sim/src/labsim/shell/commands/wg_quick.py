@@ -113,9 +113,9 @@ class _Run:
         self.stderr.append("[#] " + " ".join(argv) + "\n")
         line = shlex.join(argv)
         # With ``stdin``, a pipe into the command (`echo -n "$restore" | cmd
-        # iptables-restore -n`), which Session.run has no way to say.
+        # iptables-restore -n`).
         result = (self.session.run(line) if stdin is None
-                  else self.session._run_one(line, stdin))
+                  else self.session.run_with_input(line, stdin))
         self._show(result, quick.CMD_LINE)
         if check and result.status != 0:
             raise _Exit(result.status)

@@ -1,0 +1,94 @@
+"""Files through the shell where real tools cannot be run here: fallocate in a dataset
+(OpenZFS's zpl_fallocate_common), du -h, and the character devices."""
+
+from __future__ import annotations
+
+from labsim.shell.commands.checksums import FALLOCATE_RESERVE_PERCENT
+from labsim.shell.session import Session
+from labsim.zfs.space import dataset_available
+
+
+def _pool() -> Session:
+    session = Session()
+    for line in ("truncate -s 1G /root/d", "zpool create p /root/d", "zfs create p/small",
+                 "zfs set recordsize=16K p/small"):
+        assert session.run(line).status == 0, line
+    return session
+
+
+def _limit(session: Session, name: str, recordsize: int) -> int:
+    pool = session.pools["p"]
+    available = dataset_available(pool, pool.datasets[name])
+    return (available >> (recordsize.bit_length() - 1)) * (recordsize * 100
+                                                           // FALLOCATE_RESERVE_PERCENT)
+
+
+def test_fallocate_in_a_dataset_fits_the_available_space_less_ten_percent():
+    session = _pool()
+    for name, recordsize in (("p", 128 << 10), ("p/small", 16 << 10)):
+        limit = _limit(session, name, recordsize)
+        mountpoint = "/" + name
+        over = session.run(f"fallocate -l {limit + 1} {mountpoint}/over")
+        assert (over.stderr, over.status) == (
+            "fallocate: fallocate failed: No space left on device\n", 1)
+        assert session.run(f"fallocate -l {limit} {mountpoint}/fits").status == 0
+        # only the size is set: nothing is allocated
+        listing = session.run(f"ls -l {mountpoint}/fits").stdout
+        assert f" {limit} " in listing
+        assert session.run(f"du -k {mountpoint}/fits").stdout.split()[0] in ("0", "1")
+
+
+def test_fallocate_keep_size_and_host_files():
+    session = _pool()
+    assert session.run("fallocate -n -l 1M /p/k; stat -c %s /p/k").stdout == "0\n"
+    assert session.run("fallocate -l 1M -o 5 h; stat -c %s h; md5sum h").stdout.startswith(
+        "1048581\n")
+    assert session.run("fallocate -l 0 h").stderr == "fallocate: invalid length value specified\n"
+
+
+def test_du_h_is_gnulibs_human_readable_rounding_up():
+    session = _pool()
+    session.run("dd if=/dev/urandom of=/p/f bs=1M count=3 2>/dev/null")
+    kib = int(session.run("du -k /p/f").stdout.split()[0])
+    human = session.run("du -h /p/f").stdout.split()[0]
+    assert kib * 1024 > 3 << 20 and human == "3.1M"
+
+
+def test_devices_read_as_the_kernel_gives_them():
+    session = Session()
+    assert session.run("head -c 4 /dev/zero | md5sum").stdout.startswith(
+        "f1d3ff8443297732862df21dc4e57262")
+    assert session.run("cat /dev/null | wc -c").stdout == "0\n"
+    one = session.run("head -c 16 /dev/urandom | base64").stdout
+    two = session.run("head -c 16 /dev/urandom | base64").stdout
+    assert len(one) == 25 and one != two
+
+
+def test_df_shows_what_zfs_statvfs_reports_in_gnu_dfs_columns():
+    session = _pool()
+    session.run("dd if=/dev/urandom of=/p/small/f bs=1M count=3 2>/dev/null")
+    pool = session.pools["p"]
+    dataset = pool.datasets["p/small"]
+    from labsim.shell.commands.df import statfs
+    from labsim.zfs.space import dataset_available, dataset_referenced
+
+    bsize, blocks, free, avail = statfs(pool, dataset)
+    assert bsize == 16 << 10
+    assert blocks == (-(-dataset_referenced(pool, dataset) // bsize) * bsize
+                      + dataset_available(pool, dataset)) // bsize
+    used_k, avail_k = (blocks - free) * 16, avail * 16
+    percent = -(-(used_k * 100) // (used_k + avail_k))
+    assert session.run("df /p/small/f").stdout == (
+        "Filesystem     1K-blocks  Used Available Use% Mounted on\n"
+        f"p/small     {blocks * 16:>12} {used_k:>5} {avail_k:>9} {percent:>3}% /p/small\n")
+    # an empty dataset uses one record: its referenced bytes are rounded up to a block
+    assert session.run("df -k /p").stdout.split("\n")[1].split()[2] == "128"
+    assert session.run("df -h /p").stdout.startswith("Filesystem      Size  Used Avail Use% ")
+
+
+def test_df_says_the_hosts_file_systems_are_not_simulated():
+    session = _pool()
+    for line in ("df", "df /root"):
+        result = session.run(line)
+        assert "not simulated" in result.stderr and result.status == 1
+    assert session.run("df /nothing").stderr == "df: /nothing: No such file or directory\n"
