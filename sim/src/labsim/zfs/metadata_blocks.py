@@ -57,6 +57,10 @@ FIRST_FILE_OBJECT = 2
 MZAP_ENT_LEN = 64
 MZAP_NAME_LEN = 50
 ZBT_MICRO = (1 << 63) + 3
+# A top-level vdev's array of its metaslabs' unflushed txgs
+# (VDEV_TOP_ZAP_MS_UNFLUSHED_PHYS_TXGS: a uint64 object of one 128K block, metaslab_sync()
+# in module/zfs/metaslab.c), a MOS object: LZ4 leaves 1K of it (zdb, 2.1.11 and 2.3.9).
+UNFLUSHED_TXGS_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ Every function is pure; the Monte-Carlo cross-check takes its seed as an argumen
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import comb
 
@@ -35,7 +35,7 @@ from labsim.zfs.layouts import (
     psize_to_asize,
     top_level_asize,
 )
-from labsim.zfs.metadata_blocks import EMPTY_FILESYSTEM, copy_psizes
+from labsim.zfs.metadata_blocks import EMPTY_FILESYSTEM, UNFLUSHED_TXGS_BLOCK, copy_psizes
 from labsim.zfs.metaslab import metaslab_shift
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev, metadata_allocation
@@ -176,6 +176,8 @@ def empty_pool_space(pool: PoolLayout, disk_size: int, ashift: int,
         # deferred frees do not count against AVAIL.
         profile = version.create_metadata
         live = [*profile.live, *(EMPTY_FILESYSTEM if profile.with_root_objset else ())]
+        if profile.with_root_objset and pool.vdev_count > 1:  # as lifecycle.create_pool
+            live.append(replace(UNFLUSHED_TXGS_BLOCK, count=pool.vdev_count - 1))
         used = sum(deflated(psize_to_asize(pool.vdev, psize, ashift), ratio)
                    for psize in copy_psizes(live, ashift, version.compression_min_savings))
     slop = slop_space(dspace, version)

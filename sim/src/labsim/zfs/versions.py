@@ -373,18 +373,32 @@ ZFS_0_6_5 = ZfsVersion(
     class_heading_dash_under_health=False,
 )
 
-# The 2.1.11 metadata profile. Fitted to the 2.1.11 recordings at ashift 12
-# (tests/fixtures/real/2.1.11): a 2-way mirror showed USED 384K and ALLOC 480K, a 3-wide
-# RAID-Z1 USED 507408 (744K raw) and ALLOC 960K, lab 1's two single files 480K in all.
-# Small blocks of 1K (one 4K sector at ashift 12: 4K on a mirror, 8K with parity and
-# padding on RAID-Z1) and three 16K blocks (the MOS dnode blocks; 16K on a mirror, 24K on
-# RAID-Z1) give both USED figures exactly: 84 x 4K + 3 x 16K = 384K and 84 x 8K + 3 x 24K =
-# 744K. The 24 deferred 1K blocks are the mirror's 96K gap between ALLOC and USED.
-# (Blocks of 1K that LZ4 leaves of 16K, and 16K blocks that stay as they are: the profile
-# says nothing about copies, each copy is one of the blocks counted.)
-_CREATE_METADATA_2_1 = MetadataBlocks(
-    live=(MetaBlock(16 * KiB, 1 * KiB, count=84), MetaBlock(16 * KiB, 16 * KiB, count=3)),
-    deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),))
+# The blocks a new pool holds. Earlier a profile fitted to lab recordings at ashift 12
+# (84 one-sector blocks and three 16K ones); now each release's MOS as zdb lists it, which
+# holds at ashift 9 too. The 24 deferred blocks are the 2.1.11 mirror's 96K gap between
+# ALLOC and USED right after creation (lab 2's recordings).
+# The 2.1.11 pool's MOS right after `zpool create` and a `zpool sync`, read as the 2.3.9
+# one below is (tests/fixtures/real/2.1.11/probes/lab15-mos-composition.txt): 81K at ashift
+# 9 and 264K at ashift 12 on a 2-way mirror. Its feature ZAPs are smaller than 2.3's (fewer
+# features); the rest is alike.
+_CREATE_MOS_2_1 = (
+    MetaBlock(4 * KiB, 512, copies=3),              # the MOS's objset_phys_t
+    MetaBlock(128 * KiB, 1 * KiB, copies=3),        # its meta-dnode's indirect block
+    MetaBlock(16 * KiB, 1 * KiB, copies=3, count=4),  # its dnode blocks
+    MetaBlock(16 * KiB, 2560, copies=3),            # object directory (a fat ZAP)
+    MetaBlock(16 * KiB, 2 * KiB, copies=3),
+    MetaBlock(1536, 512, copies=3, count=2),        # feature ZAPs
+    # Feature descriptions: 6K at ashift 9, three sectors a copy at ashift 12.
+    MetaBlock(16 * KiB, 4608, copies=3),
+    MetaBlock(16 * KiB, 1536, copies=3),
+    MetaBlock(2 * KiB, 1 * KiB, copies=3),          # ZAP object 64
+    MetaBlock(128 * KiB, 2 * KiB, copies=3),        # SPA history
+    MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config
+    MetaBlock(128 * KiB, 1 * KiB, copies=3, count=6),  # space maps and a uint64 array
+)
+_CREATE_METADATA_2_1 = MetadataBlocks(live=_CREATE_MOS_2_1,
+                                      deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),),
+                                      with_root_objset=True)
 
 # The 2.3.9 pool's MOS right after `zpool create` and a `zpool sync`, object by object as
 # `zdb -dd` and `zdb -bb` list them at ashift 9 on a 2-way mirror
