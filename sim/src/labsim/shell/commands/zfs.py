@@ -6,6 +6,7 @@ labsim.shell.commands.zfs_properties."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NoReturn
 
 from labsim.format import zfs_list as fmt
@@ -298,8 +299,20 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
                       _types(next((v for k, v in opts if k == "-t"), None)), depth)
     if not found:
         return CommandResult(stderr=msg.no_datasets_available() + "\n")
-    rows = [{c: (ds.name if c == "name" else value_of(pool, ds, c)[0]) for c in columns}
-            for pool, ds in found]
+    # A snapshot's USED needs its dataset's whole chain walked: walked once per dataset,
+    # so that listing n snapshots takes time linear in n (snap.snapshots_used()).
+    used_of_snapshots: dict[str, dict[str, int]] = {}
+
+    def value(pool: Pool, ds: Dataset | Snapshot, column: str) -> object:
+        if column == "name":
+            return ds.name
+        if column == "used" and isinstance(ds, Snapshot):
+            if ds.dataset not in used_of_snapshots:
+                used_of_snapshots[ds.dataset] = snap.snapshots_used(pool, snap.owner(pool, ds))
+            return used_of_snapshots[ds.dataset][ds.name]
+        return value_of(pool, ds, column)[0]
+
+    rows = [{c: value(pool, ds, c) for c in columns} for pool, ds in found]
     return CommandResult(stdout=fmt.format_zfs_list(rows, columns=columns,
                                                     parsable="-p" in flags,
                                                     scripted="-H" in flags,
@@ -545,23 +558,34 @@ def _dependents(pool: Pool, target: Dataset | Snapshot) -> list[str]:
     iter_dependents_cb()): depth first, each dataset after what depends on it: a
     filesystem's children, then its snapshots, each after its clones. Real OpenZFS takes
     children and snapshots in the order of their ZAP (a hash); labsim by name and by txg.
-    A clone of a snapshot of a descendant is met twice, and listed twice, as in zfs."""
-    out: list[str] = []
+    A clone of a snapshot of a descendant is met twice, and listed twice, as in zfs.
+    A clone chain may be thousands deep: the walk keeps its own stack, and finds clones and
+    children through one index of the pool's datasets."""
+    clones: dict[str, list[Dataset]] = {}
+    children: dict[str, list[Dataset]] = {}
+    for name, dataset in sorted(pool.datasets.items()):
+        if dataset.origin:
+            clones.setdefault(dataset.origin, []).append(dataset)
+        parent = name.rpartition("/")[0]
+        if parent:
+            children.setdefault(parent, []).append(dataset)
 
-    def visit(node: Dataset | Snapshot) -> None:
+    def depending(node: Dataset | Snapshot) -> Iterator[Dataset | Snapshot]:
         if isinstance(node, Snapshot):
-            for c in snap.clones_of(pool, node):
-                visit(c)
-                out.append(c.name)
-            return
-        for child in snap.children_of(pool, node):
-            visit(child)
-            out.append(child.name)
-        for s in node.snapshots:
-            visit(s)
-            out.append(s.name)
+            return iter(clones.get(node.name, []))
+        return iter([*children.get(node.name, []), *node.snapshots])
 
-    visit(target)
+    out: list[str] = []
+    stack = [(target, depending(target))]
+    while stack:
+        node, rest = stack[-1]
+        following = next(rest, None)
+        if following is not None:
+            stack.append((following, depending(following)))
+            continue
+        stack.pop()
+        if stack:  # each dependent after what depends on it; the target itself is not one
+            out.append(node.name)
     return out
 
 
