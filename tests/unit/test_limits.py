@@ -8,7 +8,7 @@ from labsim import Session
 from labsim.limits import LIMITS, limits_markdown, unsimulated_properties, unsimulated_subcommands
 from labsim.zfs.versions import TAUGHT_VERSIONS
 
-HONEST = ("not simulated", "not modelled")
+HONEST = ("not simulated",)
 
 
 @pytest.mark.parametrize("limit", [lim for lim in LIMITS if lim.example],

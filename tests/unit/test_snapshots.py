@@ -345,3 +345,16 @@ def test_a_clone_chain_1000_deep_is_destroyed_with_R(session):
     assert len(lines) == 2 + 2 * depth - 1
     run_all(session, "zfs destroy -R p/d@s")
     assert session.run("zfs list -H -o name -t all -r p").stdout == "p\np/d\n"
+
+
+def test_promote_refuses_a_snapshot_name_the_clone_has(session):
+    """dsl_dataset_promote_check() refuses EEXIST on the newest moving snapshot whose name
+    the clone also has; zfs_promote() names it and the origin (libzfs_dataset.c)."""
+    run_all(session, "zfs snapshot p/d@a\nzfs snapshot p/d@b\nzfs clone p/d@b p/c\n"
+                     "zfs snapshot p/c@a\nzfs snapshot p/c@b2")
+    refused = session.run("zfs promote p/c")
+    assert (refused.status, refused.stderr) == (
+        1, "cannot promote 'p/c': conflicting snapshot 'a' from parent 'p/d@b'\n")
+    run_all(session, "zfs destroy p/c@a\nzfs promote p/c")
+    assert session.run("zfs list -H -o name -t snapshot -r p").stdout.split() == [
+        "p/c@a", "p/c@b", "p/c@b2"]

@@ -9,7 +9,7 @@ Two kinds of entry:
 
 * ``Limit``: a behaviour labsim approximates or leaves out, what a learner sees because of
   it, and where to see the real thing. ``example`` is a command line (run after
-  ``setup``) whose labsim output says "not simulated" or "not modelled"; None where the
+  ``setup``) whose labsim output says "not simulated"; None where the
   approximation has no single command that shows it (the page then says how it shows).
 * the ``zfs``/``zpool`` subcommands and properties real OpenZFS has and labsim answers
   with "not simulated" (``unsimulated_subcommands``/``unsimulated_properties``), computed
@@ -116,7 +116,7 @@ LIMITS: tuple[Limit, ...] = (
         area="Snapshot sizes",
         what="A snapshot's own logical and compressed sizes are not tracked.",
         shows_as="`logicalreferenced`, `logicalused` and `compressratio` of a snapshot say "
-                 "not modelled.",
+                 "not simulated.",
         try_it=f"`zfs get compressratio POOL@SNAP` in {LAB_VM}.",
         example="zfs get compressratio limits@s",
         setup=(*POOL, "zfs snapshot limits@s"),
@@ -124,7 +124,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         area="Bookmarks and deferred destroy",
         what="Bookmarks and deferred destroy (`zfs destroy -d`).",
-        shows_as="labsim says they are not modelled.",
+        shows_as="labsim says they are not simulated.",
         try_it=f"Try them in {LAB_VM}.",
         example="zfs destroy -d limits@s",
         setup=(*POOL, "zfs snapshot limits@s"),
@@ -154,7 +154,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         area="Monitoring",
         what="Repeating reports: `zpool iostat` and `zpool wait` with an interval.",
-        shows_as="labsim says they are not modelled and prints nothing else.",
+        shows_as="labsim says they are not simulated and prints nothing else.",
         try_it=f"Try them in {LAB_VM}.",
         example="zpool iostat limits 1 2",
         setup=POOL,

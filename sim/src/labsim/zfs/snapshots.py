@@ -409,12 +409,15 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     parent = owner(pool, origin)
     cut = parent.snapshots.index(origin) + 1
     moving = parent.snapshots[:cut]
+    # dsl_dataset_promote_check() (module/zfs/dsl_dataset.c) refuses a moving snapshot
+    # whose name the clone has (EEXIST); it walks them newest first (snaplist_make() follows
+    # ds_prev_snap_obj) and zfs_promote() (lib/libzfs/libzfs_dataset.c, 2.1.11 and 2.3.9)
+    # names the first found.
     taken = {s.short for s in clone_ds.snapshots}
-    for snap in moving:
+    for snap in reversed(moving):
         if snap.short in taken:
-            raise SnapshotError(
-                f"labsim: zfs promote with a snapshot name both datasets use ('{snap.short}')"
-                " is not modelled")
+            raise SnapshotError(f"cannot promote '{clone_ds.name}': conflicting snapshot "
+                                f"'{snap.short}' from parent '{origin.name}'")
     parent.snapshots = parent.snapshots[cut:]
     clone_ds.origin = parent.origin
     for snap in moving:

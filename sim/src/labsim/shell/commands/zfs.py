@@ -18,6 +18,7 @@ from labsim.shell.units import parse_zfs_number
 from labsim.zfs import snapshots as snap
 from labsim.zfs import zil, zvols
 from labsim.zfs.datasets import create_dataset, destroy_dataset
+from labsim.zfs.errors import NotSimulated
 from labsim.zfs.pool import Dataset, Pool, Snapshot, property_value
 from labsim.zfs.space import (
     dataset_available,
@@ -470,6 +471,9 @@ def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, st
                             properties=properties)
     except ValueError as err:
         raise UsageError(f"cannot create '{name}': {err}", 1) from None
+    except NotSimulated as err:
+        raise UsageError(msg.not_simulated("zfs create", err.what, pool.version.release),
+                         1) from None
     return CommandResult()
 
 
@@ -535,7 +539,8 @@ def clone(session: Session, args: list[str]) -> CommandResult:
     if target.rsplit("/", 1)[0] not in pool.datasets:
         raise UsageError(msg.zfs_create_missing_parent(target), 1)
     if any(k == "-o" for k, _ in opts):
-        raise UsageError("labsim: zfs clone -o is not modelled", 1)
+        raise UsageError(msg.option_not_simulated("zfs clone", "-o", "properties of the "
+                                                  "clone", session.version.release), 1)
     snap.clone(pool, origin, target)
     return CommandResult()
 
@@ -625,11 +630,13 @@ def destroy(session: Session, args: list[str]) -> CommandResult:
     if len(operands) > 1:
         raise UsageError("too many arguments\n" + msg.zfs_subcommand_usage("destroy"), 2)
     if "-d" in flags:
-        raise UsageError("labsim: zfs destroy -d (deferred destroy) is not modelled", 1)
+        raise UsageError(msg.option_not_simulated("zfs destroy", "-d", "deferred destroy",
+                                                  session.version.release), 1)
     if "@" in operands[0]:
         return _destroy_snapshots(session, operands[0], flags)
     if "#" in operands[0]:
-        raise UsageError("labsim: bookmarks are not modelled", 1)
+        raise UsageError(msg.not_simulated("zfs destroy", "destroying a bookmark",
+                                           session.version.release), 1)
     return _destroy_filesystem(session, operands[0], flags)
 
 

@@ -43,6 +43,7 @@ from labsim.zfs.vdevs import Leaf, TopVdev, VdevSpec, build_vdev
 from labsim.zfs.versions import (
     VdevListSize,
     ZfsVersion,
+    dataset_property_names,
     pool_property_names,
     zpool_subcommands,
 )
@@ -162,13 +163,14 @@ def _vdev_specs(session: Session, words: list[str], action: str, pool: Pool | No
         text = str(problem)
         if text.startswith("invalid vdev specification"):
             raise UsageError(text, 1) from None
-        # labsim's own words, not zpool's: the group parses, but is not modelled yet.
-        raise UsageError(f"labsim: '{text}' vdevs are not simulated yet; "
-                         "the lessons use file, mirror, raidz and log vdevs", 1) from None
+        # labsim's own words, not zpool's: the group parses, but is not simulated.
+        raise UsageError(msg.notice(f"zpool {action} with '{text}' vdevs",
+                                    release=session.version.release), 1) from None
     if action == "create" and not groups:
-        # Refused by the kernel too (spa_create() needs a data vdev); labsim's own words,
-        # as the real text has not been recorded.
-        raise UsageError("labsim: a pool needs at least one data vdev besides its logs", 1)
+        # Refused by the kernel too (spa_create() needs a data vdev); its text has not been
+        # recorded, so labsim says it does not simulate it.
+        raise UsageError(msg.not_simulated("zpool create", "a pool of log vdevs only",
+                                           session.version.release), 1)
     specs = _groups_to_specs(session, groups, props)
     log_specs = _groups_to_specs(session, log_groups, props, log=True)
     ashift = _ashift(props)
@@ -215,7 +217,9 @@ def create(session: Session, args: list[str]) -> CommandResult:
         raise UsageError(msg.pool_exists(name), 1)
     if "-n" in flags:
         if log_specs:
-            raise UsageError("labsim: zpool create -n with log vdevs is not modelled", 1)
+            raise UsageError(msg.option_not_simulated("zpool create", "-n",
+                                                      "with log vdevs",
+                                                      session.version.release), 1)
         return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs)) + "\n")
     try:
         pool = create_pool(name, list(specs), session.version, ashift)
@@ -233,9 +237,10 @@ def create(session: Session, args: list[str]) -> CommandResult:
 def _root_dataset_properties(pool: str, assignments: list[str],
                              version: ZfsVersion) -> dict[str, object]:
     """-O file-system-property=value: set on the root dataset as zfs create -o would
-    (zpool create hands them to zfs_create's property checks). labsim keeps the
-    properties it models, compression and recordsize."""
+    (zpool create hands them to zfs_create's property checks): the properties labsim
+    models or stores; the others of the release get the notice."""
     from labsim.shell.commands import zfs
+    from labsim.shell.commands import zfs_properties as zfs_props
 
     props: dict[str, object] = {}
     for assignment in assignments:
@@ -244,10 +249,16 @@ def _root_dataset_properties(pool: str, assignments: list[str],
         if not eq:
             raise UsageError(msg.zfs_missing_equals(assignment) + "\n"
                              + msg.zpool_subcommand_usage("create"), 2)
-        if prop not in zfs.SETTABLE:
-            raise UsageError(f"labsim: zpool create -O {prop} is not modelled "
-                             f"(only {', '.join(zfs.SETTABLE)})", 1)
-        props[prop] = zfs.validate(pool, prop, value, version)
+        if not (prop in zfs.SETTABLE or zfs_props.is_user_property(prop)
+                or prop in zfs_props.stored_properties(version)):
+            if prop in dataset_property_names(version):
+                raise UsageError(msg.property_not_simulated("zpool create -O", prop,
+                                                            version.release), 1)
+            # add_prop_list() (cmd/zpool/zpool_main.c, 2.1.11 and 2.3.9), exit 2
+            raise UsageError(f"property '{prop}' is not a valid filesystem property\n"
+                             + msg.zpool_subcommand_usage("create"), 2)
+        # zpool_create() checks them with zfs_valid_proplist(), errors "cannot create".
+        props[prop] = zfs.validate(pool, prop, value, version, "create")
     return props
 
 
@@ -578,8 +589,9 @@ def scrub(session: Session, args: list[str]) -> CommandResult:
             continue
         if pool.scrub_pending is not None:
             if "-s" in flags or "-p" in flags:
-                raise UsageError("labsim: stopping or pausing the scrub a RAID-Z expansion "
-                                 "started is not modelled; zpool wait -t scrub finishes it", 1)
+                raise UsageError(msg.not_simulated(
+                    "zpool scrub", "stopping or pausing the scrub a RAID-Z expansion started "
+                    "(zpool wait -t scrub finishes it)", session.version.release), 1)
             # zpool_scan(): EBUSY on a scrub in progress (2.2 and later wording).
             errors.append(f"cannot scrub {name}: currently scrubbing; use 'zpool scrub -s' "
                           "to cancel scrub\n")
@@ -950,8 +962,8 @@ def feature_state(pool: Pool, feature: str) -> str | None:
     know (zfeature_lookup_name() fails, get_callback() prints nothing)."""
     field = MODELLED_FEATURES.get(feature)
     if field is None:
-        raise UsageError(f"labsim: zpool get feature@{feature} is not modelled (only "
-                         + ", ".join(f"feature@{f}" for f in MODELLED_FEATURES) + ")", 1)
+        raise UsageError(msg.property_not_simulated("zpool get", f"feature@{feature}",
+                                                    pool.version.release), 1)
     if not getattr(pool.version, field):
         return None
     if feature == "block_cloning":

@@ -76,8 +76,7 @@ def destroy_labels(session: Session, pool: Pool) -> None:
 
 
 def _not_simulated(what: str) -> UsageError:
-    return UsageError(f"labsim: {what} is not simulated here; try it on real OpenZFS in "
-                      "the lab VM (see vagrant/README.md)", 1)
+    return UsageError(msg.notice(what, where=msg.REAL_OPENZFS), 1)
 
 
 def discover(session: Session, directories: list[str]) -> list[tuple[FoundPool, Pool | None]]:
