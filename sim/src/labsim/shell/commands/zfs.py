@@ -221,16 +221,24 @@ Listed = tuple[Pool, "Dataset | Snapshot"]
 
 def _datasets(session: Session, names: list[str], recursive: bool,
               types: frozenset[str] = frozenset({"filesystem"}),
-              depth: int | None = None) -> list[Listed]:
+              depth: int | None = None, listsnapshots: bool = False) -> list[Listed]:
     """What zfs list / zfs get visit: the named datasets (all of them without names),
     with -r or -d their descendants, and the snapshots of those when ``types`` include
-    snapshots. A named snapshot is always listed. Sorted as zfs_sort() does without -s
-    (cmd/zfs/zfs_iter.c zfs_compare(): by dataset name, a dataset before its snapshots,
-    snapshots by createtxg)."""
+    snapshots. A named snapshot is always listed. ``listsnapshots``: zfs list without -t,
+    which also lists the snapshots it recurses into on a pool whose listsnapshots
+    property is on (cmd/zfs/zfs_iter.c zfs_include_snapshots(), ZFS_ITER_PROP_LISTSNAPS).
+    Sorted as zfs_sort() does without -s (cmd/zfs/zfs_iter.c zfs_compare(): by dataset
+    name, a dataset before its snapshots, snapshots by createtxg)."""
     out: list[Listed] = []
+
+    def types_in(pool: Pool) -> frozenset[str]:
+        if listsnapshots and pool.properties.get("listsnapshots") == "on":
+            return types | {"snapshot"}
+        return types
+
     if not names:
         for pool in session.pools.values():
-            out.extend(_with_snapshots(pool, list(pool.datasets.values()), types))
+            out.extend(_with_snapshots(pool, list(pool.datasets.values()), types_in(pool)))
     for name in names:
         pool, found = find_any(session, name)
         if isinstance(found, Snapshot):
@@ -255,7 +263,7 @@ def _datasets(session: Session, names: list[str], recursive: bool,
         base = found.name.count("/")
         too_deep = () if depth is None else tuple(
             d.name for d in visited if d.name.count("/") - base >= depth)
-        out.extend(_with_snapshots(pool, visited, types, skip_snapshots_of=too_deep))
+        out.extend(_with_snapshots(pool, visited, types_in(pool), skip_snapshots_of=too_deep))
     return sorted(out, key=_sort_key)
 
 
@@ -296,8 +304,9 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
     columns = _columns(spec, _readable(session.version), "list", session.version) if spec else \
         [ALIASES.get(c, c) for c in LIST_DEFAULT]
     depth = next((int(v) for k, v in opts if k == "-d"), None)
-    found = _datasets(session, names, "-r" in flags,
-                      _types(next((v for k, v in opts if k == "-t"), None)), depth)
+    type_spec = next((v for k, v in opts if k == "-t"), None)
+    found = _datasets(session, names, "-r" in flags, _types(type_spec), depth,
+                      listsnapshots=type_spec is None and spec != "space")
     if not found:
         return CommandResult(stderr=msg.no_datasets_available() + "\n")
     # A snapshot's USED needs its dataset's whole chain walked: walked once per dataset,

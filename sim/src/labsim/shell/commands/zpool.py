@@ -21,6 +21,7 @@ from labsim.format import zprop
 from labsim.shell import fs, vdev_labels, vdev_spec
 from labsim.shell import messages as msg
 from labsim.shell.commands import zpool_import
+from labsim.shell.commands import zpool_properties as pool_props
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import (
@@ -33,6 +34,7 @@ from labsim.zfs import (
     raidz_expansion_state,
     scan,
 )
+from labsim.zfs import pool_property_table as pool_table
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
@@ -205,8 +207,12 @@ def create(session: Session, args: list[str]) -> CommandResult:
     if not POOL_NAME.match(name) or name in GROUP_KEYWORDS:
         raise UsageError(msg.invalid_pool_name("create", name), 1)
     for prop in props:
-        if prop.partition("=")[0] not in ("ashift", "autoexpand", "autotrim", "comment"):
-            raise UsageError(msg.bad_pool_property(prop.partition("=")[0]), 2)
+        # add_prop_list() (cmd/zpool/zpool_main.c): a name zpool_name_to_prop() knows
+        # (hidden ones too) or a feature@ one.
+        key = prop.partition("=")[0]
+        if key not in pool_property_names(session.version) | pool_table.HIDDEN \
+                and not key.startswith("feature@"):
+            raise UsageError(msg.bad_pool_property(key, session.version.vdev_properties), 2)
     # -O properties are checked while the options are read (add_prop_list()), before
     # any vdev is looked at.
     fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"],
@@ -215,6 +221,16 @@ def create(session: Session, args: list[str]) -> CommandResult:
                                            force="-f" in flags)
     if name in session.pools:
         raise UsageError(msg.pool_exists(name), 1)
+    # zpool_create(): zpool_valid_proplist() with flags.create (ashift was checked by
+    # make_leaf_vdev() already, and is modelled).
+    kept = {}
+    for prop in props:
+        key, _, value = prop.partition("=")
+        if key != "ashift":
+            kept[key] = pool_props.check(session, name, key, value, session.version,
+                                         create=True)
+        else:  # kept as given: `zpool get ashift` shows it "local" (0 "default" unset)
+            kept[key] = str(parse_zfs_number(value))
     if "-n" in flags:
         if log_specs:
             raise UsageError(msg.option_not_simulated("zpool create", "-n",
@@ -228,6 +244,8 @@ def create(session: Session, args: list[str]) -> CommandResult:
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("create", name), 1) from None
     pool.root.properties.update(fs_props)
+    pool.properties.update({k: v for k, v in kept.items()
+                            if not k.startswith("feature@") and v != ""})
     pool.imported_at = session.clock
     session.pools[name] = pool
     vdev_labels.write_labels(session, pool)
@@ -894,9 +912,13 @@ BCLONE_PROPERTIES = ("bcloneused", "bclonesaved", "bcloneratio")
 
 
 def _known_properties(version: ZfsVersion) -> tuple[str, ...]:
-    """The pool properties labsim models that ``version`` has."""
-    return POOL_PROPERTIES + tuple(p for p in BCLONE_PROPERTIES
-                                   if p in version.pool_properties_added)
+    """The pool properties labsim models or stores that ``version`` has, in the order of
+    zpool_prop_t (include/sys/fs/zfs.h), which `zpool get all` follows
+    (zprop_expand_list() iterates the table unordered)."""
+    names = POOL_PROPERTIES + tuple(p for p in BCLONE_PROPERTIES
+                                    if p in version.pool_properties_added) \
+        + pool_props.stored_names(version)
+    return tuple(sorted(names, key=lambda name: zprop.POOL_PROPS[name].enum))
 
 
 def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
@@ -906,7 +928,7 @@ def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
         return _known_properties(version)
     wanted = []
     for name in spec.split(","):
-        if name.startswith("feature@"):
+        if name.startswith("feature@") or pool_props.is_user_property(name, version):
             wanted.append(name)
             continue
         try:
@@ -934,7 +956,9 @@ def get(session: Session, args: list[str]) -> CommandResult:
     wanted = _wanted_properties(operands[0], session.version)
     rows: list[tuple[str, str, object, str]] = []
     for pool in _selected(session, operands[1:]):
-        for prop in wanted:
+        # zpool_expand_proplist() adds the pool's user properties to "all" (2.2 and later)
+        users = tuple(sorted(p for p in pool.properties if ":" in p))
+        for prop in wanted + users if operands[0] == "all" else wanted:
             if prop.startswith("feature@"):
                 state = feature_state(pool, prop.removeprefix("feature@"))
                 if state is not None:  # else zpool_prop_get_feature() fails: not printed
@@ -948,12 +972,14 @@ def get(session: Session, args: list[str]) -> CommandResult:
                                          widths_rule=session.version.column_widths)
     except zprop.InvalidColumn as err:
         raise UsageError(err.message + "\n" + msg.zpool_subcommand_usage("get"), 2) from None
-    return CommandResult(stdout=text)
+    # zpool get all lists every property and feature; labsim's list is shorter, and says so.
+    note = msg.notice(f"zpool get all: the other properties and the features of OpenZFS "
+                      f"{session.version.release}", plural=True, where=msg.REAL_OPENZFS) \
+        if operands[0] == "all" else ""
+    return CommandResult(stdout=text, stderr=note + "\n" if note else "")
 
 
-# The features labsim models, by the ZfsVersion field that says whether a release has them.
-MODELLED_FEATURES = {"block_cloning": "block_cloning_feature",
-                     "raidz_expansion": "raidz_expansion"}
+MODELLED_FEATURES = pool_props.MODELLED_FEATURES
 
 
 def feature_state(pool: Pool, feature: str) -> str | None:
@@ -975,6 +1001,8 @@ def feature_state(pool: Pool, feature: str) -> str | None:
 
 
 def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
+    if prop in pool_props.stored_names(pool.version) or ":" in prop:
+        return pool_props.stored_value(pool, prop)
     values = {
         "size": pool.space, "allocated": pool.alloc, "free": pool.free,
         "capacity": pool.capacity, "fragmentation": pool.fragmentation,
@@ -985,7 +1013,11 @@ def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
         "bcloneratio": brt.ratio(pool.brt) / 100,
     }
     if prop == "ashift":
-        return pool.vdevs[0].ashift, "local"
+        # The pool property, not the vdevs' ashift: what -o ashift set at creation, else
+        # 0 from the default (zpool_prop.c registers ashift PROP_DEFAULT, default 0).
+        if "ashift" in pool.properties:
+            return int(pool.properties["ashift"]), "local"
+        return 0, "default"
     return values[prop], "-" if prop != "altroot" else "default"
 
 
@@ -997,4 +1029,5 @@ SUBCOMMANDS = {
     "attach": attach, "detach": detach, "replace": replace,
     "export": zpool_import.export, "import": zpool_import.import_,
     "remove": remove, "iostat": iostat, "freeze": freeze, "wait": wait,
+    "set": pool_props.set_,
 }

@@ -197,10 +197,12 @@ def _action(action: str, pool: str) -> str:
     # zpool_create(): "cannot create '%s'"; zpool_add(): "cannot add to '%s'"
     return f"cannot add to '{pool}'" if action == "add" else f"cannot create '{pool}'"
 
-def bad_pool_property(prop: str) -> str:
+def bad_pool_property(prop: str, vdev_properties: bool = False) -> str:
     """add_prop_list() for ``zpool create -o``: "property 'xyz' is not a valid pool
-    property" (then the usage, exit 2)."""
-    return f"property '{prop}' is not a valid pool property"
+    property" (2.1), "... pool or vdev property" from 2.2 (ZfsVersion.vdev_properties;
+    then the usage, exit 2)."""
+    kind = "pool or vdev" if vdev_properties else "pool"
+    return f"property '{prop}' is not a valid {kind} property"
 
 
 def pool_bad_property_list(prop: str) -> str:
