@@ -322,6 +322,7 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         "iptables-save": netcmds.iptables_save,
         "ip6tables-save": netcmds.ip6tables_save,
         "nft": netcmds.nft,
+        "ss": netcmds.ss,
         "curl": netcmds.curl,
         "wg-quick": wg_quick.main,
         "tee": coreutils.tee,

@@ -34,6 +34,13 @@ def _unmodelled(tool: str, argv: list[str]) -> CommandResult:
     return CommandResult.fail(msg.command_line_not_simulated(tool, argv), 2)
 
 
+def ss(session: Session, argv: list[str]) -> CommandResult:
+    """iproute2's ss, which the lab VM has and no lesson uses: every form gets the notice
+    (its table's columns are sized from what it lists, misc/ss.c; labsim keeps no sockets
+    table to list)."""
+    return CommandResult.fail(msg.command_line_not_simulated("ss", argv), 1)
+
+
 def wg(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
     """`wg`, then the handshakes PersistentKeepalive starts (setting a keepalive on an up
     interface sends one at once)."""
