@@ -111,6 +111,12 @@ def _leaf(session: Session, word: str, props: list[str]) -> tuple[str, int]:
     if host is None:
         if fs.is_dir(session, path):
             raise UsageError(msg.cannot_use_directory(word), 1)
+        hit = fs.mounted_dataset(session, path)
+        if hit is not None and hit.name in hit.dataset.files:
+            # A pool on a file of another pool's dataset: real ZFS takes it (a seed post
+            # stacks its test pools so); labsim's vdevs are host files only.
+            raise UsageError(msg.not_simulated("zpool", "a vdev on a file in a ZFS dataset",
+                                               session.version.release), 1)
         raise UsageError(msg.cannot_open_path(word), 1)
     _ashift(props)
     return path, host.size
