@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from labsim.format import zfs_list as fmt
 from labsim.format.numbers import nicenum
+from labsim.format.zprop import DATASET_PROPS
 from labsim.shell import messages as msg
 from labsim.shell.commands import zfs_properties as props
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
@@ -337,8 +338,10 @@ def get(session: Session, args: list[str]) -> CommandResult:
                          + msg.zfs_subcommand_usage("get"), 2)
     readable = _readable(session.version)
     everything = operands[0] == "all"
-    wanted = readable if everything else \
-        tuple(ALIASES.get(p, p) for p in operands[0].split(","))
+    # "all" in zfs_prop_t order (include/sys/fs/zfs.h): zprop_expand_list() walks the
+    # property table unordered, as `zfs get all` prints it; user properties come after.
+    wanted = tuple(sorted(readable, key=lambda name: DATASET_PROPS[name].enum)) \
+        if everything else tuple(ALIASES.get(p, p) for p in operands[0].split(","))
     for prop in wanted:
         if prop not in readable and not props.is_user_property(prop):
             _refuse_unknown(session.version, "zfs get", prop, msg.zfs_bad_property(prop)
