@@ -140,3 +140,12 @@ def test_get_all_lists_in_table_order_and_says_what_it_leaves_out():
     assert props[:6] == ["size", "capacity", "altroot", "health", "delegation", "autoreplace"]
     assert props.index("free") < props.index("allocated") < props.index("comment")
     assert "not simulated here" in result.stderr
+
+
+def test_a_first_word_with_an_equals_sign_is_set():
+    """main() of zpool and zfs: `zpool autotrim=on p` is `zpool set autotrim=on p`."""
+    session = pool()
+    assert session.run("zpool autotrim=on p").status == 0
+    assert session.run("zfs atime=off p").status == 0
+    assert get(session, "autotrim") == [["autotrim", "on", "local"]]
+    assert session.run("zfs get -H -o value atime p").stdout == "off\n"

@@ -70,6 +70,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         raise UsageError(msg.zfs_missing_command(), 2)
     name = ALIAS_SUBCOMMANDS.get(argv[1], argv[1])
     sub = SUBCOMMANDS.get(name)
+    if sub is None and "=" in name:
+        # main() (cmd/zfs/zfs_main.c): a first word with "=" is `zfs set` shorthand
+        return set_property(session, argv[1:])
     if sub is None and name in zfs_subcommands(session.version):
         raise UsageError(msg.subcommand_not_simulated("zfs", name,
                                                       session.version.release), 1)

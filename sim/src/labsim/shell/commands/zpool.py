@@ -59,6 +59,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zpool_missing_command(), 2)
     sub = SUBCOMMANDS.get(argv[1])
+    if sub is None and "=" in argv[1]:
+        # main() (cmd/zpool/zpool_main.c): a first word with "=" is `zpool set` shorthand
+        return pool_props.set_(session, argv[1:])
     if sub is None and argv[1] in zpool_subcommands(session.version):
         raise UsageError(msg.subcommand_not_simulated("zpool", argv[1],
                                                       session.version.release), 1)
