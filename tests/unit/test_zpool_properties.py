@@ -149,3 +149,13 @@ def test_a_first_word_with_an_equals_sign_is_set():
     assert session.run("zfs atime=off p").status == 0
     assert get(session, "autotrim") == [["autotrim", "on", "local"]]
     assert session.run("zfs get -H -o value atime p").stdout == "off\n"
+
+
+@pytest.mark.parametrize("column", ["ashift", "guid", "comment", "autotrim",
+                                    "feature@async_destroy", "org.lab:owner"])
+def test_zpool_list_o_a_real_column_labsim_does_not_print_gets_the_notice(column):
+    result = pool().run(f"zpool list -o name,{column} p")
+    assert result.status == 1 and "not simulated here" in result.stderr
+    refused = pool().run("zpool list -o name,bogus p")
+    assert refused.status == 2
+    assert refused.stderr.startswith("bad property list: invalid property 'bogus'\nusage:")

@@ -13,6 +13,7 @@ not disks).
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from labsim.format import zpool_iostat as iostat_fmt
 from labsim.format import zpool_list as list_fmt
@@ -430,10 +431,8 @@ def list_pools(session: Session, args: list[str]) -> CommandResult:
     for k, v in opts:
         if k == "-o":
             columns = v.split(",")
-            bad = [c for c in columns if c.lower() not in list_fmt.COLUMNS]
-            if bad:
-                raise UsageError(msg.pool_bad_property_list(bad[0]) + "\n"
-                                 + msg.zpool_subcommand_usage("list"), 2)
+            for column in (c for c in columns if c.lower() not in list_fmt.COLUMNS):
+                _unlisted_column(column, session.version)
     pools = _selected(session, names)
     if not pools:
         return CommandResult(stdout=msg.no_pools_available() + "\n")
@@ -442,6 +441,22 @@ def list_pools(session: Session, args: list[str]) -> CommandResult:
                                       scripted="-H" in flags, columns=columns,
                                       widths_rule=session.version.column_widths)
     return CommandResult(stdout=text)
+
+
+def _unlisted_column(column: str, version: ZfsVersion) -> NoReturn:
+    """A -o column labsim's zpool list does not print: a property of the release (a
+    feature@ or, from 2.2, a user property too) gets the notice; any other name the
+    refusal of zprop_get_list() (lib/libzfs/libzfs_util.c), then the usage (exit 2)."""
+    try:
+        known = zprop.pool_lookup(column, version).name
+    except zprop.UnknownProperty:
+        known = column if column.startswith("feature@") \
+            or pool_props.is_user_property(column, version) else None
+    if known is not None:
+        raise UsageError(msg.not_simulated("zpool list", f"the column {known}",
+                                           version.release), 1)
+    raise UsageError(msg.pool_bad_property_list(column) + "\n"
+                     + msg.zpool_subcommand_usage("list"), 2)
 
 
 def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
