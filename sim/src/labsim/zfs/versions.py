@@ -337,6 +337,13 @@ def dataset_property_names(version: ZfsVersion) -> frozenset[str]:
     return DATASET_PROPERTIES_2_1 | version.dataset_properties_added
 
 
+def release_at_least(version: ZfsVersion, major: int, minor: int) -> bool:
+    """Whether ``version``'s release is ``major.minor`` or later (for options a release
+    added, read from its getopt strings)."""
+    found = tuple(int(part) for part in version.release.split(".")[:2])
+    return found >= (major, minor)
+
+
 def pool_property_names(version: ZfsVersion) -> frozenset[str]:
     """The pool properties ``version``'s `zpool get` and `zpool set` know by name."""
     return POOL_PROPERTIES_2_1 | version.pool_properties_added

@@ -124,6 +124,8 @@ def find_any(session: Session, name: str) -> tuple[Pool, Dataset | Snapshot]:
 
 def value_of(pool: Pool, ds: Dataset | Snapshot, prop: str) -> tuple[object, str]:
     """A property's raw value and its source column."""
+    if prop == "name":  # zfs get name: the dataset's name, source "-"
+        return ds.name, "-"
     if isinstance(ds, Snapshot):
         return _snapshot_value(pool, ds, prop)
     if prop in ("used", "usedbysnapshots", "usedbydataset", "usedbychildren",
@@ -208,10 +210,20 @@ def _readable(version: ZfsVersion) -> tuple[str, ...]:
     return READABLE + props.stored_properties(version)
 
 
+# zprop_get_list() (lib/libzfs/libzfs_util.c): "space" in a property list stands for these.
+SPACE_PROPERTIES = ("name", "available", "used", "usedbysnapshots", "usedbydataset",
+                    "usedbyrefreservation", "usedbychildren")
+
+
+def _expand_space(words: list[str]) -> list[str]:
+    return [name for word in words
+            for name in (SPACE_PROPERTIES if word == "space" else (word,))]
+
+
 def _columns(spec: str, allowed: tuple[str, ...], subcommand: str,
              version: ZfsVersion) -> list[str]:
     columns = []
-    for col in spec.split(","):
+    for col in _expand_space(spec.split(",")):
         col = ALIASES.get(col, col)
         if col != "name" and col not in allowed and not props.is_user_property(col):
             _refuse_unknown(version, f"zfs {subcommand}", col, msg.zfs_bad_property(col)
@@ -344,9 +356,10 @@ def get(session: Session, args: list[str]) -> CommandResult:
     # "all" in zfs_prop_t order (include/sys/fs/zfs.h): zprop_expand_list() walks the
     # property table unordered, as `zfs get all` prints it; user properties come after.
     wanted = tuple(sorted(readable, key=lambda name: DATASET_PROPS[name].enum)) \
-        if everything else tuple(ALIASES.get(p, p) for p in operands[0].split(","))
+        if everything else tuple(ALIASES.get(p, p)
+                                 for p in _expand_space(operands[0].split(",")))
     for prop in wanted:
-        if prop not in readable and not props.is_user_property(prop):
+        if prop not in readable and prop != "name" and not props.is_user_property(prop):
             _refuse_unknown(session.version, "zfs get", prop, msg.zfs_bad_property(prop)
                             + "\n" + msg.zfs_subcommand_usage("get"), 2)
     fields = next((v.split(",") for k, v in opts if k == "-o"),
@@ -376,29 +389,63 @@ def get(session: Session, args: list[str]) -> CommandResult:
 
 
 def set_property(session: Session, args: list[str]) -> CommandResult:
+    """zfs set [-u] PROPERTY=VALUE... DATASET...: zfs_do_set() (cmd/zfs/zfs_main.c at
+    zfs-2.1.11 and zfs-2.3.9): the assignments first, then the datasets, each set in turn
+    (one that does not exist is said and skipped). -u (2.2 and later) keeps a changed
+    mountpoint from remounting, which changes nothing in labsim."""
+    usage = msg.zfs_subcommand_usage("set")
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        flags = args[0][1:]
+        bad = next((c for c in flags if c != "u" or not session.version.vdev_properties), None)
+        if bad is not None:
+            raise UsageError(msg.zfs_invalid_option(bad) + "\n" + usage, 2)
+        args = args[1:]
+    if not args:
+        raise UsageError("missing arguments\n" + usage, 2)
     if len(args) < 2:
-        text = msg.zfs_missing_property_argument() if not args else msg.zfs_missing_dataset()
-        raise UsageError(text + "\n" + msg.zfs_subcommand_usage("set"), 2)
-    assignments, names = args[:-1], args[-1:]
-    for assignment in assignments:
-        prop, eq, value = assignment.partition("=")
-        if not eq:
-            raise UsageError(msg.zfs_missing_equals(assignment) + "\n"
-                             + msg.zfs_subcommand_usage("set"), 2)
+        text = "missing property=value argument(s)" if "=" not in args[0] \
+            else "missing dataset name(s)"
+        raise UsageError(text + "\n" + usage, 2)
+    ds_start = next((i for i, arg in enumerate(args) if "=" not in arg), None)
+    if ds_start is None:
+        raise UsageError("missing dataset name(s)\n" + usage, 2)
+    if any("=" in arg for arg in args[ds_start:]):
+        raise UsageError("invalid argument order\n" + usage, 2)
+    assignments: dict[str, str] = {}
+    for assignment in args[:ds_start]:
+        prop, _, value = assignment.partition("=")
         prop = ALIASES.get(prop, prop)
-        if "@" in names[0]:
-            find_any(session, names[0])
-            raise UsageError(msg.not_simulated("zfs set", "setting a property of a snapshot",
-                                                        session.version.release), 1)
-        pool, ds = find(session, names[0])
+        if prop in assignments:  # parseprop(): main() then exits with zfs_do_set()'s -1
+            raise UsageError(f"property '{prop}' specified multiple times", 255)
+        assignments[prop] = value
+    errors = []
+    for name in args[ds_start:]:
+        try:
+            _set_on(session, name, assignments)
+        except UsageError as err:
+            if not err.message.startswith("cannot open '"):
+                raise
+            errors.append(err.message + "\n")  # zfs_for_each() goes on with the others
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+def _set_on(session: Session, name: str, assignments: dict[str, str]) -> None:
+    if "@" in name:
+        find_any(session, name)
+        raise UsageError(msg.not_simulated("zfs set", "setting a property of a snapshot",
+                                           session.version.release), 1)
+    pool, ds = find(session, name)
+    checked = {}
+    for prop, value in assignments.items():
         if prop in READONLY:
             raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
         if prop == "volsize":  # resizing a volume
             raise UsageError(msg.property_not_simulated("zfs set", prop,
                                                         session.version.release), 1)
-        ds.properties[prop] = validate(ds.name, prop, value, session.version,
-                                       kind=props.kind_of(ds))
-    return CommandResult()
+        checked[prop] = validate(ds.name, prop, value, session.version,
+                                 kind=props.kind_of(ds))
+    # zfs_prop_set_list() sends them together: all are set, or (a refusal) none.
+    ds.properties.update(checked)
 
 
 def validate(name: str, prop: str, value: str, version: ZfsVersion,
@@ -433,15 +480,35 @@ def validate(name: str, prop: str, value: str, version: ZfsVersion,
     return size
 
 
+def _create_ancestors(pool: Pool, name: str) -> None:
+    """zfs_create_ancestors() (lib/libzfs/libzfs_dataset.c): each missing ancestor of
+    ``name``, from the top, as a file system with no property of its own (-p)."""
+    parts = name.split("/")
+    for depth in range(2, len(parts)):
+        ancestor = "/".join(parts[:depth])
+        if ancestor not in pool.datasets:
+            create_dataset(pool, ancestor, {})
+
+
 def create(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = _getopt(args, "pusV:b:o:", "create")
+    opts, operands = _getopt(args, "pusnvPV:b:o:", "create")
     if not operands:
         raise UsageError(msg.zfs_missing_dataset() + "\n" + msg.zfs_subcommand_usage("create"), 2)
+    for flag, what in (("-n", "a dry run"), ("-v", "the verbose listing"),
+                       ("-P", "the parsable listing")):
+        if (flag, "") in opts:
+            raise UsageError(msg.option_not_simulated("zfs create", flag, what,
+                                                      session.version.release), 1)
     name = operands[0]
     parent = name.rsplit("/", 1)[0]
     if "/" not in name:
         raise UsageError(msg.zfs_create_missing_pool(name), 1)
     pool = session.pools.get(name.split("/")[0])
+    parents = ("-p", "") in opts
+    if pool is not None and parents:
+        if name in pool.datasets:
+            return CommandResult()  # zfs_do_create(): "-p" and it exists: no complaint
+        _create_ancestors(pool, name)
     if pool is None or parent not in pool.datasets:
         raise UsageError(msg.zfs_create_missing_parent(name), 1)
     if name in pool.datasets:
@@ -551,6 +618,8 @@ def clone(session: Session, args: list[str]) -> CommandResult:
     assert isinstance(origin, Snapshot)
     if target in pool.datasets:
         raise UsageError(msg.zfs_dataset_exists(target), 1)
+    if ("-p", "") in opts and target.split("/")[0] == pool.name:
+        _create_ancestors(pool, target)  # zfs_do_clone() -p: zfs_create_ancestors()
     if target.rsplit("/", 1)[0] not in pool.datasets:
         raise UsageError(msg.zfs_create_missing_parent(target), 1)
     if any(k == "-o" for k, _ in opts):

@@ -48,6 +48,7 @@ from labsim.zfs.versions import (
     ZfsVersion,
     dataset_property_names,
     pool_property_names,
+    release_at_least,
     zpool_subcommands,
 )
 
@@ -83,6 +84,31 @@ def _getopt(args: list[str], optstring: str, subcommand: str):
     return parse_options(args, optstring, missing_argument=msg.zpool_missing_argument,
                          invalid_option=msg.zpool_invalid_option,
                          usage=msg.zpool_subcommand_usage(subcommand))
+
+
+# Options later releases added to subcommands labsim simulates, read in the getopt strings
+# of cmd/zpool/zpool_main.c at zfs-2.2.0 and zfs-2.3.9: (release, what it does). In those
+# releases they get the notice; an older release refuses them as invalid options.
+ADDED_OPTIONS = {
+    "status": {"d": ((2, 3), "Direct I/O checksum errors"),
+               "e": ((2, 3), "only unhealthy vdevs")},
+    "scrub": {"e": ((2, 2), "error scrub"),
+              "C": ((2, 3), "continuing from the last scrubbed txg")},
+}
+
+
+def _added_options(subcommand: str, version: ZfsVersion) -> str:
+    return "".join(letter for letter, ((major, minor), _) in ADDED_OPTIONS[subcommand].items()
+                   if release_at_least(version, major, minor))
+
+
+def _refuse_added_options(subcommand: str, opts: list[tuple[str, str]],
+                          version: ZfsVersion) -> None:
+    for flag, _ in opts:
+        added = ADDED_OPTIONS[subcommand].get(flag.lstrip("-"))
+        if added is not None:
+            raise UsageError(msg.option_not_simulated(f"zpool {subcommand}", flag, added[1],
+                                                      version.release), 1)
 
 
 def _pool(session: Session, name: str) -> Pool:
@@ -500,7 +526,9 @@ def status(session: Session, args: list[str]) -> CommandResult:
     """zpool status [-x] [-v] [-P] [pool ...]. -P changes nothing here (file vdevs are
     always shown by their full path); -v would list damaged files, which labsim does not
     track by name, so it prints what plain status prints."""
-    opts, names = _getopt(args, "DigLpPstvxc:T:", "status")
+    opts, names = _getopt(args, "DigLpPstvxc:T:" + _added_options("status", session.version),
+                          "status")
+    _refuse_added_options("status", opts, session.version)
     flags = {k for k, _ in opts}
     pools = _selected(session, names)
     if not pools:
@@ -616,7 +644,8 @@ def _finish_resilver(session: Session, pool: Pool, nbytes: int) -> None:
 def scrub(session: Session, args: list[str]) -> CommandResult:
     """zpool scrub [-s | -p] [-w] pool ...: labsim's scrubs finish at once, so -w changes
     nothing and there is never one to stop or pause."""
-    opts, names = _getopt(args, "spw", "scrub")
+    opts, names = _getopt(args, "spw" + _added_options("scrub", session.version), "scrub")
+    _refuse_added_options("scrub", opts, session.version)
     flags = {k for k, _ in opts}
     if not names:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("scrub"),
