@@ -87,3 +87,20 @@ def test_space_stands_for_the_space_columns():
     assert props == ["name", "available", "used", "usedbysnapshots", "usedbydataset",
                      "usedbyrefreservation", "usedbychildren"]
     assert session.run("zfs get -H -o value name p/fs@s").stdout == "p/fs@s\n"
+
+
+@pytest.mark.parametrize("line", ["zpool status -D p", "zpool status -i p", "zpool status -g p",
+                                  "zpool status -s p", "zpool status -t p",
+                                  "zpool status -c vendor p", "zpool status -T d p",
+                                  "zpool list -g p", "zpool iostat -l p", "zpool iostat -q p",
+                                  "zpool iostat -r p", "zpool iostat -w p", "zpool iostat -y p",
+                                  "zpool iostat -c size p", "zpool iostat -g p"])
+def test_output_options_labsim_does_not_reproduce_get_the_notice(line):
+    """Not the plain output as if the option had not been given."""
+    result = machine().run(line)
+    assert result.status == 1 and "not simulated here" in result.stderr, result
+
+
+def test_iostat_h_is_its_usage():
+    result = machine().run("zpool iostat -h")
+    assert result.status == 2 and result.stderr.startswith("usage:\n\tiostat ")

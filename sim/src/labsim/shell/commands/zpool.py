@@ -97,6 +97,30 @@ ADDED_OPTIONS = {
 }
 
 
+# Options of subcommands labsim simulates that change what the real tool prints in ways
+# labsim does not reproduce (zpool-status.8, zpool-list.8, zpool-iostat.8 at 2.3.9): the
+# notice, rather than the plain output as if they were not given.
+UNSIMULATED_OPTIONS = {
+    "status": {"-D": "the dedup table histogram", "-i": "initialization status",
+               "-g": "vdev guids for names", "-p": "exact numbers", "-s": "slow I/O counts",
+               "-t": "TRIM status", "-c": "script columns", "-T": "a timestamp"},
+    "list": {"-g": "vdev guids for names", "-T": "a timestamp"},
+    "iostat": {"-c": "script columns", "-g": "vdev guids for names", "-T": "a timestamp",
+               "-y": "leaving out the report since import", "-l": "latency columns",
+               "-q": "queue columns", "-r": "request size histograms",
+               "-w": "latency histograms"},
+}
+
+
+def _refuse_unsimulated_options(subcommand: str, opts: list[tuple[str, str]],
+                                version: ZfsVersion) -> None:
+    for flag, _ in opts:
+        what = UNSIMULATED_OPTIONS[subcommand].get(flag)
+        if what is not None:
+            raise UsageError(msg.option_not_simulated(f"zpool {subcommand}", flag, what,
+                                                      version.release), 1)
+
+
 def _added_options(subcommand: str, version: ZfsVersion) -> str:
     return "".join(letter for letter, ((major, minor), _) in ADDED_OPTIONS[subcommand].items()
                    if release_at_least(version, major, minor))
@@ -400,6 +424,9 @@ def iostat(session: Session, args: list[str]) -> CommandResult:
     """zpool iostat [-v] [-p] [-H] [pool...]: one report, the statistics since each pool
     was imported (an interval and count are not modelled)."""
     opts, names = _getopt(args, "c:gHLpPT:vyhlrwnq", "iostat")
+    if ("-h", "") in opts:  # zpool_do_iostat(): case 'h': usage(B_FALSE)
+        raise UsageError(msg.zpool_subcommand_usage("iostat"), 2)
+    _refuse_unsimulated_options("iostat", opts, session.version)
     flags = {k for k, _ in opts}
     if names and names[-1].isdigit():
         raise UsageError(msg.not_simulated("zpool iostat", "a report repeated at an interval",
@@ -452,6 +479,7 @@ def _selected(session: Session, names: list[str]) -> list[Pool]:
 
 def list_pools(session: Session, args: list[str]) -> CommandResult:
     opts, names = _getopt(args, "gHLpPvo:T:", "list")
+    _refuse_unsimulated_options("list", opts, session.version)
     flags = {k for k, _ in opts}
     columns = None
     for k, v in opts:
@@ -529,6 +557,7 @@ def status(session: Session, args: list[str]) -> CommandResult:
     opts, names = _getopt(args, "DigLpPstvxc:T:" + _added_options("status", session.version),
                           "status")
     _refuse_added_options("status", opts, session.version)
+    _refuse_unsimulated_options("status", opts, session.version)
     flags = {k for k, _ in opts}
     pools = _selected(session, names)
     if not pools:
