@@ -104,3 +104,33 @@ def test_output_options_labsim_does_not_reproduce_get_the_notice(line):
 def test_iostat_h_is_its_usage():
     result = machine().run("zpool iostat -h")
     assert result.status == 2 and result.stderr.startswith("usage:\n\tiostat ")
+
+
+def test_zfs_list_s_and_S_sort_as_zfs_sort_does():
+    session = machine()
+    for line in ("zfs create p/big", "dd if=/dev/urandom of=/p/big/f bs=1M count=2 status=none",
+                 "zfs create p/fs/child"):
+        assert session.run(line).status == 0
+    ascending = session.run("zfs list -H -o name -s used").stdout.split()
+    assert ascending[-1] == "p" and ascending[-2] == "p/big"
+    assert session.run("zfs list -H -o name -S used").stdout.split()[:2] == ["p", "p/big"]
+    # ties (equal names never; equal USED) fall back to the name order
+    by_name = session.run("zfs list -H -o name -s name").stdout.split()
+    assert by_name == ["p", "p/big", "p/fs", "p/fs/child"]
+    refused = session.run("zfs list -P")
+    assert refused.status == 2 and refused.stderr.startswith("invalid option 'P'")
+
+
+def test_zfs_get_s_keeps_the_sources_asked_for_and_d_limits_the_depth():
+    session = machine()
+    assert session.run("zfs set atime=off p/fs").status == 0
+    local = session.run("zfs get -H -r -s local -o name,property,value all p").stdout
+    assert local == "p/fs\tatime\toff\n"
+    defaults = session.run("zfs get -H -r -s default -o name atime p").stdout.split()
+    assert defaults == ["p"]
+    # atime does not apply to a snapshot: "-", source "-", the kind "none"
+    assert session.run("zfs get -H -r -s none -o name atime p").stdout.split() == ["p/fs@s"]
+    assert session.run("zfs get -H -d 0 -o name atime p").stdout == "p\n"
+    refused = session.run("zfs get -s mine atime p")
+    assert refused.status == 2 and refused.stderr.startswith("invalid source 'mine'\nusage:")
+    assert session.run("zfs get -R atime p").stderr.startswith("invalid option 'R'")

@@ -5,6 +5,7 @@ labsim.shell.commands.zfs_properties."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import NoReturn
@@ -314,7 +315,7 @@ def _types(spec: str | None) -> frozenset[str]:
 
 
 def list_datasets(session: Session, args: list[str]) -> CommandResult:
-    opts, names = _getopt(args, "HpPro:s:S:t:d:", "list")
+    opts, names = _getopt(args, "Hpro:s:S:t:d:", "list")
     flags = {k for k, _ in opts}
     spec = next((v for k, v in opts if k == "-o"), None)
     columns = _columns(spec, _readable(session.version), "list", session.version) if spec else \
@@ -338,6 +339,10 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
             return used_of_snapshots[ds.dataset][ds.name]
         return value_of(pool, ds, column)[0]
 
+    sort_keys = [(_columns(v, _readable(session.version), "list", session.version)[0],
+                  k == "-S") for k, v in opts if k in ("-s", "-S")]
+    if sort_keys:
+        found = _sorted_by(found, sort_keys, value)
     rows = [{c: value(pool, ds, c) for c in columns} for pool, ds in found]
     return CommandResult(stdout=fmt.format_zfs_list(rows, columns=columns,
                                                     parsable="-p" in flags,
@@ -345,9 +350,55 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
                                                     widths_rule=session.version.column_widths))
 
 
+def _sorted_by(found: list[Listed], keys: list[tuple[str, bool]], value) -> list[Listed]:
+    """zfs_sort() (cmd/zfs/zfs_iter.c) for -s/-S: by each key in turn, a dataset that has
+    the property before one that has not, numbers by value and text by strcmp(), -S
+    reversing a key; ties by name as without -s (zfs_compare())."""
+
+    def compare(left: Listed, right: Listed) -> int:
+        for prop, reverse in keys:
+            lv, rv = value(*left, prop), value(*right, prop)
+            if lv is not None and rv is None:
+                ret = -1
+            elif lv is None and rv is not None:
+                ret = 1
+            elif lv is None or lv == rv:
+                ret = 0
+            elif isinstance(lv, int | float) and isinstance(rv, int | float):
+                ret = -1 if lv < rv else 1
+            else:
+                ret = -1 if str(lv) < str(rv) else 1
+            if ret:
+                return -ret if reverse else ret
+        lk, rk = _sort_key(left), _sort_key(right)
+        return -1 if lk < rk else (1 if lk > rk else 0)
+
+    return sorted(found, key=functools.cmp_to_key(compare))
+
+
+# zfs_do_get() -s: the source kinds, as zfs get's SOURCE column words them.
+GET_SOURCES = ("local", "default", "inherited", "received", "temporary", "none")
+
+
+def _source_kind(source: str) -> str:
+    if source.startswith("inherited"):
+        return "inherited"
+    return "none" if source == "-" else source
+
+
 def get(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = _getopt(args, "HpRrd:o:s:t:", "get")
+    opts, operands = _getopt(args, "Hprd:o:s:t:", "get")
     flags = {k for k, _ in opts}
+    sources = None
+    for k, v in opts:
+        if k == "-s":
+            sources = set()
+            for word in v.split(","):
+                if word not in GET_SOURCES:
+                    raise UsageError(f"invalid source '{word}'\n"
+                                     + msg.zfs_subcommand_usage("get"), 2)
+                sources.add(word)
+    depth = next((int(v) for k, v in opts if k == "-d"), None)
     if not operands:
         raise UsageError(msg.zfs_missing_property_argument() + "\n"
                          + msg.zfs_subcommand_usage("get"), 2)
@@ -367,7 +418,7 @@ def get(session: Session, args: list[str]) -> CommandResult:
     rows = []
     # zfs_for_each() sorts what it visits by name (zfs_sort(), cmd/zfs/zfs_iter.c).
     found = _datasets(session, operands[1:], "-r" in flags,
-                      _types(next((v for k, v in opts if k == "-t"), "all")))
+                      _types(next((v for k, v in opts if k == "-t"), "all")), depth)
     for pool, ds in found:
         listed = [*wanted, *props.user_properties_of(pool, ds)] if everything else wanted
         for prop in listed:
@@ -379,6 +430,8 @@ def get(session: Session, args: list[str]) -> CommandResult:
                 raise
             if everything and value is None:
                 continue
+            if sources is not None and _source_kind(source) not in sources:
+                continue  # get_callback(): zprop_print_one_property() skips the source
             rows.append((ds.name, prop, value, source))
     # zfs get all lists every property; labsim's list is shorter, and says so.
     note = msg.get_all_partial(session.version.release) + "\n" if everything else ""
