@@ -62,7 +62,12 @@ def test_create_and_clone_p_make_the_missing_parents():
                                   "zfs create -n -P p/n", "zpool status -e p",
                                   "zpool status -d p", "zpool scrub -e p", "zpool scrub -C p",
                                   "zpool import -o readonly=on -d /var/tmp/d p",
-                                  "zpool import -R /mnt -d /var/tmp/d p"])
+                                  "zpool import -R /mnt -d /var/tmp/d p",
+                                  "zfs snapshot -o com.x:y=1 p/fs@t",
+                                  "zpool create -m /mnt/q q /var/tmp/d/b",
+                                  "zpool create -R /mnt q /var/tmp/d/b",
+                                  "zpool create -d q /var/tmp/d/b",
+                                  "zpool create -t tmp q /var/tmp/d/b"])
 def test_options_labsim_does_not_simulate_get_the_notice(line):
     result = machine().run(line)
     assert result.status == 1 and "not simulated here" in result.stderr, result

@@ -635,6 +635,9 @@ def snapshot(session: Session, args: list[str]) -> CommandResult:
     if not operands:
         raise UsageError("missing snapshot argument\n" + _usage_with_properties("snapshot"), 2)
     recursive = "-r" in {k for k, _ in opts}
+    if any(k == "-o" for k, _ in opts):
+        raise UsageError(msg.option_not_simulated("zfs snapshot", "-o", "properties of the "
+                                                  "snapshot", session.version.release), 1)
     for operand in operands:
         name, at, short = operand.partition("@")
         pool = session.pools.get(name.split("/")[0])

@@ -260,6 +260,12 @@ def _dry_run_tree(specs: list[VdevSpec]) -> list[str | tuple[str, list[str]]]:
 def create(session: Session, args: list[str]) -> CommandResult:
     opts, operands = _getopt(args, "fndR:m:o:O:t:", "create")
     flags = {k for k, _ in opts}
+    for flag, what in (("-m", "the root dataset's mountpoint"), ("-R", "an alternate root"),
+                       ("-d", "a pool with no feature enabled"),
+                       ("-t", "a temporary pool name")):
+        if flag in flags:
+            raise UsageError(msg.option_not_simulated("zpool create", flag, what,
+                                                      session.version.release), 1)
     props = [v for k, v in opts if k == "-o"]
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("create"), 2)
