@@ -67,7 +67,11 @@ def test_create_and_clone_p_make_the_missing_parents():
                                   "zpool create -m /mnt/q q /var/tmp/d/b",
                                   "zpool create -R /mnt q /var/tmp/d/b",
                                   "zpool create -d q /var/tmp/d/b",
-                                  "zpool create -t tmp q /var/tmp/d/b"])
+                                  "zpool create -t tmp q /var/tmp/d/b",
+                                  "zpool remove -s p", "zpool offline -f p /var/tmp/d/a",
+                                  "zpool offline -t p /var/tmp/d/a", "zpool wait -T d p",
+                                  "zpool attach -s p /var/tmp/d/a /var/tmp/d/b",
+                                  "zpool export -F p"])
 def test_options_labsim_does_not_simulate_get_the_notice(line):
     result = machine().run(line)
     assert result.status == 1 and "not simulated here" in result.stderr, result
@@ -139,3 +143,7 @@ def test_zfs_get_s_keeps_the_sources_asked_for_and_d_limits_the_depth():
     refused = session.run("zfs get -s mine atime p")
     assert refused.status == 2 and refused.stderr.startswith("invalid source 'mine'\nusage:")
     assert session.run("zfs get -R atime p").stderr.startswith("invalid option 'R'")
+
+
+def test_zpool_sync_f():
+    assert machine().run("zpool sync -f p").status == 0

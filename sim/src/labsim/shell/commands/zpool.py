@@ -390,6 +390,9 @@ def remove(session: Session, args: list[str]) -> CommandResult:
     a data vdev (the device_removal feature, which copies its data away) is not
     modelled."""
     opts, operands = _getopt(args, "npsw", "remove")
+    if ("-s", "") in opts:
+        raise UsageError(msg.option_not_simulated("zpool remove", "-s", "stopping a device "
+                                                  "removal", session.version.release), 1)
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("remove"), 2)
     pool = _pool(session, operands[0])
@@ -465,8 +468,10 @@ def iostat_row(session: Session, pool: Pool) -> iostat_fmt.IostatRow:
 
 
 def sync(session: Session, args: list[str]) -> CommandResult:
-    """zpool sync: each pool named (or every pool) syncs a transaction group."""
-    for pool in _selected(session, args):
+    """zpool sync [-f]: each pool named (or every pool) syncs a transaction group (-f
+    forces one when nothing is dirty, as labsim always does)."""
+    _, names = _getopt(args, "f", "sync")
+    for pool in _selected(session, names):
         advance_txg(pool)
     return CommandResult()
 
@@ -743,6 +748,11 @@ def _pool_and_devices(session: Session, args: list[str], optstring: str,
 def offline(session: Session, args: list[str]) -> CommandResult:
     """zpool offline: refused with "no valid replicas" when the vdev would stop working
     (vdev_offline_locked(), module/zfs/vdev.c)."""
+    opts, _ = _getopt(args, "ft", "offline")
+    for flag, what in (("-f", "faulting the device"), ("-t", "a temporary offline")):
+        if (flag, "") in opts:
+            raise UsageError(msg.option_not_simulated("zpool offline", flag, what,
+                                                      session.version.release), 1)
     pool, devices = _pool_and_devices(session, args, "ft", "offline")
     errors = []
     for word in devices:
@@ -800,10 +810,13 @@ def online(session: Session, args: list[str]) -> CommandResult:
                          status=1 if errors else 0)
 
 
-def _attach_operands(args: list[str], subcommand: str,
+def _attach_operands(args: list[str], subcommand: str, release: str,
                      flags: set[str] | None = None) -> tuple[list[str], list[str]]:
     """-o values and operands; ``flags``, when given, receives the flags (-f -s -w)."""
     opts, operands = _getopt(args, "fso:w", subcommand)
+    if ("-s", "") in opts:
+        raise UsageError(msg.option_not_simulated(f"zpool {subcommand}", "-s",
+                                                  "a sequential reconstruction", release), 1)
     if flags is not None:
         flags.update(k for k, _ in opts if k != "-o")
     usage = msg.zpool_subcommand_usage(subcommand)
@@ -829,7 +842,7 @@ def attach(session: Session, args: list[str]) -> CommandResult:
     (labsim.zfs.raidz_expansion); 2.1 and 2.2 refuse it, as they refuse a RAID-Z child
     (spa_vdev_attach(): ENOTSUP). -w waits for the resilver or the expansion."""
     flags: set[str] = set()
-    props, operands = _attach_operands(args, "attach", flags)
+    props, operands = _attach_operands(args, "attach", session.version.release, flags)
     pool = _pool(session, operands[0])
     existing, new = operands[1], operands[2]
     found = _device(pool, existing)
@@ -906,6 +919,9 @@ def wait(session: Session, args: list[str]) -> CommandResult:
     the activities runs. In labsim only an expansion and the scrub after it take time;
     everything else is done before its command returns."""
     opts, operands = _getopt(args, "HpT:t:", "wait")
+    if any(k == "-T" for k, _ in opts):
+        raise UsageError(msg.option_not_simulated("zpool wait", "-T", "a timestamp",
+                                                  session.version.release), 1)
     usage = msg.zpool_subcommand_usage("wait")
     known = [a for a in WAIT_ACTIVITIES
              if a != "raidz_expand" or session.version.raidz_expansion]
@@ -940,7 +956,7 @@ def replace(session: Session, args: list[str]) -> CommandResult:
     """zpool replace pool old [new]: the new leaf takes the old one's place and is
     resilvered: every block for a mirror or single device, the leaf's columns of every
     block for RAID-Z."""
-    props, operands = _attach_operands(args, "replace")
+    props, operands = _attach_operands(args, "replace", session.version.release)
     pool = _pool(session, operands[0])
     old = operands[1]
     new = operands[2] if len(operands) > 2 else old

@@ -51,6 +51,9 @@ def _getopt(args: list[str], optstring: str, subcommand: str):
 def export(session: Session, args: list[str]) -> CommandResult:
     """zpool export [-af] pool ...: each named pool (or all, with -a) is exported."""
     opts, names = _getopt(args, "afF", "export")
+    if ("-F", "") in opts:
+        raise _not_simulated("zpool export -F (a hard force that leaves the labels as "
+                             "they were)")
     if "-a" in {k for k, _ in opts}:
         names = sorted(session.pools)
     elif not names:
