@@ -138,8 +138,10 @@ LIMITS: tuple[Limit, ...] = (
              "direct, dnodesize, volmode, checksum other than off, sharenfs, sharesmb, the "
              "SELinux contexts, casesensitivity and utf8only at creation, and user "
              "properties) are checked as OpenZFS checks them and kept, inherited and shown "
-             "with their source, but do nothing. `zfs get all` lists only what labsim "
-             "simulates, and says so.",
+             "with their source, but do nothing. So are the pool properties delegation, "
+             "autoreplace, autoexpand, autotrim, failmode, comment and cachefile, and pool "
+             "user properties (2.2 and later); listsnapshots is followed by `zfs list`. "
+             "`zfs get all` and `zpool get all` list only what labsim simulates, and say so.",
         shows_as="`zfs set atime=off` succeeds and `zfs get atime` shows it; nothing in labsim "
                  "reads access times, caches blocks or shares over NFS.",
         try_it=f"`zfs get all POOL` in {LAB_VM}.",

@@ -17,6 +17,7 @@ labsim.shell.commands.zpool_properties; this module holds the registrations.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _ON_OFF = ("on", "off")
@@ -77,7 +78,7 @@ def comment_problem(value: str) -> str | None:
     return None
 
 
-def cachefile_problem(value: str, is_dir) -> str | None:
+def cachefile_problem(value: str, is_dir: Callable[[str], bool]) -> str | None:
     """zpool_valid_proplist() ZPOOL_PROP_CACHEFILE: empty, "none", or an absolute path of a
     file (not ending in /, /. or /..) in an existing directory; ``is_dir`` tells which
     paths are directories."""

@@ -512,6 +512,7 @@ def _unlisted_column(column: str, version: ZfsVersion) -> NoReturn:
     """A -o column labsim's zpool list does not print: a property of the release (a
     feature@ or, from 2.2, a user property too) gets the notice; any other name the
     refusal of zprop_get_list() (lib/libzfs/libzfs_util.c), then the usage (exit 2)."""
+    known: str | None
     try:
         known = zprop.pool_lookup(column, version).name
     except zprop.UnknownProperty:
