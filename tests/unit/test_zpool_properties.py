@@ -159,3 +159,10 @@ def test_zpool_list_o_a_real_column_labsim_does_not_print_gets_the_notice(column
     refused = pool().run("zpool list -o name,bogus p")
     assert refused.status == 2
     assert refused.stderr.startswith("bad property list: invalid property 'bogus'\nusage:")
+
+
+def test_zpool_get_of_a_hidden_property_gets_the_notice_and_user_properties_need_2_2():
+    assert "not simulated here" in pool().run("zpool get maxblocksize p").stderr
+    old = pool("2.1").run("zpool get org.lab:owner p")
+    assert old.status == 2
+    assert old.stderr.startswith("bad property list: invalid property 'org.lab:owner'")

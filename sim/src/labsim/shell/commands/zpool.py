@@ -1039,7 +1039,7 @@ def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
         try:
             prop = zprop.pool_lookup(name, version)
         except zprop.UnknownProperty:
-            if ":" in name or name in pool_property_names(version):
+            if name in pool_property_names(version) | pool_table.HIDDEN:
                 raise UsageError(msg.property_not_simulated("zpool get", name,
                                                             version.release), 1) from None
             raise UsageError(msg.pool_bad_property_list(name) + "\n"
