@@ -147,3 +147,12 @@ def test_zfs_get_s_keeps_the_sources_asked_for_and_d_limits_the_depth():
 
 def test_zpool_sync_f():
     assert machine().run("zpool sync -f p").status == 0
+
+
+def test_ip_objects_labsim_does_not_model_get_the_notice():
+    """iproute2's cmds[] (ip/ip.c): neigh, netns, maddress... are real objects."""
+    session = machine()
+    for line in ("ip neigh", "ip n", "ip netns", "ip -br tuntap", "ip monitor"):
+        result = session.run(line)
+        assert result.status == 1 and "not simulated here" in result.stderr, line
+    assert session.run("ip bogus").stderr == 'Object "bogus" is unknown, try "ip help".\n'

@@ -96,7 +96,17 @@ def ip(session: Session, argv: list[str]) -> CommandResult:
             return _ip_link(session, host, rest, argv)
     except NetError as err:
         return CommandResult.fail(err.message, err.status)
+    if any(_matches(obj, name) for name in IP_OBJECTS):
+        return CommandResult.fail(msg.command_line_not_simulated("ip", argv), 1)
     return CommandResult.fail(f'Object "{obj}" is unknown, try "ip help".', 1)
+
+
+# The objects of iproute2's ip (cmds[] in ip/ip.c) beside address, route, rule and link,
+# which labsim models: a word any of them starts with is real, and gets the notice.
+IP_OBJECTS = ("addrlabel", "maddress", "neighbor", "neighbour", "ntable", "ntbl", "l2tp",
+              "fou", "ila", "macsec", "tunnel", "tunl", "tuntap", "tap", "token",
+              "tcpmetrics", "tcp_metrics", "monitor", "xfrm", "mroute", "mrule", "netns",
+              "netconf", "vrf", "sr", "nexthop", "mptcp", "ioam", "help", "stats")
 
 
 def _ip_ipv6(host: Host, obj: str, rest: list[str], argv: list[str]) -> CommandResult:
