@@ -23,6 +23,12 @@ def notice(what: str, *, release: str | None = None, plural: bool = False,
            where: str | None = None) -> str:
     """"labsim: WHAT is not simulated here; try it WHERE". With ``release`` (an OpenZFS
     release): "WHAT exists in OpenZFS RELEASE but is ...", to be tried on real OpenZFS."""
+    return "labsim: " + notice_body(what, release=release, plural=plural, where=where)
+
+
+def notice_body(what: str, *, release: str | None = None, plural: bool = False,
+                where: str | None = None) -> str:
+    """notice() without its "labsim: " (for a caller that puts the prefix itself)."""
     verb = "are" if plural else "is"
     if release is not None:
         what = f"{what} exist{'' if plural else 's'} in OpenZFS {release} but {verb}"
@@ -30,7 +36,7 @@ def notice(what: str, *, release: str | None = None, plural: bool = False,
         what = f"{what} {verb}"
     if where is None:
         where = REAL_OPENZFS if release is not None else LAB_VM
-    return f"labsim: {what} {WORDS} here; try it {where}"
+    return f"{what} {WORDS} here; try it {where}"
 
 
 def tool_not_simulated(tool: str, what: str) -> str:
