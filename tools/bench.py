@@ -21,6 +21,9 @@ lesson at the top level:
   whatever a scenario builds once and keeps (the copies widget's three filled pools);
 * rerun_first_ms (per lesson): the first control change after the page loaded, left out
   of rerun_ms for the same reason, reported so that cost is not hidden;
+* list_snapshots_cpython_ms: `zfs list -t snapshot` of one dataset holding 500, 1000 and
+  2000 snapshots, in CPython (median of 3): linear in their number (issue 16: it was square,
+  1.2 s at 1000);
 * corpus: the command lines of tests/corpus/commands.txt, counted as simulated, honest
   notice ("not simulated") and wrong (issue 16; wrong must be 0);
 * terminal_input_s: navigation start -> the lesson's (first) terminal is visible and takes
@@ -321,6 +324,33 @@ def difftest() -> dict:
         return {"error": f"{type(err).__name__}: {err}"}
 
 
+def list_snapshots_ms(counts: tuple[int, ...] = (500, 1000, 2000),
+                      runs: int = 3) -> dict[str, float]:
+    """Milliseconds of `zfs list -t snapshot` over one dataset with n snapshots (each made
+    after writing a file, so every snapshot holds something of its own)."""
+    from labsim.shell.session import Session
+
+    out: dict[str, float] = {}
+    session = Session()
+    for command in ("truncate -s 1G /var/tmp/p.raw", "zpool create p /var/tmp/p.raw",
+                    "zfs create p/fs"):
+        session.run(command)
+    made = 0
+    for count in counts:
+        while made < count:
+            session.run(f"dd if=/dev/urandom of=/p/fs/f{made % 8} bs=4k count=1 "
+                        "status=none")
+            session.run(f"zfs snapshot p/fs@s{made}")
+            made += 1
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            session.run("zfs list -t snapshot")
+            times.append((time.perf_counter() - t0) * 1000)
+        out[str(count)] = round(statistics.median(times), 1)
+    return out
+
+
 def corpus_counts() -> dict[str, int]:
     """tests/corpus: how many of the command lines learners type labsim simulates, answers
     with an honest "not simulated" notice, or gets wrong (the target: 0 wrong)."""
@@ -369,6 +399,8 @@ def main() -> None:
     result["scenario_cpython_ms"], result["scenario_first_cpython_ms"] = scenario_times()
     log("difftest: generated scripts…")
     result["difftest"] = difftest()
+    log("zfs list -t snapshot…")
+    result["list_snapshots_cpython_ms"] = list_snapshots_ms()
     log("corpus of command lines…")
     result["corpus"] = corpus_counts()
     result["targets"] = TARGETS

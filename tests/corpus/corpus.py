@@ -8,12 +8,20 @@ Each line gets one class:
 * ``wrong``: a crash (a Python exception), ``command not found`` for a real command, a
   refusal of a line real OpenZFS accepts, or a marked refusal labsim did not make.
 
+Network groups run on a simulated network, each line on one host (``@HOST command``):
+``[net HOST,...]`` adds the hosts to a fresh labsim.net Network as a lesson page's
+terminals do (labsim.web.SharedNetwork); ``[netlab LAB]`` or ``[netlab LAB:VARIANT]`` is a
+lab of labs/net run as `python -m netkit sim` runs it (its hosts, files installed before
+their step, ${HOST_PUBKEY} filled in), and its lines must be the lab's scripts, in the
+order netkit runs them; a line marked "# expect-fail" there is simulated when it fails.
+
 Used by tests/corpus/test_corpus.py and tools/bench.py (`make bench`).
 """
 
 from __future__ import annotations
 
 import copy
+import sys
 import traceback
 from collections import Counter
 from dataclasses import dataclass
@@ -21,6 +29,7 @@ from pathlib import Path
 
 from labsim.shell.session import Session
 
+LABS = Path(__file__).resolve().parents[2] / "labs"
 COMMANDS = Path(__file__).with_name("commands.txt")
 DEVICES = tuple(f"/var/tmp/d/sd{letter}" for letter in "abcdef")
 # The pools and datasets the man pages' examples name.
@@ -107,17 +116,107 @@ def classify(line: Line, session: Session) -> Outcome:
     return Outcome(line, SIMULATED, "")
 
 
+def _net_hosts(group: str) -> list[str] | None:
+    """The hosts of a "[net a,b]" group, else None."""
+    start = group.find("[net ")
+    if start < 0:
+        return None
+    return group[start + 5:group.index("]", start)].split(",")
+
+
+def _netlab(group: str) -> tuple[str, str | None] | None:
+    start = group.find("[netlab ")
+    if start < 0:
+        return None
+    lab, _, variant = group[start + 8:group.index("]", start)].partition(":")
+    return lab, variant or None
+
+
+def _host_line(line: Line) -> tuple[str, Line]:
+    host, _, command = line.command.partition(" ")
+    assert host.startswith("@"), f"line {line.number}: a network line starts with @HOST"
+    return host[1:], Line(line.group, command, line.refused, line.number)
+
+
+def run_net_group(lines: list[Line], hosts: list[str]) -> list[Outcome]:
+    """A lesson's terminals on one network: each host a session of its own."""
+    from labsim.web import SharedNetwork
+
+    shared = SharedNetwork()
+    sessions = {}
+    for name in hosts:
+        shared.host(name)
+        sessions[name] = Session(network=shared.network, hostname=name)
+    outcomes = []
+    for line in lines:
+        host, command = _host_line(line)
+        outcomes.append(classify(command, sessions[host]))
+    return outcomes
+
+
+def run_netlab_group(lines: list[Line], lab: str, variant: str | None) -> list[Outcome]:
+    """A labs/net lab run as netkit.configure() runs it in labsim, each line classified
+    (a line marked "# expect-fail" must fail)."""
+    if str(LABS) not in sys.path:
+        sys.path.insert(0, str(LABS))
+    import netkit
+    from netkit import sim
+
+    topology = netkit.load(LABS / "net" / lab)
+    planned = [(step, host, raw) for step, host, raws in netkit.plan(topology, variant)
+               for raw in raws]
+    listed = [_host_line(line) for line in lines]
+    assert [(h, c.command) for h, c in listed] == [(h, r) for _, h, r in planned], (
+        f"the lines of {lab} in commands.txt are not its scripts' (labs/net/{lab})")
+    shell = sim.up(topology)
+    install = sim.installer(shell)
+    files = topology.files(variant)
+    keys: dict[str, str] = {}
+    outcomes, current, installed = [], None, set()
+    for (step, host, raw), (_, line) in zip(planned, listed, strict=True):
+        if step != current:
+            if current is not None:
+                netkit.read_keys(topology, shell, keys)
+            current = step
+        for lab_file in files:
+            if (lab_file.host, lab_file.step) == (host, step) and id(lab_file) not in installed:
+                installed.add(id(lab_file))
+                install(host, lab_file.path,
+                        netkit.substitute(lab_file.source.read_text(), keys), lab_file.mode)
+        command = netkit.substitute(raw, keys)
+        session = shell.sessions[host]
+        session.clock = max(s.clock for s in shell.sessions.values())
+        if raw.endswith(netkit.EXPECT_FAIL):
+            line = Line(line.group, command, "", line.number)  # any refusal is the one
+        else:
+            line = Line(line.group, command, line.refused, line.number)
+        outcomes.append(classify(line, session))
+    return outcomes
+
+
 def run_corpus(path: Path = COMMANDS) -> list[Outcome]:
     outcomes: list[Outcome] = []
     templates: dict[bool, Session] = {}
     session, group = None, None
-    for line in load(path):
+    lines = load(path)
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        hosts, lab = _net_hosts(line.group), _netlab(line.group)
+        if hosts is not None or lab is not None:
+            members = [m for m in lines[index:] if m.group == line.group]
+            index += len(members)
+            outcomes += run_net_group(members, hosts) if hosts is not None \
+                else run_netlab_group(members, *lab)  # type: ignore[misc]
+            group = None
+            continue
         # "[each]": every line on its own fresh machine (the man pages' examples are
         # independent of each other).
         if line.group != group or "[each]" in line.group:
             session, group = prepared(line.group, templates), line.group
         assert session is not None
         outcomes.append(classify(line, session))
+        index += 1
     return outcomes
 
 

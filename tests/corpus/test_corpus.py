@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from corpus import HONEST, SIMULATED, WRONG, counts, load, run_corpus  # noqa: E402
@@ -36,3 +38,15 @@ def test_a_refusal_real_openzfs_does_not_make_is_wrong(tmp_path):
                       "zfs list\n")
     verdicts = [o.verdict for o in run_corpus(corpus)]
     assert verdicts == [WRONG, WRONG, WRONG, HONEST, SIMULATED]
+
+
+def test_network_groups_run_on_hosts_and_labs_must_match_their_scripts(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("## probe [net a,b]\n"
+                      "@a ip link add wg0 type wireguard\n"
+                      "@b ip addr add 10.9.0.2/24 dev nosuch\n"  # refused: wrong
+                      "@a ss -s\n")
+    assert [o.verdict for o in run_corpus(corpus)] == [SIMULATED, WRONG, HONEST]
+    corpus.write_text("## lab [netlab 01-wg-peers]\n@alice ip link set wg0 up\n")
+    with pytest.raises(AssertionError, match="not its scripts'"):
+        run_corpus(corpus)

@@ -4,6 +4,8 @@ fio's job form, ls -s and du -k on files in a dataset."""
 from labsim import Session
 from labsim.shell.commands.fio import parse_fio_size
 
+NOTICE_TAIL = "is not simulated here; try it in the lab VM (see vagrant/README.md)"
+
 
 def pool(session: Session) -> None:
     session.run("truncate -s 512M /var/tmp/a.raw")
@@ -17,7 +19,11 @@ def test_create_O_and_inherited_sources():
     out = s.run("zfs get -r compression t").stdout.splitlines()
     assert out[1].split()[-1] == "local"
     assert out[2].endswith("inherited from t")
-    assert "not modelled" in s.run("zpool create -O atime=off u /var/tmp/a.raw").stderr
+    # add_prop_list() checks the names before the devices are looked at
+    assert "not simulated" in s.run("zpool create -O quota=1G u /var/tmp/a.raw").stderr
+    refused = s.run("zpool create -O bogus=1 u /var/tmp/a.raw")
+    assert refused.status == 2
+    assert refused.stderr.startswith("property 'bogus' is not a valid filesystem property\n")
 
 
 def test_fio_writes_half_compressible_data_quietly():
@@ -46,9 +52,10 @@ def test_fio_summary_and_refusals():
     r = s.run("fio --name=j --filename=/t/big/r.bin --rw=randwrite --bs=4k --size=4M")
     # randwrite is modelled only as lab 7 runs it (--io_size, --output=/dev/null)
     assert r.status == 1 and r.stderr == (
-        "labsim: fio option --rw=randwrite without --output=/dev/null is not modelled\n")
+        "labsim: fio: the option --rw=randwrite without --output=/dev/null "
+        f"{NOTICE_TAIL}\n")
     r = s.run("fio --name=j --filename=/t/big/r.bin --rw=write --bs=4k --size=4M --iodepth=8")
-    assert "--iodepth=8 is not modelled" in r.stderr
+    assert "--iodepth=8 is not simulated" in r.stderr
 
 
 def test_fio_sizes():

@@ -246,3 +246,26 @@ def test_damage_on_one_vdev_never_loses_a_copies_2_file(start, length):
     assert set(pool.damaged_files) <= {("p/one", "f.bin")}
     # the front labels are not data: nothing there is ever counted
     assert all(lo >= VDEV_LABEL_START_SIZE for lo, _ in pool.vdevs[1].leaves[0].damaged)
+
+
+def test_copies_3_fills_the_pool_three_times_as_fast():
+    """Every block of a copies=3 dataset is charged its three DVAs (bp_get_dsize()), so dd
+    stops at about a third of what copies=1 takes, with ENOSPC and as many records out as
+    it wrote (issue 16: the third copies ran out of room after the data and crashed)."""
+    session = Session()
+    ok(session, f"mkdir -p {V}")
+    ok(session, f"truncate -s 1G {V}c.raw")
+    ok(session, f"zpool create p {V}c.raw")
+    ok(session, "zfs create -o copies=3 p/three")
+    result = session.run("dd if=/dev/urandom of=/p/three/big bs=1M count=2000")
+    assert result.status == 1
+    assert "dd: error writing '/p/three/big': No space left on device" in result.stderr
+    records_out = int(result.stderr.split("records out")[0].split("\n")[-1].split("+")[0])
+    size = session.pools["p"].datasets["p/three"].files["big"].size
+    # GNU dd counts the bytes of the short last write but not its record (dd_copy())
+    assert records_out * MiB <= size < (records_out + 1) * MiB and records_out > 200
+    used = int(ok(session, "zfs get -Hp -o value used p/three"))
+    assert 3 * size <= used < 3 * size + 8 * MiB
+    pool = session.pools["p"]
+    # every data block holds three copies on the pool's one vdev
+    assert all(len(group) == 3 for group in pool.datasets["p/three"].files["big"].ditto)

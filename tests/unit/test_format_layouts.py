@@ -209,4 +209,5 @@ def test_dry_run_prints_the_groups_in_order(session):
 def test_unmodelled_groups_say_so(session):
     result = session.run(f"zpool create t {R}1.raw cache {R}2.raw")
     assert result.status == 1
-    assert result.stderr.startswith("labsim: 'cache' vdevs are not simulated yet")
+    assert result.stderr.startswith("labsim: zpool create with 'cache' vdevs exists in OpenZFS")
+    assert "not simulated here" in result.stderr

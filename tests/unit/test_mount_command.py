@@ -86,4 +86,4 @@ def test_other_forms_are_not_modelled(line):
     client, _server = two_hosts()
     result = client.run(line)
     assert result.status == 2 and "labsim: mount: " in result.stderr
-    assert "not modelled" in result.stderr
+    assert "not simulated" in result.stderr

@@ -275,7 +275,7 @@ def test_unmodelled_forms_say_so():
     for line in ("curl http://10.99.0.2:8080/", "curl -s https://10.99.0.2:8080/",
                  "curl -s -X POST http://10.99.0.2:8080/", "curl -s"):
         stdout, stderr, status = curl(client, line)
-        assert status == 2 and "is not modelled" in stderr, line
+        assert status == 2 and "is not simulated" in stderr, line
     _, stderr, status = curl(client, "curl -s http://10.99.0.2:8080/")
     assert (stderr, status) == ("", 0)
     # Nobody has 10.99.0.9: without --max-time curl would wait for the kernel.

@@ -417,10 +417,10 @@ def test_unmodelled_restore_input_says_so_and_changes_nothing():
     for text in ("*filter\n-A INPUT -m state --state NEW -j ACCEPT\nCOMMIT\n",
                  "*raw\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n", "-A PREROUTING -j DROP\n"):
         stdout, stderr, status = run(session, "iptables-restore -n", text)
-        assert status == 2 and "is not modelled" in stderr, text
+        assert status == 2 and "is not simulated" in stderr, text
     assert ok(session, "iptables-save") == ""
     _, stderr, status = run(session, "iptables-restore", WG_QUICK_RESTORE)
-    assert status == 2 and "is not modelled" in stderr
+    assert status == 2 and "is not simulated" in stderr
 
 
 def test_wireguard_datagrams_use_the_interface_fwmark():

@@ -312,3 +312,49 @@ def test_destroying_every_snapshot_frees_usedbysnapshots(ops):
     assert session.run("zfs destroy p/d@%").status == 0
     assert before - snap.space(pool, pool.root).used == held
     assert snap.usedbysnapshots(pool, dataset) == 0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(OPS)
+def test_listing_walks_the_chain_once_and_agrees_with_each_snapshots_used(ops):
+    """snapshots_used() (one walk of the chain, for zfs list) gives each snapshot the USED
+    snapshot_used() gives it alone; clones' origins are not counted as the dataset's."""
+    session = Session()
+    run_all(session, SETUP)
+    _apply(session, ops)
+    pool = _pool(session)
+    for dataset in pool.datasets.values():
+        assert snap.snapshots_used(pool, dataset) == {
+            s.name: snap.snapshot_used(pool, s) for s in dataset.snapshots}
+
+
+def test_a_clone_chain_1000_deep_is_destroyed_with_R(session):
+    """Each clone's snapshot is the origin of the next clone: zfs destroy without -R names
+    the dependents, deepest first; with -R all of them go (issue 16: this overflowed
+    Python's stack)."""
+    depth = 1000
+    for i in range(depth):
+        source = "p/d" if i == 0 else f"p/c{i}"
+        run_all(session, f"zfs snapshot {source}@s\nzfs clone {source}@s p/c{i + 1}")
+    refusal = session.run("zfs destroy p/d@s")
+    assert refusal.status == 1
+    lines = refusal.stderr.splitlines()
+    assert lines[:2] == ["cannot destroy 'p/d@s': snapshot has dependent clones",
+                         "use '-R' to destroy the following datasets:"]
+    assert lines[2:5] == [f"p/c{depth}", f"p/c{depth - 1}@s", f"p/c{depth - 1}"]
+    assert len(lines) == 2 + 2 * depth - 1
+    run_all(session, "zfs destroy -R p/d@s")
+    assert session.run("zfs list -H -o name -t all -r p").stdout == "p\np/d\n"
+
+
+def test_promote_refuses_a_snapshot_name_the_clone_has(session):
+    """dsl_dataset_promote_check() refuses EEXIST on the newest moving snapshot whose name
+    the clone also has; zfs_promote() names it and the origin (libzfs_dataset.c)."""
+    run_all(session, "zfs snapshot p/d@a\nzfs snapshot p/d@b\nzfs clone p/d@b p/c\n"
+                     "zfs snapshot p/c@a\nzfs snapshot p/c@b2")
+    refused = session.run("zfs promote p/c")
+    assert (refused.status, refused.stderr) == (
+        1, "cannot promote 'p/c': conflicting snapshot 'a' from parent 'p/d@b'\n")
+    run_all(session, "zfs destroy p/c@a\nzfs promote p/c")
+    assert session.run("zfs list -H -o name -t snapshot -r p").stdout.split() == [
+        "p/c@a", "p/c@b", "p/c@b2"]

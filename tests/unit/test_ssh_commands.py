@@ -29,6 +29,8 @@ from labsim.shell.commands.ssh import USER_SECONDS
 from labsim.shell.session import CommandResult, Session
 from labsim.web import Bridge
 
+NOTICE_TAIL = "is not simulated here; try it in the lab VM (see vagrant/README.md)"
+
 DNS = "192.168.50.53"
 
 
@@ -302,8 +304,8 @@ def test_getent_usage_and_unmodelled_forms():
     assert session.run("getent") == CommandResult.fail(
         "getent: wrong number of arguments\n"
         "Try `getent --help' or `getent --usage' for more information.", 1)
-    assert "not modelled" in session.run("getent hosts").stderr
-    assert "not modelled" in session.run("getent passwd root").stderr
+    assert "not simulated" in session.run("getent hosts").stderr
+    assert "not simulated" in session.run("getent passwd root").stderr
 
 
 def test_unknown_names_and_nameservers_that_refuse():
@@ -348,9 +350,10 @@ def test_an_unanswered_lookup_takes_what_the_resolver_model_says(timeout, attemp
 def test_unmodelled_ssh_forms_say_so():
     client, _server, _dns = lab()
     assert client.run("ssh server").stderr == (
-        "labsim: ssh: an interactive login (give a command) is not modelled\n")
-    assert "not modelled" in client.run("ssh -J jump server true").stderr
-    assert "not modelled" in client.run("ssh -p x server true").stderr
+        "labsim: ssh: an interactive login (give a command) "
+        f"{NOTICE_TAIL}\n")
+    assert "not simulated" in client.run("ssh -J jump server true").stderr
+    assert "not simulated" in client.run("ssh -p x server true").stderr
     assert "which no host of the network has" in client.run("ssh 192.168.50.99 true").stderr
     assert client.run("ssh 192.168.50.99 true").status == 2
 

@@ -128,7 +128,7 @@ def test_a_missing_directory():
 def test_other_forms_are_not_modelled(line):
     result = lab_session().run(line)
     assert result.status == 2 and result.stderr.startswith("labsim: ssh-keygen: ")
-    assert "is not modelled" in result.stderr
+    assert "is not simulated" in result.stderr
 
 
 @given(st.binary(min_size=32, max_size=32), st.integers(0, 2**32 - 1),

@@ -312,7 +312,7 @@ def test_setpriv_runs_the_command():
     assert server.run("setpriv --clear-groups true") == CommandResult()
     assert server.run("setpriv --clear-groups false").status == 1
     unmodelled = server.run("setpriv --reuid 1000 true")
-    assert unmodelled.status == 2 and "is not modelled" in unmodelled.stderr
+    assert unmodelled.status == 2 and "is not simulated" in unmodelled.stderr
 
 
 @pytest.mark.parametrize("line", ["/usr/sbin/sshd -D", "/usr/sbin/sshd -T",

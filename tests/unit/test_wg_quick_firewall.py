@@ -30,6 +30,8 @@ from labsim.net.model import FirewallBackend, Network, add_host
 from labsim.shell.session import HostFile, Session
 from labsim.wg import quick
 
+NOTICE_TAIL = "is not simulated here; try it in the lab VM (see vagrant/README.md)"
+
 # --- the recordings ----------------------------------------------------------------------------
 
 # The client of a default route (as tests/unit/test_wg_quick.py's WG0_DEFAULT_CONF, without
@@ -237,7 +239,7 @@ def without_dates(saved: str) -> str:
 
 def not_modelled(line: str, detail: str | None = None) -> tuple[str, str, int]:
     shown = f"{line} ({detail})" if detail else line
-    return "", f"labsim: nft: `{shown}' is not modelled\n", 2
+    return "", f"labsim: nft: `{shown}' {NOTICE_TAIL}\n", 2
 
 
 # --- the scripts wg-quick writes ----------------------------------------------------------------
@@ -327,7 +329,8 @@ def test_an_ipv6_default_route_stops_at_the_ip_model():
     recorded = kernel(RECORDED_UP_NFT_V6).replace("[#] ip -6 address add fd00::1/64 dev wg0\n",
                                                   "")
     assert run(alice, "wg-quick up wg0") == ("", recorded[:recorded.index("[#] ip -6 rule")] + (
-        "labsim: ip: `ip -6 route add ::/0 dev wg0 table 51820' is not modelled\n"
+        "labsim: ip: `ip -6 route add ::/0 dev wg0 table 51820' "
+        f"{NOTICE_TAIL}\n"
         "[#] ip link delete dev wg0\n"), 2)
     assert run(alice, "nft list tables") == ("", "", 0)
 
@@ -403,7 +406,7 @@ def test_nft_says_what_it_does_not_model(script, detail):
     assert run(alice, "nft -f /tmp/s.nft") == not_modelled("nft -f /tmp/s.nft", detail)
     assert run(alice, "nft list tables") == ("", "", 0)
     for line in ("nft", "nft flush ruleset", "nft list table ip nosuch", "nft -f /tmp/none"):
-        assert run(alice, line)[2] == 2 and "is not modelled" in run(alice, line)[1]
+        assert run(alice, line)[2] == 2 and "is not simulated" in run(alice, line)[1]
 
 
 def listed(rule: str, family: str) -> str:

@@ -83,3 +83,19 @@ def test_a_thick_volume_larger_than_the_pool_is_out_of_space(lab):
     result = lab.run("zfs create -V 1E p/huge")
     assert result.status == 1 and result.stderr == "cannot create 'p/huge': out of space\n"
     assert lab.run("zfs create -s -V 1E p/thin").status == 0
+
+
+def test_get_all_follows_the_property_table_then_user_properties():
+    """zprop_expand_list() walks zfs_prop_t unordered (include/sys/fs/zfs.h at zfs-2.3.9),
+    so `zfs get all` lists type, used, available... in that order; user properties follow."""
+    from labsim import Session
+    from labsim.format.zprop import DATASET_PROPS
+
+    session = Session()
+    for line in ("truncate -s 256M /var/tmp/a.raw", "zpool create p /var/tmp/a.raw",
+                 "zfs set org.lab:note=x p"):
+        assert session.run(line).status == 0
+    names = session.run("zfs get -H -o property all p").stdout.split()
+    assert names[:5] == ["type", "used", "available", "referenced", "compressratio"]
+    enums = [DATASET_PROPS[name].enum for name in names[:-1]]
+    assert enums == sorted(enums) and names[-1] == "org.lab:note"

@@ -9,7 +9,7 @@ Two kinds of entry:
 
 * ``Limit``: a behaviour labsim approximates or leaves out, what a learner sees because of
   it, and where to see the real thing. ``example`` is a command line (run after
-  ``setup``) whose labsim output says "not simulated" or "not modelled"; None where the
+  ``setup``) whose labsim output says "not simulated"; None where the
   approximation has no single command that shows it (the page then says how it shows).
 * the ``zfs``/``zpool`` subcommands and properties real OpenZFS has and labsim answers
   with "not simulated" (``unsimulated_subcommands``/``unsimulated_properties``), computed
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from labsim.shell.commands import zfs as zfs_cmd
 from labsim.shell.commands import zfs_properties as zfs_props
 from labsim.shell.commands import zpool as zpool_cmd
+from labsim.shell.commands import zpool_properties as zpool_props
 from labsim.zfs.versions import (
     ZfsVersion,
     dataset_property_names,
@@ -116,7 +117,7 @@ LIMITS: tuple[Limit, ...] = (
         area="Snapshot sizes",
         what="A snapshot's own logical and compressed sizes are not tracked.",
         shows_as="`logicalreferenced`, `logicalused` and `compressratio` of a snapshot say "
-                 "not modelled.",
+                 "not simulated.",
         try_it=f"`zfs get compressratio POOL@SNAP` in {LAB_VM}.",
         example="zfs get compressratio limits@s",
         setup=(*POOL, "zfs snapshot limits@s"),
@@ -124,7 +125,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         area="Bookmarks and deferred destroy",
         what="Bookmarks and deferred destroy (`zfs destroy -d`).",
-        shows_as="labsim says they are not modelled.",
+        shows_as="labsim says they are not simulated.",
         try_it=f"Try them in {LAB_VM}.",
         example="zfs destroy -d limits@s",
         setup=(*POOL, "zfs snapshot limits@s"),
@@ -137,8 +138,10 @@ LIMITS: tuple[Limit, ...] = (
              "direct, dnodesize, volmode, checksum other than off, sharenfs, sharesmb, the "
              "SELinux contexts, casesensitivity and utf8only at creation, and user "
              "properties) are checked as OpenZFS checks them and kept, inherited and shown "
-             "with their source, but do nothing. `zfs get all` lists only what labsim "
-             "simulates, and says so.",
+             "with their source, but do nothing. So are the pool properties delegation, "
+             "autoreplace, autoexpand, autotrim, failmode, comment and cachefile, and pool "
+             "user properties (2.2 and later); listsnapshots is followed by `zfs list`. "
+             "`zfs get all` and `zpool get all` list only what labsim simulates, and say so.",
         shows_as="`zfs set atime=off` succeeds and `zfs get atime` shows it; nothing in labsim "
                  "reads access times, caches blocks or shares over NFS.",
         try_it=f"`zfs get all POOL` in {LAB_VM}.",
@@ -154,7 +157,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         area="Monitoring",
         what="Repeating reports: `zpool iostat` and `zpool wait` with an interval.",
-        shows_as="labsim says they are not modelled and prints nothing else.",
+        shows_as="labsim says they are not simulated and prints nothing else.",
         try_it=f"Try them in {LAB_VM}.",
         example="zpool iostat limits 1 2",
         setup=POOL,
@@ -215,7 +218,8 @@ def unsimulated_properties(version: ZfsVersion) -> dict[str, list[str]]:
     """kind -> the properties ``version`` has that labsim answers with "not simulated"."""
     dataset = set(zfs_cmd.SETTABLE) | set(zfs_cmd.READABLE) | {"name"} \
         | set(zfs_props.stored_properties(version))
-    pool = set(zpool_cmd.POOL_PROPERTIES) | set(zpool_cmd.BCLONE_PROPERTIES) | {"name"}
+    pool = set(zpool_cmd.POOL_PROPERTIES) | set(zpool_cmd.BCLONE_PROPERTIES) | {"name"} \
+        | set(zpool_props.stored_names(version))
     return {
         "dataset": sorted(dataset_property_names(version) - dataset),
         "pool": sorted(pool_property_names(version) - pool),

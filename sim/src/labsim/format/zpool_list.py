@@ -397,13 +397,20 @@ def format_zpool_get(
             cooked.append((name, prop_name, str(value), source))
             by_prop.setdefault(prop_name, []).append(str(value))
             continue
+        if ":" in prop_name:  # a user property (2.2 and later): its value as set, or "-"
+            text = "-" if value is None else str(value)
+            cooked.append((name, prop_name, text, source))
+            by_prop.setdefault(prop_name, []).append(text)
+            continue
         prop = lookup(POOL_PROPS, prop_name)
         text = format_pool_prop(prop.name, value, parsable=parsable)
         cooked.append((name, prop.name, text, source))
         by_prop.setdefault(prop.name, []).append(text)
     # addlist(): a feature's column is as wide as its name (pl_width = strlen(propname))
-    # and not widened by its values (zpool_expand_proplist() skips user properties).
+    # and not widened by its values; a user property's is widened by its values
+    # (zpool_expand_proplist(), ZPROP_USERPROP with zfs_prop_user(), zfs-2.3.9).
     widths = [len(p) if p.startswith("feature@")
+              else max(len(p), *map(len, texts)) if ":" in p
               else expanded_width(POOL_PROPS[p], texts, parsable, widths_rule)
               for p, texts in by_prop.items()]
     return format_get_table(cooked, widths, scripted=scripted, columns=get_fields(columns))

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 from labsim.shell import conditions, expand
+from labsim.shell import messages as msg
 from labsim.shell.executor import (
     Executor,
     ExitShell,
@@ -92,8 +93,7 @@ def export(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) ->
     args = [a for a in argv[1:] if not re.fullmatch(r"[-+][a-zA-Z]+", a)]
     if len(args) != len(argv) - 1 and argv[0] in ("declare", "typeset", "local") and \
             any(set(a[1:]) - set("rxig") for a in argv[1:] if re.fullmatch(r"[-+][a-zA-Z]+", a)):
-        sink.err.append(f"labsim: {argv[0]}: these options are not simulated in this shell; "
-                        "run it in the lab VM\n")
+        sink.err.append(msg.tool_not_simulated(argv[0], "these options") + "\n")
         return 1
     if argv[0] == "local" and not shell.positional_stack[1:]:
         sink.err.append("bash: local: can only be used in a function\n")
@@ -148,8 +148,8 @@ def set_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | Non
         shell.positional_stack[-1] = args[1:]
         return 0
     if args[0].startswith(("-", "+")):
-        sink.err.append(f"labsim: set {' '.join(args)}: shell options are not simulated in "
-                        "this shell; run it in the lab VM\n")
+        sink.err.append(msg.notice(f"set {' '.join(args)}: shell options", plural=True)
+                        + "\n")
         return 1
     shell.positional_stack[-1] = args
     return 0
@@ -184,8 +184,7 @@ def read(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> i
             raw = True
             args = args[1:]
         else:
-            sink.err.append(f"labsim: read {args[0]}: not simulated in this shell; run it in the "
-                            "lab VM\n")
+            sink.err.append(msg.tool_not_simulated("read", args[0]) + "\n")
             return 1
     names = args or ["REPLY"]
     for name in names:
@@ -278,7 +277,8 @@ def source(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) ->
         sink.err.append(f"bash: {argv[1]}: No such file or directory\n")
         return 1
     if data.size > 1 << 20:
-        sink.err.append(f"labsim: {argv[0]}: a script of {data.size} bytes is not simulated\n")
+        sink.err.append(msg.tool_not_simulated(argv[0], f"a script of {data.size} bytes")
+                        + "\n")
         return 2
     shell.enter()
     shell.positional_stack.append(argv[2:] or shell.positional())
@@ -334,7 +334,7 @@ def let(shell: Executor, argv: list[str], sink: Sink, stdin: Input | None) -> in
     for text in argv[1:]:
         expression = shell.parse_arithmetic(text)
         if expression is None:
-            sink.err.append(f"labsim: let: {text}: this expression is not simulated\n")
+            sink.err.append(msg.tool_not_simulated("let", f"{text}: this expression") + "\n")
             return 1
         try:
             value = shell.evaluate(expression)

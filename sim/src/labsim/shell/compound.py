@@ -5,6 +5,7 @@ definitions, ``(( ))`` and ``[[ ]]``. Each loop turn takes a step of the line's 
 from __future__ import annotations
 
 from labsim.shell import conditions, expand
+from labsim.shell import messages as msg
 from labsim.shell.executor import Executor, Input, LoopControl, Sink
 from labsim.shell.syntax import ast
 
@@ -53,8 +54,7 @@ def run(shell: Executor, command: ast.Command, sink: Sink, stdin: Input | None) 
         return timed(shell, command, sink, stdin)
     if isinstance(command, ast.Unsupported):
         shell.budget.step()
-        sink.err.append(f"labsim: {command.what}: not simulated in this shell; "
-                        "run it in the lab VM\n")
+        sink.err.append(msg.notice(command.what) + "\n")
         return 1
     raise TypeError(f"not a command: {command!r}")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from labsim.shell import expand, fs
+from labsim.shell import messages as msg
 from labsim.shell.executor import Executor, Sink
 from labsim.shell.syntax import ast
 
@@ -150,8 +151,7 @@ class _Evaluator:
                 return fs.is_dir(session, path) or _size(self.shell, operand) > 0
             return True
         if operator in UNSIMULATED_UNARY:
-            raise _TestError(f"{operator}: not simulated in this shell; run it in the lab VM",
-                             2, simulated=False)
+            raise _TestError(msg.notice_body(operator), 2, simulated=False)
         raise _TestError(f"{operator}: unary operator expected")
 
     def _binary(self, at: int) -> bool:
@@ -170,8 +170,7 @@ class _Evaluator:
         if operator in ("<", ">"):
             return (left < right) if operator == "<" else (left > right)
         if operator in ("-nt", "-ot", "-ef"):
-            raise _TestError(f"{operator}: not simulated in this shell; run it in the lab VM",
-                             2, simulated=False)
+            raise _TestError(msg.notice_body(operator), 2, simulated=False)
         a, b = self._integer(left), self._integer(right)
         return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b,
                 "-ge": a >= b}[operator]

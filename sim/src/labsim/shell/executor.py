@@ -22,6 +22,7 @@ from functools import lru_cache
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.shell import arith, expand, streams
+from labsim.shell import messages as msg
 from labsim.shell.session import (
     CommandResult,
     Session,
@@ -102,14 +103,14 @@ class Budget:
         before = self.used
         self.used += steps
         if self.used > self.steps:
-            raise Stop(f"labsim: stopped after {self.steps} steps: a command line running "
-                       "more commands and loop turns is not simulated")
+            raise Stop(f"labsim: stopped after {self.steps} steps: "
+                       + msg.notice_body("a command line running more commands and loop turns"))
         # The clock is read every 256 steps once a line has taken 1024: a line of a few
         # slow commands (a big dd in the page) is never stopped by time, only loops are.
         if self.used >= 1024 and self.used >> 8 != before >> 8 \
                 and time.monotonic() > self.deadline:
-            raise Stop(f"labsim: stopped after {self.seconds:g} seconds: a command line "
-                       "running longer on this computer is not simulated")
+            raise Stop(f"labsim: stopped after {self.seconds:g} seconds: "
+                       + msg.notice_body("a command line running longer on this computer"))
 
 
 @dataclass
@@ -186,8 +187,8 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
     sink = Sink(out=_Logged(1, log), err=_Logged(2, log))
     line = line.encode("utf-8", "replace").decode()  # no lone surrogates
     if len(line) > MAX_LINE:
-        return CommandResult.fail(f"labsim: a command line of more than {MAX_LINE} characters "
-                                  "is not simulated")
+        return CommandResult.fail(msg.notice(f"a command line of more than {MAX_LINE} "
+                                             "characters"))
     if session.running is not None:  # a command running a line of its own (wg-quick's hooks)
         status = session.running.line(line, sink, stdin)
         session.last_status = status
@@ -205,7 +206,7 @@ def run_line(session: Session, line: str, stdin: Input | None = None) -> Command
     except (ExitShell, ReturnFromFunction) as leave:
         status = leave.status
     except RecursionError:
-        sink.err.append("labsim: this command line is nested too deeply to simulate\n")
+        sink.err.append(msg.notice("a command line nested this deeply") + "\n")
         status = 2
     except Exception as error:  # noqa: BLE001 - a learner never sees a traceback
         sink.err.append(f"labsim: internal error ({type(error).__name__}: {error}); this is "
@@ -344,9 +345,9 @@ class Executor:
         try:
             return arith.evaluate(expression, self)
         except arith.ArithmeticError_ as error:
-            raise expand.ExpansionError(f"labsim: arithmetic: {error.what} (bash's message, "
-                                        "which quotes the expression, is not simulated)", 1) \
-                from None
+            raise expand.ExpansionError(f"labsim: arithmetic: {error.what} ("
+                                        + msg.notice_body("bash's message, which quotes the "
+                                                          "expression,") + ")", 1) from None
 
     def substitute(self, program: ast.Program) -> str:
         """``$(...)``: the program run in a subshell; its output, its status into ``$?``."""
@@ -355,8 +356,9 @@ class Executor:
         self.session.last_status = status
         data = sink.content()
         if data.size > SUBSTITUTION_LIMIT:
-            raise expand.ExpansionError(f"labsim: a command substitution of {data.size} bytes "
-                                        f"is not simulated (at most {SUBSTITUTION_LIMIT})", 1)
+            raise expand.ExpansionError(msg.notice(
+                f"a command substitution of {data.size} bytes (at most {SUBSTITUTION_LIMIT})"),
+                1)
         return model.read(data, 0, data.size).decode(errors="replace").replace("\0", "")
 
     def subshell(self, body: Callable[[], int]) -> int:
@@ -377,8 +379,8 @@ class Executor:
         self.depth += 1
         if self.depth > MAX_DEPTH:
             self.depth -= 1
-            raise Stop(f"labsim: nesting deeper than {MAX_DEPTH} functions, subshells or "
-                       "command substitutions is not simulated", 1)
+            raise Stop(msg.notice(f"nesting deeper than {MAX_DEPTH} functions, subshells or "
+                                  "command substitutions"), 1)
 
     def parse(self, line: str) -> ast.Program | ast.SyntaxError_:
         try:
@@ -469,8 +471,7 @@ class Executor:
             from labsim.shell import builtins
 
             if argv[0] in builtins.UNSIMULATED_BUILTINS or argv[0] in KNOWN_COMMANDS:
-                sink.err.append(f"labsim: {argv[0]}: not simulated in this shell; run it in "
-                                "the lab VM\n")
+                sink.err.append(msg.tool_not_simulated(argv[0], "this command") + "\n")
                 return 1
             sink.err.append(f"bash: {argv[0]}: command not found\n")
             return 127

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from labsim.shell import fs
+from labsim.shell import messages as msg
 from labsim.shell.session import Session
 from labsim.shell.syntax import ast
 
@@ -78,8 +79,8 @@ def words(shell: Shell, items: tuple[ast.Word, ...]) -> list[str]:
             for one in _split(shell, braced):
                 out.extend(_glob(shell.session, one))
                 if len(out) > MAX_FIELDS:
-                    raise ExpansionError(f"labsim: expansion to more than {MAX_FIELDS} words "
-                                         "is not simulated", 1)
+                    raise ExpansionError(msg.notice(f"an expansion to more than {MAX_FIELDS} "
+                                                    "words"), 1)
     return out
 
 
@@ -228,8 +229,8 @@ def _range(part: ast.BraceRange) -> list[str] | None:
             return [chr(c) for c in range(ord(part.first), ord(part.last) + step, step)]
         return None
     if abs(last - first) >= MAX_FIELDS:
-        raise ExpansionError(f"labsim: brace expansion to more than {MAX_FIELDS} words is not "
-                             "simulated", 1)
+        raise ExpansionError(msg.notice(f"a brace expansion to more than {MAX_FIELDS} words"),
+                             1)
     step = 1 if last >= first else -1
     width = max(len(part.first), len(part.last)) \
         if part.first.lstrip("-").startswith("0") or part.last.lstrip("-").startswith("0") else 0

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from labsim.content.model import Content
 from labsim.net.model import HostFiles, Network, add_host
+from labsim.shell import messages as msg
 from labsim.wg.device import WireGuardHost
 from labsim.zfs.labels import GuidSource, LabelCopy
 from labsim.zfs.pool import Pool
@@ -235,9 +236,9 @@ def _text_content(text: str) -> Content:
 
 def _no_compressor(command: str, algorithm: str) -> CommandResult:
     return CommandResult.fail(
-        f"labsim: {command}: writing with compression={algorithm} is not simulated in this "
-        f"Python, which has no {algorithm} module (pip install 'labsim[compress]', or "
-        "Python 3.14)")
+        msg.tool_not_simulated(command, f"writing with compression={algorithm} in this "
+                               f"Python, which has no {algorithm} module,")
+        + " (or pip install 'labsim[compress]', or Python 3.14)")
 
 
 @cache
@@ -322,6 +323,7 @@ def _commands() -> dict[str, Callable[..., CommandResult]]:
         "iptables-save": netcmds.iptables_save,
         "ip6tables-save": netcmds.ip6tables_save,
         "nft": netcmds.nft,
+        "ss": netcmds.ss,
         "curl": netcmds.curl,
         "wg-quick": wg_quick.main,
         "tee": coreutils.tee,

@@ -15,6 +15,7 @@ import zlib
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.shell import fs
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import file_content
@@ -44,8 +45,8 @@ def to_terminal(result: CommandResult, command: str) -> CommandResult:
         return result
     data = result.data
     if data.size > TERMINAL_LIMIT:
-        note = (f"labsim: {command}: printing {data.size} bytes to the terminal is not "
-                "simulated; redirect it to a file or pipe it into head\n")
+        note = (msg.tool_not_simulated(command, f"printing {data.size} bytes to the terminal")
+                + "; or redirect it to a file or pipe it into head\n")
         return CommandResult(stdout="", stderr=result.stderr + note, status=result.status)
     text = model.read(data, 0, data.size).decode(errors="replace")
     return CommandResult(stdout=text, stderr=result.stderr, status=result.status)

@@ -73,7 +73,10 @@ def add_copies(pool: Pool, file: File, copies: int) -> None:
                 asize = first.length
                 if vdev.free < asize:
                     continue
-                group.append(_take_unique(vdev, asize, group))
+                copy = _take_unique(vdev, asize, group)
+                if copy is None:
+                    continue
+                group.append(copy)
                 vdev.write_ops += 1
                 vdev.write_bytes += asize
                 break
@@ -82,10 +85,12 @@ def add_copies(pool: Pool, file: File, copies: int) -> None:
     file.extents = [copy for group in groups for copy in group]
 
 
-def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent:
+def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent | None:
     """One block on ``vdev``, in a metaslab no other copy in ``group`` is in when that
     can be had (metaslab_is_unique()): labsim tries each allocator's secondary, then
-    primary, metaslab, and gives back blocks that land beside another copy."""
+    primary, metaslab, and gives back blocks that land beside another copy. None when
+    the vdev's free space holds no contiguous ``asize`` (real ZFS would gang the block,
+    zio_write_gang_block(); labsim leaves the copy out, as a copy that fits nowhere)."""
     taken = {copy.offset >> vdev.ms_shift for copy in group if copy.vdev == vdev.id}
     count = vdev.allocators.count
     choices = [(a, True) for a in range(count)] + [(a, False) for a in range(count)]
@@ -93,7 +98,13 @@ def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent:
     for allocator, secondary in choices:
         if extent is not None:
             vdev.release(extent.offset, extent.length)
-        [(offset, length)] = vdev.take(asize, allocator=allocator, secondary=secondary)
+            extent = None
+        pieces = vdev.take(asize, allocator=allocator, secondary=secondary)
+        if len(pieces) != 1:
+            for offset, length in pieces:
+                vdev.release(offset, length)
+            continue
+        [(offset, length)] = pieces
         extent = Extent(vdev.id, offset, length)
         if offset >> vdev.ms_shift not in taken:
             return extent
@@ -104,12 +115,11 @@ def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent:
     for index in activation_order(vdev.metaslabs, vdev.ashift, exclude=taken):
         ms = vdev.metaslabs[index]
         if ms.largest_free_segment() >= asize:
-            assert extent is not None
-            vdev.release(extent.offset, extent.length)
+            if extent is not None:
+                vdev.release(extent.offset, extent.length)
             [(offset, length)] = ms.allocate(asize, asize)
             vdev.free -= asize
             return Extent(vdev.id, offset, length)
-    assert extent is not None
     return extent
 
 

@@ -7,6 +7,15 @@ class ZfsError(Exception):
     """Base class: every model failure carries the names needed to word the message."""
 
 
+class NotSimulated(ZfsError):
+    """Something real OpenZFS does that the model does not: the shell says so in its one
+    notice (labsim.shell.messages.notices), never as a refusal. ``what`` names it."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
 class NoSpace(ZfsError):
     """ENOSPC: the pool (after slop space) cannot hold more data."""
 

@@ -219,6 +219,9 @@ class Pool:
     # The session clock when the pool was created or imported: zpool iostat's first
     # report averages over the time since.
     imported_at: float = 0.0
+    # Pool properties set by zpool set or zpool create -o that labsim keeps without
+    # modelling (labsim.zfs.pool_property_table), and user properties: name -> value.
+    properties: dict[str, str] = field(default_factory=dict)
     # MOS blocks of the metaslabs' space maps made since the pool was created, counted in
     # USED and AVAIL but not placed (SPACE_MAP_MOS_BYTES).
     space_map_bytes: int = 0

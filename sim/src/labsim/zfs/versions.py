@@ -271,6 +271,13 @@ class ZfsVersion:
     # ("  pool:", "    id:", " state:", "action:", "config:"), as recorded on 2.3.9
     # (tests/fixtures/real/2.3.9/probes/lab15-rename-import.txt).
     import_headings_as_status: bool = False
+    # Vdev properties and pool user properties (2.2.0, as cmd/zpool/zpool_main.c and
+    # lib/libzfs/libzfs_pool.c read at zfs-2.2.0 and zfs-2.1.11): `zpool set PROP=VALUE
+    # POOL [VDEV]` first asks whether POOL is a pool ("cannot open 'x': is
+    # not a pool", exit EINVAL), takes up to two operands, and add_prop_list() calls an
+    # unknown name "not a valid pool or vdev property"; user properties (module:name) may
+    # be set on a pool (zpool_valid_proplist(), zfs_prop_user()).
+    vdev_properties: bool = False
 
 
 # Every property 2.1.11's tools accept by name (zprop_register_*() in module/zcommon/
@@ -328,6 +335,13 @@ def zfs_subcommands(version: ZfsVersion) -> frozenset[str]:
 def dataset_property_names(version: ZfsVersion) -> frozenset[str]:
     """The dataset properties ``version``'s `zfs get` and `zfs set` know by name."""
     return DATASET_PROPERTIES_2_1 | version.dataset_properties_added
+
+
+def release_at_least(version: ZfsVersion, major: int, minor: int) -> bool:
+    """Whether ``version``'s release is ``major.minor`` or later (for options a release
+    added, read from its getopt strings)."""
+    found = tuple(int(part) for part in version.release.split(".")[:2])
+    return found >= (major, minor)
 
 
 def pool_property_names(version: ZfsVersion) -> frozenset[str]:
@@ -484,6 +498,7 @@ ZFS_2_2 = replace(
     pool_properties_added=frozenset({"bcloneused", "bclonesaved", "bcloneratio"}),
     dataset_properties_added=frozenset({"snapshots_changed", "prefetch"}),
     zfs_subcommands_added=frozenset({"zone", "unzone"}),
+    vdev_properties=True,
 )
 
 ZFS_2_3 = replace(

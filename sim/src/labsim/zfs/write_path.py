@@ -65,6 +65,8 @@ def write_file(
     done = 0  # data blocks written so far, holes included
     allocated = 0  # of which allocated
     short = False
+    copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
+    pending = 0  # dsize of the ditto copies of the blocks written so far (placed at the end)
     for group in groups:
         if group.psize == 0:  # holes and embedded blocks: nothing to allocate
             done += group.count
@@ -73,7 +75,9 @@ def write_file(
                 allocated += group.count
             continue
         count, short = write_blocks(pool, dataset, file, group.psize, group.count,
-                                     layout.block_size, done, objset, pressure)
+                                     layout.block_size, done, objset, pressure,
+                                     copies, pending)
+        pending += (copies - 1) * count * max(v.dsize(group.psize) for v in pool.vdevs)
         file.logical += count * group.lsize
         file.compressed += count * group.psize
         done += count
@@ -81,7 +85,6 @@ def write_file(
         if short:
             break
     file.size = min(nbytes, done * layout.block_size)
-    copies = int(str(property_value(pool, dataset, "copies")[0]))
     if copies > 1 and allocated:
         ditto.add_copies(pool, file, copies)
     if allocated:
@@ -97,10 +100,16 @@ def write_file(
 
 def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: int,
                   block_size: int, first_block: int, objset: int,
-                  pressure: float) -> tuple[int, bool]:
+                  pressure: float, copies: int = 1, pending: int = 0) -> tuple[int, bool]:
     """Allocate ``count`` data blocks of ``psize`` physical bytes for ``file``, a txg at a
     time, spread over the vdevs by the rotor. Returns how many fitted, and whether the
-    pool ran short of space."""
+    pool ran short of space.
+
+    A block of ``copies`` DVAs is charged the dsize of all of them (bp_get_dsize() sums
+    the DVAs, module/zfs/spa_misc.c, and dsl_dataset_block_born() charges that), so the
+    room for a block is ``copies`` times its nominal dsize. labsim places the ditto copies
+    after the data (labsim.zfs.ditto): ``pending`` is what the copies of blocks written
+    earlier by this write will take, held out of the room here."""
     if not pool.version.allocation_throttle:
         pressure = 0.0
     # What one block counts for against AVAIL (deflated), on the vdev where it costs most.
@@ -120,10 +129,11 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     while written < count:
         want = min(per_txg, count - written)
         # The write must leave room for its indirect blocks too (they are allocated last).
-        allowed = (dataset_available(pool, dataset) - reserve
+        allowed = (dataset_available(pool, dataset) - reserve - pending
+                   - (copies - 1) * written * nominal_dsize
                    - records.indirect_allocation(first_block + written + want,
                                                  pool.min_ashift, sizer=indirect_dsize))
-        fit = max(0, allowed // nominal_dsize)
+        fit = max(0, allowed // (nominal_dsize * copies))
         if fit < want:
             want, short = fit, True
         if want == 0:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from labsim.zfs import records as records_mod
 from labsim.zfs.datasets import create_dataset
+from labsim.zfs.errors import NotSimulated
 from labsim.zfs.metadata_blocks import copy_psizes, volume_blocks
 from labsim.zfs.mos import grow_mos, objset_id
 from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
@@ -46,13 +47,12 @@ MAX_VOLBLOCKSIZE = 128 * KiB
 def check_volblocksize(volblocksize: int, largest: int = 1 << 20) -> str | None:
     """None if ``volblocksize`` is acceptable, else libzfs's complaint (zfs_valid_proplist(),
     whose limit is the pool's maxblocksize, ``largest``: ZfsVersion.max_recordsize). Sizes
-    above MAX_VOLBLOCKSIZE up to that are refused as not modelled (large_blocks)."""
+    above MAX_VOLBLOCKSIZE up to that are accepted here; create_volume() says they are not
+    simulated (large_blocks)."""
     if volblocksize < MIN_VOLBLOCKSIZE or volblocksize > largest or \
             volblocksize & (volblocksize - 1):
         top = f"{largest >> 20}M"
         return f"'volblocksize' must be power of 2 from 512B to {top}"
-    if volblocksize > MAX_VOLBLOCKSIZE:
-        return "labsim: a volblocksize above 128K is not modelled"
     return None
 
 
@@ -96,6 +96,8 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
               or check_volsize(volsize, block))
     if reason:
         raise ValueError(reason)
+    if block > MAX_VOLBLOCKSIZE:
+        raise NotSimulated("a volume's volblocksize above 128K (large_blocks)")
     props = dict(properties or {})
     copies = int(str(props.get("copies", 1)))
     props.update({"type": "volume", "volsize": volsize, "volblocksize": block,

@@ -18,6 +18,7 @@ from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.shell import fs
+from labsim.shell import messages as msg
 from labsim.shell.commands.textutils import read_file
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.zfs.pool import File
@@ -61,8 +62,8 @@ def _digest(algorithm: str):
                 errors.append(data)
                 continue
             if data.size > READ_LIMIT:
-                errors.append(f"labsim: {tool}: {name}: hashing more than {READ_LIMIT} bytes "
-                              "is not simulated\n")
+                errors.append(msg.tool_not_simulated(
+                    tool, f"{name}: hashing more than {READ_LIMIT} bytes") + "\n")
                 continue
             digest = hashlib.new(algorithm)
             for chunk in _chunks(data):
@@ -99,8 +100,8 @@ def base64(session: Session, argv: list[str], stdin_data: Content | None = None
     if isinstance(data, str):
         return CommandResult.fail(data)
     if data.size > READ_LIMIT:
-        return CommandResult.fail(f"labsim: base64: more than {READ_LIMIT} bytes is not "
-                                  "simulated")
+        return CommandResult.fail(msg.tool_not_simulated("base64",
+                                                         f"more than {READ_LIMIT} bytes"))
     raw = b"".join(_chunks(data))
     if any(k in ("-d", "--decode") for k, _ in opts):
         text = b"".join(raw.split())
@@ -132,7 +133,7 @@ def cmp(session: Session, argv: list[str], stdin_data: Content | None = None
         raise _usage("cmp", fmt.getopt_message(err)) from None
     silent = any(k in ("-s", "--silent", "--quiet") for k, _ in opts)
     if any(k in ("-l", "--verbose") for k, _ in opts):
-        return CommandResult.fail("labsim: cmp -l is not simulated", 2)
+        return CommandResult.fail(msg.tool_not_simulated("cmp", "-l"), 2)
     if not names:
         return CommandResult.fail("cmp: missing operand after 'cmp'\nTry 'cmp --help' for "
                                   "more information.", 2)
@@ -150,8 +151,8 @@ def cmp(session: Session, argv: list[str], stdin_data: Content | None = None
     line, offset = 1, 0
     shortest = min(a.size, b.size)
     if shortest > READ_LIMIT:
-        return CommandResult.fail(f"labsim: cmp: comparing more than {READ_LIMIT} bytes is "
-                                  "not simulated", 2)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "cmp", f"comparing more than {READ_LIMIT} bytes"), 2)
     while offset < shortest:
         length = min(CHUNK, shortest - offset)
         left, right = model.read(a, offset, length), model.read(b, offset, length)
@@ -214,8 +215,9 @@ def stat(session: Session, argv: list[str]) -> CommandResult:
         raise _usage("stat", fmt.getopt_message(err)) from None
     form = next((v for k, v in opts if k in ("-c", "--format")), None)
     if form is None:
-        return CommandResult.fail("labsim: stat without -c is not simulated (its inode "
-                                  "numbers and times are not modelled); try stat -c '%s %n'", 1)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "stat", "stat without -c (its inode numbers and times)")
+            + "; or try stat -c '%s %n'", 1)
     if not names:
         raise _usage("stat", "missing operand")
     out, errors = [], []
@@ -240,8 +242,8 @@ def stat(session: Session, argv: list[str]) -> CommandResult:
                 code = form[i + 1]
                 value = {"s": str(size), "n": name, "F": kind, "%": "%"}.get(code)
                 if value is None:
-                    return CommandResult.fail(f"labsim: stat: the directive %{code} is not "
-                                              "simulated", 1)
+                    return CommandResult.fail(msg.tool_not_simulated(
+                        "stat", f"the directive %{code}"), 1)
                 text.append(value)
                 i += 2
             else:
@@ -272,7 +274,7 @@ def fallocate(session: Session, argv: list[str]) -> CommandResult:
         raise _usage("fallocate", fmt.getopt_message(err)) from None
     flags = {k for k, _ in opts}
     if flags & {"-p", "-z", "-d"}:
-        return CommandResult.fail("labsim: fallocate -p, -z and -d are not simulated", 1)
+        return CommandResult.fail(msg.notice("fallocate: -p, -z and -d", plural=True), 1)
     length_arg = next((v for k, v in opts if k in ("-l", "--length")), None)
     offset_arg = next((v for k, v in opts if k in ("-o", "--offset")), "0")
     if not names:

@@ -10,6 +10,7 @@ from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs, streams
+from labsim.shell import messages as msg
 from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import bclone, labels, zvols
@@ -375,9 +376,9 @@ def sleep(session: Session, argv: list[str]) -> CommandResult:
             raise _usage("sleep", f"invalid time interval '{arg}'")
         total += value * _SLEEP_UNITS[unit]
     if session.clock + total > CLOCK_END:
-        return CommandResult(stderr=f"labsim: sleep: sleeping {' '.join(args)} goes past the "
-                             "year 9999, which is not simulated: stopped as if by Ctrl-C\n",
-                             status=130)
+        return CommandResult(stderr=msg.tool_not_simulated(
+            "sleep", f"sleeping {' '.join(args)}, which goes past the year 9999,")
+            + "; stopped as if by Ctrl-C\n", status=130)
     session.clock += total
     return CommandResult()
 
@@ -495,7 +496,8 @@ def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandR
         elif not fs.parent_exists(session, path):
             errors.append(f"tee: {name}: No such file or directory\n")
         elif fs.mounted_dataset(session, path) is not None:
-            errors.append(f"labsim: tee into a ZFS dataset is not modelled: '{name}'\n")
+            errors.append(msg.tool_not_simulated("tee", f"writing into a ZFS dataset ('{name}')")
+                          + "\n")
         else:
             old = session.host_files.get(path)
             size = len(data.encode())
@@ -536,7 +538,8 @@ def mv(session: Session, argv: list[str]) -> CommandResult:
         path = session.absolute(name)
         if path not in session.host_files:
             if fs.exists(session, path):
-                errors.append(f"labsim: mv moves host files only: '{name}'\n")
+                errors.append(msg.tool_not_simulated("mv", f"moving a file in a ZFS dataset "
+                                                           f"('{name}')") + "\n")
             else:
                 errors.append(f"mv: cannot stat '{name}': No such file or directory\n")
             continue

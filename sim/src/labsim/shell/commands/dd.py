@@ -16,6 +16,7 @@ from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.shell import fs, streams, vdev_labels
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, HostFile, Session, UsageError
 from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
@@ -39,8 +40,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     source = operands.get("if")
     target = operands.get("of")
     if source is None or target is None:
-        return CommandResult.fail(
-            "dd: labsim reads if=/dev/zero or if=/dev/urandom and writes of=FILE")
+        return CommandResult.fail(msg.command_line_not_simulated("dd", argv)
+                                  + " (labsim's dd reads if=/dev/zero, if=/dev/urandom or a "
+                                  "dataset's file and writes of=FILE)")
     content = SOURCES.get(source)
     if content is None and fs.mounted_dataset(session, session.absolute(source)) is not None:
         return _read_pool_file(session, source, target, bs, operands)

@@ -15,6 +15,7 @@ import getopt
 from labsim.format import coreutils as fmt
 from labsim.format import numbers as num
 from labsim.shell import fs
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError
 from labsim.zfs.pool import Dataset, Pool, property_value
 from labsim.zfs.space import dataset_available, dataset_referenced
@@ -57,9 +58,9 @@ def df(session: Session, argv: list[str]) -> CommandResult:
     flags = {k for k, _ in opts}
     human = bool(flags & {"-h", "--human-readable"})
     if not names:
-        return CommandResult.fail("labsim: df without a file lists the host's own file "
-                                  "systems, which are not simulated; try df on a dataset's "
-                                  "mountpoint (df -h /POOL)", 1)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "df", "df without a file (the host's own file systems)")
+            + "; or try df on a dataset's mountpoint (df -h /POOL)", 1)
     columns = ["source", *(["fstype"] if flags & {"-T", "--print-type"} else []),
                "size", "used", "avail", "pcent", "target"]
     headers = {name: _COLUMNS[name][0] for name in columns}
@@ -74,8 +75,8 @@ def df(session: Session, argv: list[str]) -> CommandResult:
             continue
         hit = fs.mounted_dataset(session, path)
         if hit is None:
-            errors.append(f"labsim: df: {name} is on the host's own file system, which is "
-                          "not simulated\n")
+            errors.append(msg.tool_not_simulated(
+                "df", f"{name}, on the host's own file system,") + "\n")
             continue
         bsize, blocks, free, avail = statfs(hit.pool, hit.dataset)
         used = blocks - free

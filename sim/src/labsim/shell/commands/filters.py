@@ -14,6 +14,7 @@ import re
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
+from labsim.shell import messages as msg
 from labsim.shell.commands.textutils import DEVICES, read_file
 from labsim.shell.session import CommandResult, Session, UsageError
 
@@ -65,8 +66,8 @@ def _bytes(data: Content) -> bytes:
 
 
 def _too_big(tool: str) -> CommandResult:
-    return CommandResult.fail(f"labsim: {tool}: reading more than {TEXT_LIMIT} bytes of text "
-                              "is not simulated")
+    return CommandResult.fail(msg.tool_not_simulated(
+        tool, f"reading more than {TEXT_LIMIT} bytes of text"))
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -178,7 +179,7 @@ def sort(session: Session, argv: list[str], stdin_data: Content | None = None) -
     except _TooBig:
         return _too_big("sort")
     if len(keys) > 1 or any(not re.fullmatch(r"[0-9]+(,[0-9]+)?", k) for k in keys):
-        return CommandResult.fail("labsim: sort: this -k form is not simulated", 2)
+        return CommandResult.fail(msg.tool_not_simulated("sort", "this -k form"), 2)
 
     def key_text(line: bytes) -> bytes:
         if not keys:
@@ -217,7 +218,7 @@ def uniq(session: Session, argv: list[str], stdin_data: Content | None = None) -
                                                   "ignore-case"])
     flags = {k for k, _ in opts}
     if len(names) > 1:
-        return CommandResult.fail("labsim: uniq with an output file is not simulated", 1)
+        return CommandResult.fail(msg.tool_not_simulated("uniq", "an output file"), 1)
     inputs, errors = _inputs(session, "uniq", names, stdin_data)
     if errors:
         return CommandResult(stderr=errors[0], status=1)
@@ -337,7 +338,7 @@ def tr(session: Session, argv: list[str], stdin_data: Content | None = None) -> 
     opts, sets = _options("tr", argv, "dsc", ["delete", "squeeze-repeats", "complement"])
     flags = {k for k, _ in opts}
     if flags & {"-c", "--complement"}:
-        return CommandResult.fail("labsim: tr -c is not simulated", 1)
+        return CommandResult.fail(msg.tool_not_simulated("tr", "-c"), 1)
     delete = bool(flags & {"-d", "--delete"})
     squeeze = bool(flags & {"-s", "--squeeze-repeats"})
     if not sets:
@@ -376,8 +377,8 @@ def tail(session: Session, argv: list[str], stdin_data: Content | None = None) -
     opts, names = _options("tail", args, "n:c:qvf", ["lines=", "bytes=", "quiet", "verbose",
                                                      "follow"])
     if any(k in ("-f", "--follow") for k, _ in opts):
-        return CommandResult.fail("labsim: tail -f is not simulated (the file would never "
-                                  "grow here)", 1)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "tail", "-f (the file would never grow here)"), 1)
     lines_arg = next((v for k, v in opts if k in ("-n", "--lines")), None)
     bytes_arg = next((v for k, v in opts if k in ("-c", "--bytes")), None)
     spec = bytes_arg if bytes_arg is not None else (lines_arg if lines_arg is not None else "10")
@@ -451,7 +452,7 @@ def grep(session: Session, argv: list[str], stdin_data: Content | None = None) -
                              status=2)
     flags = {k for k, _ in opts}
     if flags & {"-r"}:
-        return CommandResult.fail("labsim: grep -r is not simulated", 2)
+        return CommandResult.fail(msg.tool_not_simulated("grep", "-r"), 2)
     patterns = [v for k, v in opts if k in ("-e", "--regexp")]
     if not patterns:
         if not args:
@@ -470,7 +471,7 @@ def grep(session: Session, argv: list[str], stdin_data: Content | None = None) -
         regex = re.compile("|".join(f"(?:{s})" for s in sources),
                            re.I if flags & {"-i", "--ignore-case"} else 0)
     except re.error:
-        return CommandResult.fail("labsim: grep: this pattern is not simulated", 2)
+        return CommandResult.fail(msg.tool_not_simulated("grep", "this pattern"), 2)
     invert = bool(flags & {"-v", "--invert-match"})
     quiet = bool(flags & {"-q", "--quiet", "--silent"})
     silent_errors = "-s" in flags

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from labsim.shell import fs, zil_writes
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.shell.zil_writes import log_writes
 from labsim.zfs import zvols
@@ -47,7 +48,7 @@ _SIZE = re.compile(r"^(\d+)([kmgtp]?)(i?b?)$", re.IGNORECASE)
 
 
 def not_modelled(option: str) -> CommandResult:
-    return CommandResult.fail(f"labsim: fio option {option} is not modelled")
+    return CommandResult.fail(msg.tool_not_simulated("fio", f"the option {option}"))
 
 
 def parse_fio_size(text: str) -> int | None:
@@ -65,8 +66,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     flags: set[str] = set()
     for arg in argv[1:]:
         if not arg.startswith("--"):
-            return CommandResult.fail("labsim: fio takes its job as --option=value "
-                                      f"arguments; job files are not modelled ({arg})")
+            return CommandResult.fail(msg.tool_not_simulated("fio", f"a job file ({arg})")
+                                      + "; labsim takes the job as --option=value arguments")
         key, eq, value = arg[2:].partition("=")
         if key in FLAGS and not eq:
             flags.add(key)
@@ -84,11 +85,13 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     name = options.get("name")
     target = options.get("filename")
     if not name or not target:
-        return CommandResult.fail("labsim: fio needs --name=JOB and --filename=FILE")
+        return CommandResult.fail(msg.tool_not_simulated(
+            "fio", "a job without --name=JOB and --filename=FILE"))
     bs = parse_fio_size(options.get("bs", options.get("blocksize", "4k")))
     size = parse_fio_size(options.get("size", "")) if "size" in options else None
     if not bs or size is None:
-        return CommandResult.fail("labsim: fio needs --size=N and a valid --bs=N")
+        return CommandResult.fail(msg.tool_not_simulated(
+            "fio", "a job without --size=N and a valid --bs=N"))
     size -= size % bs  # fio writes whole blocks
     percent = int(options.get("buffer_compress_percentage", "0") or 0)
     chunk = parse_fio_size(options.get("buffer_compress_chunk", "512")) or 512
@@ -104,7 +107,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
 
     path = session.absolute(target)
     if path.startswith("/dev/"):
-        return CommandResult.fail("labsim: fio writes regular files only")
+        return CommandResult.fail(msg.tool_not_simulated("fio", f"writing to {path}")
+                                  + " (labsim's fio writes regular files)")
     if not fs.parent_exists(session, path):
         return CommandResult.fail(f"fio: pid=0, err=2/file:filesetup.c:0, "
                                   f"func=open(), error=No such file or directory: {target}")
@@ -231,7 +235,8 @@ def _random_write(session: Session, options: dict[str, str]) -> CommandResult:
     region = parse_fio_size(options.get("size", ""))
     io_bytes = parse_fio_size(options.get("io_size", options.get("size", "")))
     if not bs or not region or not io_bytes:
-        return CommandResult.fail("labsim: fio needs --size=N and a valid --bs=N")
+        return CommandResult.fail(msg.tool_not_simulated(
+            "fio", "a job without --size=N and a valid --bs=N"))
     if options.get("ioengine") == "nbd":  # into a qcow2 image that qemu-nbd serves
         from labsim.shell.commands import qemu_nbd
 

@@ -18,6 +18,7 @@ on success; exit 32 with two lines on a failure.
 
 from __future__ import annotations
 
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session
 
 # Files a Debian 12 host has that labsim models by their defaults when the host has none.
@@ -36,8 +37,8 @@ def _failed(target: str, reason: str) -> CommandResult:
 def main(session: Session, argv: list[str]) -> CommandResult:
     args = argv[1:]
     if len(args) != 3 or args[0] not in ("--bind", "-B"):
-        return CommandResult.fail(f"labsim: mount: `{' '.join(argv)}' is not modelled "
-                                  "(only mount --bind FILE TARGET)", 2)
+        return CommandResult.fail(msg.command_line_not_simulated("mount", argv)
+                                  + " (labsim has mount --bind FILE TARGET)", 2)
     source, target = args[1], args[2]
     source_path, target_path = session.absolute(source), session.absolute(target)
     source_is_dir = source_path in session.host_dirs
@@ -52,7 +53,7 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if target_is_dir and not source_is_dir:
         return _failed(target, "mount(2) system call failed: Not a directory")
     if source_is_dir:
-        return CommandResult.fail("labsim: mount: a bind mount of a directory is not "
-                                  "modelled", 2)
+        return CommandResult.fail(msg.tool_not_simulated("mount",
+                                                         "a bind mount of a directory"), 2)
     session.host_files[target_path] = session.host_files[source_path]
     return CommandResult()

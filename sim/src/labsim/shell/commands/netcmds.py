@@ -20,6 +20,7 @@ from labsim.format import ip as ipfmt
 from labsim.format import ping as pingfmt
 from labsim.net import delivery, model, nftables
 from labsim.net.model import Host, NetError
+from labsim.shell import messages as msg
 from labsim.shell.commands import wg as wgcmd
 from labsim.shell.session import CommandResult, Session
 
@@ -30,7 +31,14 @@ def _host(session: Session) -> Host:
 
 
 def _unmodelled(tool: str, argv: list[str]) -> CommandResult:
-    return CommandResult.fail(f"labsim: {tool}: `{' '.join(argv)}' is not modelled", 2)
+    return CommandResult.fail(msg.command_line_not_simulated(tool, argv), 2)
+
+
+def ss(session: Session, argv: list[str]) -> CommandResult:
+    """iproute2's ss, which the lab VM has and no lesson uses: every form gets the notice
+    (its table's columns are sized from what it lists, misc/ss.c; labsim keeps no sockets
+    table to list)."""
+    return CommandResult.fail(msg.command_line_not_simulated("ss", argv), 1)
 
 
 def wg(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
@@ -88,7 +96,17 @@ def ip(session: Session, argv: list[str]) -> CommandResult:
             return _ip_link(session, host, rest, argv)
     except NetError as err:
         return CommandResult.fail(err.message, err.status)
+    if any(_matches(obj, name) for name in IP_OBJECTS):
+        return CommandResult.fail(msg.command_line_not_simulated("ip", argv), 1)
     return CommandResult.fail(f'Object "{obj}" is unknown, try "ip help".', 1)
+
+
+# The objects of iproute2's ip (cmds[] in ip/ip.c) beside address, route, rule and link,
+# which labsim models: a word any of them starts with is real, and gets the notice.
+IP_OBJECTS = ("addrlabel", "maddress", "neighbor", "neighbour", "ntable", "ntbl", "l2tp",
+              "fou", "ila", "macsec", "tunnel", "tunl", "tuntap", "tap", "token",
+              "tcpmetrics", "tcp_metrics", "monitor", "xfrm", "mroute", "mrule", "netns",
+              "netconf", "vrf", "sr", "nexthop", "mptcp", "ioam", "help", "stats")
 
 
 def _ip_ipv6(host: Host, obj: str, rest: list[str], argv: list[str]) -> CommandResult:
@@ -435,8 +453,8 @@ def ping(session: Session, argv: list[str]) -> CommandResult:
         # The lab VM resolves no lesson host names; iputils reports getaddrinfo()'s error.
         return CommandResult.fail(f"ping: {target}: Temporary failure in name resolution", 2)
     if count is None:
-        return CommandResult.fail("labsim: ping: give -c N (without it ping runs until "
-                                  "interrupted)", 2)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "ping", "a ping without -c, which runs until interrupted,") + "; give -c N", 2)
     return _ping(session, address, count, timeout, interval)
 
 
@@ -551,9 +569,9 @@ def curl(session: Session, argv: list[str]) -> CommandResult:
         return failed(7, f"Failed to connect to {address} port {port} after {elapsed_ms} ms: "
                          "Couldn't connect to server")
     if max_time is None:
-        return CommandResult.fail("labsim: curl: nothing answers, and without --max-time "
-                                  "curl would wait for the kernel to give up (minutes): "
-                                  "give --max-time N", 2)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "curl", "waiting minutes for the kernel to give up on a silent server")
+            + "; give --max-time N", 2)
     session.clock += max_time
     return failed(28, f"Connection timed out after {round(max_time * 1000)} milliseconds")
 

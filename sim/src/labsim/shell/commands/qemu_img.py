@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labsim.shell import fs
+from labsim.shell import messages as msg
 from labsim.shell.commands.coreutils import zfs_allocated
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.shell.units import parse_coreutils_size
@@ -58,8 +59,8 @@ def _images(session: Session) -> dict[str, Qcow2Image]:
 
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2 or argv[1] not in ("create", "info"):
-        return CommandResult.fail("labsim: qemu-img create -f qcow2 and qemu-img info "
-                                  "are modelled")
+        return CommandResult.fail(msg.command_line_not_simulated("qemu-img", argv)
+                                  + " (labsim has qemu-img create -f qcow2 and qemu-img info)")
     return (create if argv[1] == "create" else info)(session, argv[2:])
 
 
@@ -73,14 +74,16 @@ def create(session: Session, args: list[str]) -> CommandResult:
             for item in (next(words, "") or "").split(","):
                 key, _, value = item.partition("=")
                 if key not in OPTIONS:
-                    return CommandResult.fail(f"labsim: qemu-img option {key} is not modelled")
+                    return CommandResult.fail(msg.tool_not_simulated("qemu-img",
+                                                                     f"the option {key}"))
                 options[key] = value
         elif word.startswith("-"):
-            return CommandResult.fail(f"labsim: qemu-img create {word} is not modelled")
+            return CommandResult.fail(msg.tool_not_simulated("qemu-img", f"create {word}"))
         else:
             operands.append(word)
     if fmt != "qcow2":
-        return CommandResult.fail("labsim: qemu-img create -f qcow2 is the form modelled")
+        return CommandResult.fail(msg.tool_not_simulated("qemu-img", f"create -f {fmt}")
+                                  + " (labsim has create -f qcow2)")
     if not operands:
         return CommandResult.fail("qemu-img: Expecting image file name", 1)
     name = operands[0]
@@ -89,7 +92,8 @@ def create(session: Session, args: list[str]) -> CommandResult:
     size = parse_coreutils_size(operands[1])
     cluster = parse_coreutils_size(options.get("cluster_size", "65536"))
     if size is None or cluster is None:
-        return CommandResult.fail("labsim: qemu-img sizes are N, NK, NM or NG here")
+        return CommandResult.fail(msg.tool_not_simulated("qemu-img", f"the size {operands[1]}")
+                                  + " (labsim reads N, NK, NM or NG)")
     printed = (f"Formatting '{name}', fmt=qcow2 cluster_size={cluster} extended_l2=off "
                f"compression_type=zlib size={size} lazy_refcounts=off refcount_bits=16\n")
     problem = qcow2.check_cluster_size(cluster)
@@ -113,14 +117,15 @@ def create(session: Session, args: list[str]) -> CommandResult:
 
 def info(session: Session, args: list[str]) -> CommandResult:
     if len(args) != 1:
-        return CommandResult.fail("labsim: qemu-img info FILE is the form modelled")
+        return CommandResult.fail(msg.tool_not_simulated("qemu-img", "info " + " ".join(args))
+                                  + " (labsim has info FILE)")
     name = args[0]
     path = session.absolute(name)
     image = _images(session).get(path)
     if image is None:
         if fs.exists(session, path):
-            return CommandResult.fail("labsim: qemu-img info of a file not made by "
-                                      "qemu-img create is not modelled")
+            return CommandResult.fail(msg.tool_not_simulated(
+                "qemu-img", "info of a file not made by qemu-img create"))
         return CommandResult.fail(f"qemu-img: Could not open '{name}': Could not open "
                                   f"'{name}': No such file or directory")
     hit = fs.mounted_dataset(session, path)
@@ -141,4 +146,5 @@ def udevadm(session: Session, argv: list[str]) -> CommandResult:
     """udevadm settle: nothing to wait for in labsim (links appear with the volume)."""
     if argv[1:] == ["settle"]:
         return CommandResult()
-    return CommandResult.fail("labsim: only udevadm settle is modelled")
+    return CommandResult.fail(msg.command_line_not_simulated("udevadm", argv)
+                              + " (labsim has udevadm settle)")

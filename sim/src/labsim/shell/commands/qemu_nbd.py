@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from labsim.shell import fs
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.zfs import qcow2
 from labsim.zfs.compression import DataPattern
@@ -51,7 +52,7 @@ def _running(session: Session) -> dict[str, NbdServer]:
 
 
 def not_modelled(what: str) -> CommandResult:
-    return CommandResult.fail(f"labsim: qemu-nbd {what} is not modelled")
+    return CommandResult.fail(msg.tool_not_simulated("qemu-nbd", what))
 
 
 def qemu_nbd(session: Session, argv: list[str]) -> CommandResult:
@@ -119,7 +120,8 @@ def pkill(session: Session, argv: list[str]) -> CommandResult:
     elif len(words) == 1 and words[0].startswith("--pidfile="):
         path = words[0].split("=", 1)[1]
     else:
-        return CommandResult.fail("labsim: pkill -F PIDFILE is the form modelled")
+        return CommandResult.fail(msg.command_line_not_simulated("pkill", ["pkill", *words])
+                                  + " (labsim has pkill -F PIDFILE)")
     held = session.host_files.get(session.absolute(path))
     if held is None:  # procps-ng 4.0.2 (Debian 12), recorded
         return CommandResult.fail("pkill: pidfile not valid\nTry `pkill --help' for more "
@@ -139,16 +141,16 @@ def nbd_random_write(session: Session, uri: str, region: int, bs: int,
                      io_bytes: int) -> CommandResult:
     """fio's nbd engine: --rw=randwrite through the server at ``uri`` into its image."""
     if not uri.startswith(URI_PREFIX):
-        return CommandResult.fail(f"labsim: fio --uri={uri} is not modelled (only "
-                                  f"{URI_PREFIX}PATH)")
+        return CommandResult.fail(msg.tool_not_simulated("fio", f"--uri={uri}")
+                                  + f" (labsim has {URI_PREFIX}PATH)")
     server = _running(session).get(session.absolute(uri[len(URI_PREFIX):]))
     if server is None:
         return CommandResult.fail("fio: nbd_connect_uri: nbd_connect_uri: connect: No such "
                                   "file or directory\nfio: io engine nbd init failed.", 1)
     image = session.images[server.image]
     if image.written:  # type: ignore[attr-defined]
-        return CommandResult.fail("labsim: writing into a qcow2 image a second time is not "
-                                  "modelled")
+        return CommandResult.fail(msg.tool_not_simulated(
+            "fio", "writing into a qcow2 image a second time"))
     virtual, cluster = image.virtual_size, image.cluster_size  # type: ignore[attr-defined]
     if region > virtual:
         return CommandResult.fail(f"fio: {server.image}: size {region} beyond the export's "
@@ -156,8 +158,8 @@ def nbd_random_write(session: Session, uri: str, region: int, bs: int,
     grown = qcow2.fresh_image_random_write(region, cluster, bs, io_bytes)
     hit = fs.mounted_dataset(session, server.image)
     if hit is None or not hit.name:
-        return CommandResult.fail("labsim: a qcow2 image outside a ZFS dataset is not "
-                                  "modelled for fio")
+        return CommandResult.fail(msg.tool_not_simulated(
+            "fio", "writing into a qcow2 image outside a ZFS dataset"))
     # Each allocated cluster holds fio's bytes, then the zeros QEMU wrote to fill it.
     pattern = (DataPattern("fio", 100 - 100 * bs // cluster, cluster) if cluster > bs
                else DataPattern("random"))

@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 
 from labsim.net import model, ssh_keys
 from labsim.net import ssh_login as login_model
+from labsim.shell import messages as msg
 from labsim.shell.commands import sshd as sshd_command
 from labsim.shell.session import CommandResult, HostFile, Session
 
@@ -303,11 +304,11 @@ def getent(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         return CommandResult.fail(GETENT_USAGE, 1)
     if argv[1] != "hosts" or len(argv) == 2:
-        return CommandResult.fail(f"labsim: getent: `{' '.join(argv)}' is not modelled", 2)
+        return CommandResult.fail(msg.command_line_not_simulated("getent", argv), 2)
     try:
         machine = _machine(session, session.hostname)
     except NotModelled as err:
-        return CommandResult.fail(f"labsim: getent: {err} is not modelled", 2)
+        return CommandResult.fail(msg.tool_not_simulated("getent", str(err)), 2)
     dns_lookup = login_model.lookup_seconds(machine.resolver)
     out, status, seconds = [], 0, 0.0
     for key in argv[2:]:
@@ -519,7 +520,7 @@ def ssh(session: Session, argv: list[str]) -> CommandResult:
     try:
         return _ssh(session, argv)
     except NotModelled as err:
-        return CommandResult.fail(f"labsim: ssh: {err} is not modelled", 2)
+        return CommandResult.fail(msg.tool_not_simulated("ssh", str(err)), 2)
 
 
 def _ssh(session: Session, argv: list[str]) -> CommandResult:

@@ -16,6 +16,7 @@ import posixpath
 from dataclasses import dataclass
 
 from labsim.net.ssh_keys import ed25519_public_key, new_seed, private_text, public_line
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, HostFile, Session
 
 # ---------------------------------------------------------------- the command
@@ -57,10 +58,10 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     try:
         request = _parse(argv)
     except NotModelled as err:
-        return CommandResult.fail(f"labsim: ssh-keygen: {err} is not modelled", 2)
+        return CommandResult.fail(msg.tool_not_simulated("ssh-keygen", str(err)), 2)
     if not request.quiet:
-        return CommandResult.fail("labsim: ssh-keygen: without -q (a fingerprint and "
-                                  "randomart) is not modelled", 2)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "ssh-keygen", "without -q (a fingerprint and randomart)"), 2)
     path = session.absolute(request.path)
     if path in session.host_files or path in session.host_dirs:
         # ssh-keygen.c confirm_overwrite(): asks, and reads no "y" from a non-terminal.

@@ -46,6 +46,7 @@ import shlex
 from dataclasses import dataclass
 
 from labsim.net import model, ssh_keys
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, HostFile, Session
 
 SSHD_CONFIG = "/etc/ssh/sshd_config"
@@ -215,14 +216,15 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         elif word == "-o" and args:
             command_line.append(args.pop(0).replace("=", " ", 1))
         else:
-            return CommandResult.fail(f"labsim: sshd: `{' '.join(argv)}' is not modelled "
-                                      "(only -t, -f FILE, -p PORT and -o OPTION)", 2)
+            return CommandResult.fail(msg.command_line_not_simulated("sshd", argv)
+                                      + " (labsim has -t, -f FILE, -p PORT and -o OPTION)", 2)
     file = session.host_files.get(config_path)
     if file is None and config_path != SSHD_CONFIG:
-        return CommandResult.fail(f"labsim: sshd: a missing {config_path} is not modelled", 2)
+        return CommandResult.fail(msg.tool_not_simulated("sshd", f"a missing {config_path}"),
+                                  2)
     if file is None and (command_line or port is not None):
-        return CommandResult.fail("labsim: sshd: -p or -o with Debian's packaged "
-                                  f"{SSHD_CONFIG} is not modelled", 2)
+        return CommandResult.fail(msg.tool_not_simulated(
+            "sshd", f"-p or -o with Debian's packaged {SSHD_CONFIG}"), 2)
     text = None if file is None else file.text or ""
     try:
         for line in command_line:
@@ -304,6 +306,6 @@ def setpriv(session: Session, argv: list[str]) -> CommandResult:
     labsim's shells are root's with no groups to clear, and no user namespace to refuse
     setgroups(): the command runs as it is."""
     if len(argv) < 3 or argv[1] != "--clear-groups":
-        return CommandResult.fail(f"labsim: setpriv: `{' '.join(argv)}' is not modelled "
-                                  "(only --clear-groups COMMAND)", 2)
+        return CommandResult.fail(msg.command_line_not_simulated("setpriv", argv)
+                                  + " (labsim has --clear-groups COMMAND)", 2)
     return session.run(shlex.join(argv[2:]))

@@ -12,6 +12,7 @@ from labsim.content import model
 from labsim.content.model import Content, Repeat
 from labsim.content.seq import SeqText
 from labsim.shell import fs, streams
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, Session, UsageError
 from labsim.shell.streams import ENDLESS
 from labsim.shell.units import parse_coreutils_size
@@ -27,7 +28,7 @@ def _usage(tool: str, message: str) -> UsageError:
 
 
 def not_simulated(tool: str, what: str) -> CommandResult:
-    return CommandResult.fail(f"labsim: {tool} {what} is not simulated")
+    return CommandResult.fail(msg.notice(f"{tool} {what}"))
 
 
 # seq -f's one conversion: %g prints an integer as is up to 6 significant digits

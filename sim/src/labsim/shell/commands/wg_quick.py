@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 
 from labsim.net import model
 from labsim.shell import fs
+from labsim.shell import messages as msg
 from labsim.shell.session import CommandResult, HostFile, Session
 from labsim.wg import quick
 from labsim.wg.quick import QuickConfig, QuickError
@@ -190,7 +191,8 @@ def _read_text(run: _Run, path: str) -> str:
         return host_file.text
     if host_file is not None or fs.mounted_dataset(run.session, path) is not None:
         return ""  # a file of zeros: bash's read keeps no NUL, and finds no line
-    run.stderr.append(f"labsim: wg-quick: reading the directory `{path}' is not modelled\n")
+    run.stderr.append(msg.tool_not_simulated("wg-quick", f"reading the directory `{path}'")
+                      + "\n")
     raise _Exit(2)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import getopt
 
 from labsim.format import zdb as fmt
+from labsim.shell import messages as msg
 from labsim.shell import vdev_labels
 from labsim.shell.session import CommandResult, Session, UsageError
 from labsim.zfs import import_config
@@ -33,9 +34,11 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     flags = [k for k, _ in opts]
     unsupported = sorted({k for k in flags if k not in MODELLED})
     if unsupported or "-m" not in flags:
-        raise UsageError("labsim: zdb is simulated for -m and -mm (with -e and -p) only", 1)
+        raise UsageError(msg.command_line_not_simulated("zdb", argv)
+                         + " (labsim has zdb -m and -mm, with -e and -p)", 1)
     if len(operands) != 1:
-        raise UsageError("labsim: zdb -m takes one pool name", 1)
+        raise UsageError(msg.command_line_not_simulated("zdb", argv)
+                         + " (labsim's zdb -m takes one pool name)", 1)
     name = operands[0]
     level = flags.count("-m")
     pool = _find(session, name, exported="-e" in flags,

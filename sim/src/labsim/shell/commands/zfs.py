@@ -5,11 +5,14 @@ labsim.shell.commands.zfs_properties."""
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 from typing import NoReturn
 
 from labsim.format import zfs_list as fmt
 from labsim.format.numbers import nicenum
+from labsim.format.zprop import DATASET_PROPS
 from labsim.shell import messages as msg
 from labsim.shell.commands import zfs_properties as props
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
@@ -17,6 +20,7 @@ from labsim.shell.units import parse_zfs_number
 from labsim.zfs import snapshots as snap
 from labsim.zfs import zil, zvols
 from labsim.zfs.datasets import create_dataset, destroy_dataset
+from labsim.zfs.errors import NotSimulated
 from labsim.zfs.pool import Dataset, Pool, Snapshot, property_value
 from labsim.zfs.space import (
     dataset_available,
@@ -67,6 +71,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         raise UsageError(msg.zfs_missing_command(), 2)
     name = ALIAS_SUBCOMMANDS.get(argv[1], argv[1])
     sub = SUBCOMMANDS.get(name)
+    if sub is None and "=" in name:
+        # main() (cmd/zfs/zfs_main.c): a first word with "=" is `zfs set` shorthand
+        return set_property(session, argv[1:])
     if sub is None and name in zfs_subcommands(session.version):
         raise UsageError(msg.subcommand_not_simulated("zfs", name,
                                                       session.version.release), 1)
@@ -118,6 +125,8 @@ def find_any(session: Session, name: str) -> tuple[Pool, Dataset | Snapshot]:
 
 def value_of(pool: Pool, ds: Dataset | Snapshot, prop: str) -> tuple[object, str]:
     """A property's raw value and its source column."""
+    if prop == "name":  # zfs get name: the dataset's name, source "-"
+        return ds.name, "-"
     if isinstance(ds, Snapshot):
         return _snapshot_value(pool, ds, prop)
     if prop in ("used", "usedbysnapshots", "usedbydataset", "usedbychildren",
@@ -202,10 +211,20 @@ def _readable(version: ZfsVersion) -> tuple[str, ...]:
     return READABLE + props.stored_properties(version)
 
 
+# zprop_get_list() (lib/libzfs/libzfs_util.c): "space" in a property list stands for these.
+SPACE_PROPERTIES = ("name", "available", "used", "usedbysnapshots", "usedbydataset",
+                    "usedbyrefreservation", "usedbychildren")
+
+
+def _expand_space(words: list[str]) -> list[str]:
+    return [name for word in words
+            for name in (SPACE_PROPERTIES if word == "space" else (word,))]
+
+
 def _columns(spec: str, allowed: tuple[str, ...], subcommand: str,
              version: ZfsVersion) -> list[str]:
     columns = []
-    for col in spec.split(","):
+    for col in _expand_space(spec.split(",")):
         col = ALIASES.get(col, col)
         if col != "name" and col not in allowed and not props.is_user_property(col):
             _refuse_unknown(version, f"zfs {subcommand}", col, msg.zfs_bad_property(col)
@@ -219,16 +238,24 @@ Listed = tuple[Pool, "Dataset | Snapshot"]
 
 def _datasets(session: Session, names: list[str], recursive: bool,
               types: frozenset[str] = frozenset({"filesystem"}),
-              depth: int | None = None) -> list[Listed]:
+              depth: int | None = None, listsnapshots: bool = False) -> list[Listed]:
     """What zfs list / zfs get visit: the named datasets (all of them without names),
     with -r or -d their descendants, and the snapshots of those when ``types`` include
-    snapshots. A named snapshot is always listed. Sorted as zfs_sort() does without -s
-    (cmd/zfs/zfs_iter.c zfs_compare(): by dataset name, a dataset before its snapshots,
-    snapshots by createtxg)."""
+    snapshots. A named snapshot is always listed. ``listsnapshots``: zfs list without -t,
+    which also lists the snapshots it recurses into on a pool whose listsnapshots
+    property is on (cmd/zfs/zfs_iter.c zfs_include_snapshots(), ZFS_ITER_PROP_LISTSNAPS).
+    Sorted as zfs_sort() does without -s (cmd/zfs/zfs_iter.c zfs_compare(): by dataset
+    name, a dataset before its snapshots, snapshots by createtxg)."""
     out: list[Listed] = []
+
+    def types_in(pool: Pool) -> frozenset[str]:
+        if listsnapshots and pool.properties.get("listsnapshots") == "on":
+            return types | {"snapshot"}
+        return types
+
     if not names:
         for pool in session.pools.values():
-            out.extend(_with_snapshots(pool, list(pool.datasets.values()), types))
+            out.extend(_with_snapshots(pool, list(pool.datasets.values()), types_in(pool)))
     for name in names:
         pool, found = find_any(session, name)
         if isinstance(found, Snapshot):
@@ -253,7 +280,7 @@ def _datasets(session: Session, names: list[str], recursive: bool,
         base = found.name.count("/")
         too_deep = () if depth is None else tuple(
             d.name for d in visited if d.name.count("/") - base >= depth)
-        out.extend(_with_snapshots(pool, visited, types, skip_snapshots_of=too_deep))
+        out.extend(_with_snapshots(pool, visited, types_in(pool), skip_snapshots_of=too_deep))
     return sorted(out, key=_sort_key)
 
 
@@ -288,36 +315,102 @@ def _types(spec: str | None) -> frozenset[str]:
 
 
 def list_datasets(session: Session, args: list[str]) -> CommandResult:
-    opts, names = _getopt(args, "HpPro:s:S:t:d:", "list")
+    opts, names = _getopt(args, "Hpro:s:S:t:d:", "list")
     flags = {k for k, _ in opts}
     spec = next((v for k, v in opts if k == "-o"), None)
     columns = _columns(spec, _readable(session.version), "list", session.version) if spec else \
         [ALIASES.get(c, c) for c in LIST_DEFAULT]
     depth = next((int(v) for k, v in opts if k == "-d"), None)
-    found = _datasets(session, names, "-r" in flags,
-                      _types(next((v for k, v in opts if k == "-t"), None)), depth)
+    type_spec = next((v for k, v in opts if k == "-t"), None)
+    found = _datasets(session, names, "-r" in flags, _types(type_spec), depth,
+                      listsnapshots=type_spec is None and spec != "space")
     if not found:
         return CommandResult(stderr=msg.no_datasets_available() + "\n")
-    rows = [{c: (ds.name if c == "name" else value_of(pool, ds, c)[0]) for c in columns}
-            for pool, ds in found]
+    # A snapshot's USED needs its dataset's whole chain walked: walked once per dataset,
+    # so that listing n snapshots takes time linear in n (snap.snapshots_used()).
+    used_of_snapshots: dict[str, dict[str, int]] = {}
+
+    def value(pool: Pool, ds: Dataset | Snapshot, column: str) -> object:
+        if column == "name":
+            return ds.name
+        if column == "used" and isinstance(ds, Snapshot):
+            if ds.dataset not in used_of_snapshots:
+                used_of_snapshots[ds.dataset] = snap.snapshots_used(pool, snap.owner(pool, ds))
+            return used_of_snapshots[ds.dataset][ds.name]
+        return value_of(pool, ds, column)[0]
+
+    sort_keys = [(_columns(v, _readable(session.version), "list", session.version)[0],
+                  k == "-S") for k, v in opts if k in ("-s", "-S")]
+    if sort_keys:
+        found = _sorted_by(found, sort_keys, value)
+    rows = [{c: value(pool, ds, c) for c in columns} for pool, ds in found]
     return CommandResult(stdout=fmt.format_zfs_list(rows, columns=columns,
                                                     parsable="-p" in flags,
                                                     scripted="-H" in flags,
                                                     widths_rule=session.version.column_widths))
 
 
+def _sorted_by(found: list[Listed], keys: list[tuple[str, bool]], value) -> list[Listed]:
+    """zfs_sort() (cmd/zfs/zfs_iter.c) for -s/-S: by each key in turn, a dataset that has
+    the property before one that has not, numbers by value and text by strcmp(), -S
+    reversing a key; ties by name as without -s (zfs_compare())."""
+
+    def compare(left: Listed, right: Listed) -> int:
+        for prop, reverse in keys:
+            lv, rv = value(*left, prop), value(*right, prop)
+            if lv is not None and rv is None:
+                ret = -1
+            elif lv is None and rv is not None:
+                ret = 1
+            elif lv is None or lv == rv:
+                ret = 0
+            elif isinstance(lv, int | float) and isinstance(rv, int | float):
+                ret = -1 if lv < rv else 1
+            else:
+                ret = -1 if str(lv) < str(rv) else 1
+            if ret:
+                return -ret if reverse else ret
+        lk, rk = _sort_key(left), _sort_key(right)
+        return -1 if lk < rk else (1 if lk > rk else 0)
+
+    return sorted(found, key=functools.cmp_to_key(compare))
+
+
+# zfs_do_get() -s: the source kinds, as zfs get's SOURCE column words them.
+GET_SOURCES = ("local", "default", "inherited", "received", "temporary", "none")
+
+
+def _source_kind(source: str) -> str:
+    if source.startswith("inherited"):
+        return "inherited"
+    return "none" if source == "-" else source
+
+
 def get(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = _getopt(args, "HpRrd:o:s:t:", "get")
+    opts, operands = _getopt(args, "Hprd:o:s:t:", "get")
     flags = {k for k, _ in opts}
+    sources = None
+    for k, v in opts:
+        if k == "-s":
+            sources = set()
+            for word in v.split(","):
+                if word not in GET_SOURCES:
+                    raise UsageError(f"invalid source '{word}'\n"
+                                     + msg.zfs_subcommand_usage("get"), 2)
+                sources.add(word)
+    depth = next((int(v) for k, v in opts if k == "-d"), None)
     if not operands:
         raise UsageError(msg.zfs_missing_property_argument() + "\n"
                          + msg.zfs_subcommand_usage("get"), 2)
     readable = _readable(session.version)
     everything = operands[0] == "all"
-    wanted = readable if everything else \
-        tuple(ALIASES.get(p, p) for p in operands[0].split(","))
+    # "all" in zfs_prop_t order (include/sys/fs/zfs.h): zprop_expand_list() walks the
+    # property table unordered, as `zfs get all` prints it; user properties come after.
+    wanted = tuple(sorted(readable, key=lambda name: DATASET_PROPS[name].enum)) \
+        if everything else tuple(ALIASES.get(p, p)
+                                 for p in _expand_space(operands[0].split(",")))
     for prop in wanted:
-        if prop not in readable and not props.is_user_property(prop):
+        if prop not in readable and prop != "name" and not props.is_user_property(prop):
             _refuse_unknown(session.version, "zfs get", prop, msg.zfs_bad_property(prop)
                             + "\n" + msg.zfs_subcommand_usage("get"), 2)
     fields = next((v.split(",") for k, v in opts if k == "-o"),
@@ -325,7 +418,7 @@ def get(session: Session, args: list[str]) -> CommandResult:
     rows = []
     # zfs_for_each() sorts what it visits by name (zfs_sort(), cmd/zfs/zfs_iter.c).
     found = _datasets(session, operands[1:], "-r" in flags,
-                      _types(next((v for k, v in opts if k == "-t"), "all")))
+                      _types(next((v for k, v in opts if k == "-t"), "all")), depth)
     for pool, ds in found:
         listed = [*wanted, *props.user_properties_of(pool, ds)] if everything else wanted
         for prop in listed:
@@ -337,6 +430,8 @@ def get(session: Session, args: list[str]) -> CommandResult:
                 raise
             if everything and value is None:
                 continue
+            if sources is not None and _source_kind(source) not in sources:
+                continue  # get_callback(): zprop_print_one_property() skips the source
             rows.append((ds.name, prop, value, source))
     # zfs get all lists every property; labsim's list is shorter, and says so.
     note = msg.get_all_partial(session.version.release) + "\n" if everything else ""
@@ -347,29 +442,63 @@ def get(session: Session, args: list[str]) -> CommandResult:
 
 
 def set_property(session: Session, args: list[str]) -> CommandResult:
+    """zfs set [-u] PROPERTY=VALUE... DATASET...: zfs_do_set() (cmd/zfs/zfs_main.c at
+    zfs-2.1.11 and zfs-2.3.9): the assignments first, then the datasets, each set in turn
+    (one that does not exist is said and skipped). -u (2.2 and later) keeps a changed
+    mountpoint from remounting, which changes nothing in labsim."""
+    usage = msg.zfs_subcommand_usage("set")
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        flags = args[0][1:]
+        bad = next((c for c in flags if c != "u" or not session.version.vdev_properties), None)
+        if bad is not None:
+            raise UsageError(msg.zfs_invalid_option(bad) + "\n" + usage, 2)
+        args = args[1:]
+    if not args:
+        raise UsageError("missing arguments\n" + usage, 2)
     if len(args) < 2:
-        text = msg.zfs_missing_property_argument() if not args else msg.zfs_missing_dataset()
-        raise UsageError(text + "\n" + msg.zfs_subcommand_usage("set"), 2)
-    assignments, names = args[:-1], args[-1:]
-    for assignment in assignments:
-        prop, eq, value = assignment.partition("=")
-        if not eq:
-            raise UsageError(msg.zfs_missing_equals(assignment) + "\n"
-                             + msg.zfs_subcommand_usage("set"), 2)
+        text = "missing property=value argument(s)" if "=" not in args[0] \
+            else "missing dataset name(s)"
+        raise UsageError(text + "\n" + usage, 2)
+    ds_start = next((i for i, arg in enumerate(args) if "=" not in arg), None)
+    if ds_start is None:
+        raise UsageError("missing dataset name(s)\n" + usage, 2)
+    if any("=" in arg for arg in args[ds_start:]):
+        raise UsageError("invalid argument order\n" + usage, 2)
+    assignments: dict[str, str] = {}
+    for assignment in args[:ds_start]:
+        prop, _, value = assignment.partition("=")
         prop = ALIASES.get(prop, prop)
-        if "@" in names[0]:
-            find_any(session, names[0])
-            raise UsageError(msg.not_simulated("zfs set", "setting a property of a snapshot",
-                                                        session.version.release), 1)
-        pool, ds = find(session, names[0])
+        if prop in assignments:  # parseprop(): main() then exits with zfs_do_set()'s -1
+            raise UsageError(f"property '{prop}' specified multiple times", 255)
+        assignments[prop] = value
+    errors = []
+    for name in args[ds_start:]:
+        try:
+            _set_on(session, name, assignments)
+        except UsageError as err:
+            if not err.message.startswith("cannot open '"):
+                raise
+            errors.append(err.message + "\n")  # zfs_for_each() goes on with the others
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+def _set_on(session: Session, name: str, assignments: dict[str, str]) -> None:
+    if "@" in name:
+        find_any(session, name)
+        raise UsageError(msg.not_simulated("zfs set", "setting a property of a snapshot",
+                                           session.version.release), 1)
+    pool, ds = find(session, name)
+    checked = {}
+    for prop, value in assignments.items():
         if prop in READONLY:
             raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
         if prop == "volsize":  # resizing a volume
             raise UsageError(msg.property_not_simulated("zfs set", prop,
                                                         session.version.release), 1)
-        ds.properties[prop] = validate(ds.name, prop, value, session.version,
-                                       kind=props.kind_of(ds))
-    return CommandResult()
+        checked[prop] = validate(ds.name, prop, value, session.version,
+                                 kind=props.kind_of(ds))
+    # zfs_prop_set_list() sends them together: all are set, or (a refusal) none.
+    ds.properties.update(checked)
 
 
 def validate(name: str, prop: str, value: str, version: ZfsVersion,
@@ -404,15 +533,35 @@ def validate(name: str, prop: str, value: str, version: ZfsVersion,
     return size
 
 
+def _create_ancestors(pool: Pool, name: str) -> None:
+    """zfs_create_ancestors() (lib/libzfs/libzfs_dataset.c): each missing ancestor of
+    ``name``, from the top, as a file system with no property of its own (-p)."""
+    parts = name.split("/")
+    for depth in range(2, len(parts)):
+        ancestor = "/".join(parts[:depth])
+        if ancestor not in pool.datasets:
+            create_dataset(pool, ancestor, {})
+
+
 def create(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = _getopt(args, "pusV:b:o:", "create")
+    opts, operands = _getopt(args, "pusnvPV:b:o:", "create")
     if not operands:
         raise UsageError(msg.zfs_missing_dataset() + "\n" + msg.zfs_subcommand_usage("create"), 2)
+    for flag, what in (("-n", "a dry run"), ("-v", "the verbose listing"),
+                       ("-P", "the parsable listing")):
+        if (flag, "") in opts:
+            raise UsageError(msg.option_not_simulated("zfs create", flag, what,
+                                                      session.version.release), 1)
     name = operands[0]
     parent = name.rsplit("/", 1)[0]
     if "/" not in name:
         raise UsageError(msg.zfs_create_missing_pool(name), 1)
     pool = session.pools.get(name.split("/")[0])
+    parents = ("-p", "") in opts
+    if pool is not None and parents:
+        if name in pool.datasets:
+            return CommandResult()  # zfs_do_create(): "-p" and it exists: no complaint
+        _create_ancestors(pool, name)
     if pool is None or parent not in pool.datasets:
         raise UsageError(msg.zfs_create_missing_parent(name), 1)
     if name in pool.datasets:
@@ -457,6 +606,9 @@ def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, st
                             properties=properties)
     except ValueError as err:
         raise UsageError(f"cannot create '{name}': {err}", 1) from None
+    except NotSimulated as err:
+        raise UsageError(msg.not_simulated("zfs create", err.what, pool.version.release),
+                         1) from None
     return CommandResult()
 
 
@@ -483,6 +635,9 @@ def snapshot(session: Session, args: list[str]) -> CommandResult:
     if not operands:
         raise UsageError("missing snapshot argument\n" + _usage_with_properties("snapshot"), 2)
     recursive = "-r" in {k for k, _ in opts}
+    if any(k == "-o" for k, _ in opts):
+        raise UsageError(msg.option_not_simulated("zfs snapshot", "-o", "properties of the "
+                                                  "snapshot", session.version.release), 1)
     for operand in operands:
         name, at, short = operand.partition("@")
         pool = session.pools.get(name.split("/")[0])
@@ -519,10 +674,13 @@ def clone(session: Session, args: list[str]) -> CommandResult:
     assert isinstance(origin, Snapshot)
     if target in pool.datasets:
         raise UsageError(msg.zfs_dataset_exists(target), 1)
+    if ("-p", "") in opts and target.split("/")[0] == pool.name:
+        _create_ancestors(pool, target)  # zfs_do_clone() -p: zfs_create_ancestors()
     if target.rsplit("/", 1)[0] not in pool.datasets:
         raise UsageError(msg.zfs_create_missing_parent(target), 1)
     if any(k == "-o" for k, _ in opts):
-        raise UsageError("labsim: zfs clone -o is not modelled", 1)
+        raise UsageError(msg.option_not_simulated("zfs clone", "-o", "properties of the "
+                                                  "clone", session.version.release), 1)
     snap.clone(pool, origin, target)
     return CommandResult()
 
@@ -545,23 +703,34 @@ def _dependents(pool: Pool, target: Dataset | Snapshot) -> list[str]:
     iter_dependents_cb()): depth first, each dataset after what depends on it: a
     filesystem's children, then its snapshots, each after its clones. Real OpenZFS takes
     children and snapshots in the order of their ZAP (a hash); labsim by name and by txg.
-    A clone of a snapshot of a descendant is met twice, and listed twice, as in zfs."""
-    out: list[str] = []
+    A clone of a snapshot of a descendant is met twice, and listed twice, as in zfs.
+    A clone chain may be thousands deep: the walk keeps its own stack, and finds clones and
+    children through one index of the pool's datasets."""
+    clones: dict[str, list[Dataset]] = {}
+    children: dict[str, list[Dataset]] = {}
+    for name, dataset in sorted(pool.datasets.items()):
+        if dataset.origin:
+            clones.setdefault(dataset.origin, []).append(dataset)
+        parent = name.rpartition("/")[0]
+        if parent:
+            children.setdefault(parent, []).append(dataset)
 
-    def visit(node: Dataset | Snapshot) -> None:
+    def depending(node: Dataset | Snapshot) -> Iterator[Dataset | Snapshot]:
         if isinstance(node, Snapshot):
-            for c in snap.clones_of(pool, node):
-                visit(c)
-                out.append(c.name)
-            return
-        for child in snap.children_of(pool, node):
-            visit(child)
-            out.append(child.name)
-        for s in node.snapshots:
-            visit(s)
-            out.append(s.name)
+            return iter(clones.get(node.name, []))
+        return iter([*children.get(node.name, []), *node.snapshots])
 
-    visit(target)
+    out: list[str] = []
+    stack = [(target, depending(target))]
+    while stack:
+        node, rest = stack[-1]
+        following = next(rest, None)
+        if following is not None:
+            stack.append((following, depending(following)))
+            continue
+        stack.pop()
+        if stack:  # each dependent after what depends on it; the target itself is not one
+            out.append(node.name)
     return out
 
 
@@ -601,11 +770,13 @@ def destroy(session: Session, args: list[str]) -> CommandResult:
     if len(operands) > 1:
         raise UsageError("too many arguments\n" + msg.zfs_subcommand_usage("destroy"), 2)
     if "-d" in flags:
-        raise UsageError("labsim: zfs destroy -d (deferred destroy) is not modelled", 1)
+        raise UsageError(msg.option_not_simulated("zfs destroy", "-d", "deferred destroy",
+                                                  session.version.release), 1)
     if "@" in operands[0]:
         return _destroy_snapshots(session, operands[0], flags)
     if "#" in operands[0]:
-        raise UsageError("labsim: bookmarks are not modelled", 1)
+        raise UsageError(msg.not_simulated("zfs destroy", "destroying a bookmark",
+                                           session.version.release), 1)
     return _destroy_filesystem(session, operands[0], flags)
 
 

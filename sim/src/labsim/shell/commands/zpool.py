@@ -13,6 +13,7 @@ not disks).
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from labsim.format import zpool_iostat as iostat_fmt
 from labsim.format import zpool_list as list_fmt
@@ -21,6 +22,7 @@ from labsim.format import zprop
 from labsim.shell import fs, vdev_labels, vdev_spec
 from labsim.shell import messages as msg
 from labsim.shell.commands import zpool_import
+from labsim.shell.commands import zpool_properties as pool_props
 from labsim.shell.session import CommandResult, Session, UsageError, parse_options
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import (
@@ -33,6 +35,7 @@ from labsim.zfs import (
     raidz_expansion_state,
     scan,
 )
+from labsim.zfs import pool_property_table as pool_table
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
@@ -43,7 +46,9 @@ from labsim.zfs.vdevs import Leaf, TopVdev, VdevSpec, build_vdev
 from labsim.zfs.versions import (
     VdevListSize,
     ZfsVersion,
+    dataset_property_names,
     pool_property_names,
+    release_at_least,
     zpool_subcommands,
 )
 
@@ -56,6 +61,9 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zpool_missing_command(), 2)
     sub = SUBCOMMANDS.get(argv[1])
+    if sub is None and "=" in argv[1]:
+        # main() (cmd/zpool/zpool_main.c): a first word with "=" is `zpool set` shorthand
+        return pool_props.set_(session, argv[1:])
     if sub is None and argv[1] in zpool_subcommands(session.version):
         raise UsageError(msg.subcommand_not_simulated("zpool", argv[1],
                                                       session.version.release), 1)
@@ -76,6 +84,55 @@ def _getopt(args: list[str], optstring: str, subcommand: str):
     return parse_options(args, optstring, missing_argument=msg.zpool_missing_argument,
                          invalid_option=msg.zpool_invalid_option,
                          usage=msg.zpool_subcommand_usage(subcommand))
+
+
+# Options later releases added to subcommands labsim simulates, read in the getopt strings
+# of cmd/zpool/zpool_main.c at zfs-2.2.0 and zfs-2.3.9: (release, what it does). In those
+# releases they get the notice; an older release refuses them as invalid options.
+ADDED_OPTIONS = {
+    "status": {"d": ((2, 3), "Direct I/O checksum errors"),
+               "e": ((2, 3), "only unhealthy vdevs")},
+    "scrub": {"e": ((2, 2), "error scrub"),
+              "C": ((2, 3), "continuing from the last scrubbed txg")},
+}
+
+
+# Options of subcommands labsim simulates that change what the real tool prints in ways
+# labsim does not reproduce (zpool-status.8, zpool-list.8, zpool-iostat.8 at 2.3.9): the
+# notice, rather than the plain output as if they were not given.
+UNSIMULATED_OPTIONS = {
+    "status": {"-D": "the dedup table histogram", "-i": "initialization status",
+               "-g": "vdev guids for names", "-p": "exact numbers", "-s": "slow I/O counts",
+               "-t": "TRIM status", "-c": "script columns", "-T": "a timestamp"},
+    "list": {"-g": "vdev guids for names", "-T": "a timestamp"},
+    "iostat": {"-c": "script columns", "-g": "vdev guids for names", "-T": "a timestamp",
+               "-y": "leaving out the report since import", "-l": "latency columns",
+               "-q": "queue columns", "-r": "request size histograms",
+               "-w": "latency histograms"},
+}
+
+
+def _refuse_unsimulated_options(subcommand: str, opts: list[tuple[str, str]],
+                                version: ZfsVersion) -> None:
+    for flag, _ in opts:
+        what = UNSIMULATED_OPTIONS[subcommand].get(flag)
+        if what is not None:
+            raise UsageError(msg.option_not_simulated(f"zpool {subcommand}", flag, what,
+                                                      version.release), 1)
+
+
+def _added_options(subcommand: str, version: ZfsVersion) -> str:
+    return "".join(letter for letter, ((major, minor), _) in ADDED_OPTIONS[subcommand].items()
+                   if release_at_least(version, major, minor))
+
+
+def _refuse_added_options(subcommand: str, opts: list[tuple[str, str]],
+                          version: ZfsVersion) -> None:
+    for flag, _ in opts:
+        added = ADDED_OPTIONS[subcommand].get(flag.lstrip("-"))
+        if added is not None:
+            raise UsageError(msg.option_not_simulated(f"zpool {subcommand}", flag, added[1],
+                                                      version.release), 1)
 
 
 def _pool(session: Session, name: str) -> Pool:
@@ -108,6 +165,12 @@ def _leaf(session: Session, word: str, props: list[str]) -> tuple[str, int]:
     if host is None:
         if fs.is_dir(session, path):
             raise UsageError(msg.cannot_use_directory(word), 1)
+        hit = fs.mounted_dataset(session, path)
+        if hit is not None and hit.name in hit.dataset.files:
+            # A pool on a file of another pool's dataset: real ZFS takes it (a seed post
+            # stacks its test pools so); labsim's vdevs are host files only.
+            raise UsageError(msg.not_simulated("zpool", "a vdev on a file in a ZFS dataset",
+                                               session.version.release), 1)
         raise UsageError(msg.cannot_open_path(word), 1)
     _ashift(props)
     return path, host.size
@@ -162,13 +225,14 @@ def _vdev_specs(session: Session, words: list[str], action: str, pool: Pool | No
         text = str(problem)
         if text.startswith("invalid vdev specification"):
             raise UsageError(text, 1) from None
-        # labsim's own words, not zpool's: the group parses, but is not modelled yet.
-        raise UsageError(f"labsim: '{text}' vdevs are not simulated yet; "
-                         "the lessons use file, mirror, raidz and log vdevs", 1) from None
+        # labsim's own words, not zpool's: the group parses, but is not simulated.
+        raise UsageError(msg.notice(f"zpool {action} with '{text}' vdevs",
+                                    release=session.version.release), 1) from None
     if action == "create" and not groups:
-        # Refused by the kernel too (spa_create() needs a data vdev); labsim's own words,
-        # as the real text has not been recorded.
-        raise UsageError("labsim: a pool needs at least one data vdev besides its logs", 1)
+        # Refused by the kernel too (spa_create() needs a data vdev); its text has not been
+        # recorded, so labsim says it does not simulate it.
+        raise UsageError(msg.not_simulated("zpool create", "a pool of log vdevs only",
+                                           session.version.release), 1)
     specs = _groups_to_specs(session, groups, props)
     log_specs = _groups_to_specs(session, log_groups, props, log=True)
     ashift = _ashift(props)
@@ -196,6 +260,12 @@ def _dry_run_tree(specs: list[VdevSpec]) -> list[str | tuple[str, list[str]]]:
 def create(session: Session, args: list[str]) -> CommandResult:
     opts, operands = _getopt(args, "fndR:m:o:O:t:", "create")
     flags = {k for k, _ in opts}
+    for flag, what in (("-m", "the root dataset's mountpoint"), ("-R", "an alternate root"),
+                       ("-d", "a pool with no feature enabled"),
+                       ("-t", "a temporary pool name")):
+        if flag in flags:
+            raise UsageError(msg.option_not_simulated("zpool create", flag, what,
+                                                      session.version.release), 1)
     props = [v for k, v in opts if k == "-o"]
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("create"), 2)
@@ -203,8 +273,12 @@ def create(session: Session, args: list[str]) -> CommandResult:
     if not POOL_NAME.match(name) or name in GROUP_KEYWORDS:
         raise UsageError(msg.invalid_pool_name("create", name), 1)
     for prop in props:
-        if prop.partition("=")[0] not in ("ashift", "autoexpand", "autotrim", "comment"):
-            raise UsageError(msg.bad_pool_property(prop.partition("=")[0]), 2)
+        # add_prop_list() (cmd/zpool/zpool_main.c): a name zpool_name_to_prop() knows
+        # (hidden ones too) or a feature@ one.
+        key = prop.partition("=")[0]
+        if key not in pool_property_names(session.version) | pool_table.HIDDEN \
+                and not key.startswith("feature@"):
+            raise UsageError(msg.bad_pool_property(key, session.version.vdev_properties), 2)
     # -O properties are checked while the options are read (add_prop_list()), before
     # any vdev is looked at.
     fs_props = _root_dataset_properties(name, [v for k, v in opts if k == "-O"],
@@ -213,9 +287,21 @@ def create(session: Session, args: list[str]) -> CommandResult:
                                            force="-f" in flags)
     if name in session.pools:
         raise UsageError(msg.pool_exists(name), 1)
+    # zpool_create(): zpool_valid_proplist() with flags.create (ashift was checked by
+    # make_leaf_vdev() already, and is modelled).
+    kept = {}
+    for prop in props:
+        key, _, value = prop.partition("=")
+        if key != "ashift":
+            kept[key] = pool_props.check(session, name, key, value, session.version,
+                                         create=True)
+        else:  # kept as given: `zpool get ashift` shows it "local" (0 "default" unset)
+            kept[key] = str(parse_zfs_number(value))
     if "-n" in flags:
         if log_specs:
-            raise UsageError("labsim: zpool create -n with log vdevs is not modelled", 1)
+            raise UsageError(msg.option_not_simulated("zpool create", "-n",
+                                                      "with log vdevs",
+                                                      session.version.release), 1)
         return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs)) + "\n")
     try:
         pool = create_pool(name, list(specs), session.version, ashift)
@@ -224,6 +310,8 @@ def create(session: Session, args: list[str]) -> CommandResult:
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("create", name), 1) from None
     pool.root.properties.update(fs_props)
+    pool.properties.update({k: v for k, v in kept.items()
+                            if not k.startswith("feature@") and v != ""})
     pool.imported_at = session.clock
     session.pools[name] = pool
     vdev_labels.write_labels(session, pool)
@@ -233,9 +321,10 @@ def create(session: Session, args: list[str]) -> CommandResult:
 def _root_dataset_properties(pool: str, assignments: list[str],
                              version: ZfsVersion) -> dict[str, object]:
     """-O file-system-property=value: set on the root dataset as zfs create -o would
-    (zpool create hands them to zfs_create's property checks). labsim keeps the
-    properties it models, compression and recordsize."""
+    (zpool create hands them to zfs_create's property checks): the properties labsim
+    models or stores; the others of the release get the notice."""
     from labsim.shell.commands import zfs
+    from labsim.shell.commands import zfs_properties as zfs_props
 
     props: dict[str, object] = {}
     for assignment in assignments:
@@ -244,10 +333,16 @@ def _root_dataset_properties(pool: str, assignments: list[str],
         if not eq:
             raise UsageError(msg.zfs_missing_equals(assignment) + "\n"
                              + msg.zpool_subcommand_usage("create"), 2)
-        if prop not in zfs.SETTABLE:
-            raise UsageError(f"labsim: zpool create -O {prop} is not modelled "
-                             f"(only {', '.join(zfs.SETTABLE)})", 1)
-        props[prop] = zfs.validate(pool, prop, value, version)
+        if not (prop in zfs.SETTABLE or zfs_props.is_user_property(prop)
+                or prop in zfs_props.stored_properties(version)):
+            if prop in dataset_property_names(version):
+                raise UsageError(msg.property_not_simulated("zpool create -O", prop,
+                                                            version.release), 1)
+            # add_prop_list() (cmd/zpool/zpool_main.c, 2.1.11 and 2.3.9), exit 2
+            raise UsageError(f"property '{prop}' is not a valid filesystem property\n"
+                             + msg.zpool_subcommand_usage("create"), 2)
+        # zpool_create() checks them with zfs_valid_proplist(), errors "cannot create".
+        props[prop] = zfs.validate(pool, prop, value, version, "create")
     return props
 
 
@@ -295,6 +390,9 @@ def remove(session: Session, args: list[str]) -> CommandResult:
     a data vdev (the device_removal feature, which copies its data away) is not
     modelled."""
     opts, operands = _getopt(args, "npsw", "remove")
+    if ("-s", "") in opts:
+        raise UsageError(msg.option_not_simulated("zpool remove", "-s", "stopping a device "
+                                                  "removal", session.version.release), 1)
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("remove"), 2)
     pool = _pool(session, operands[0])
@@ -335,6 +433,9 @@ def iostat(session: Session, args: list[str]) -> CommandResult:
     """zpool iostat [-v] [-p] [-H] [pool...]: one report, the statistics since each pool
     was imported (an interval and count are not modelled)."""
     opts, names = _getopt(args, "c:gHLpPT:vyhlrwnq", "iostat")
+    if ("-h", "") in opts:  # zpool_do_iostat(): case 'h': usage(B_FALSE)
+        raise UsageError(msg.zpool_subcommand_usage("iostat"), 2)
+    _refuse_unsimulated_options("iostat", opts, session.version)
     flags = {k for k, _ in opts}
     if names and names[-1].isdigit():
         raise UsageError(msg.not_simulated("zpool iostat", "a report repeated at an interval",
@@ -367,8 +468,10 @@ def iostat_row(session: Session, pool: Pool) -> iostat_fmt.IostatRow:
 
 
 def sync(session: Session, args: list[str]) -> CommandResult:
-    """zpool sync: each pool named (or every pool) syncs a transaction group."""
-    for pool in _selected(session, args):
+    """zpool sync [-f]: each pool named (or every pool) syncs a transaction group (-f
+    forces one when nothing is dirty, as labsim always does)."""
+    _, names = _getopt(args, "f", "sync")
+    for pool in _selected(session, names):
         advance_txg(pool)
     return CommandResult()
 
@@ -387,15 +490,14 @@ def _selected(session: Session, names: list[str]) -> list[Pool]:
 
 def list_pools(session: Session, args: list[str]) -> CommandResult:
     opts, names = _getopt(args, "gHLpPvo:T:", "list")
+    _refuse_unsimulated_options("list", opts, session.version)
     flags = {k for k, _ in opts}
     columns = None
     for k, v in opts:
         if k == "-o":
             columns = v.split(",")
-            bad = [c for c in columns if c.lower() not in list_fmt.COLUMNS]
-            if bad:
-                raise UsageError(msg.pool_bad_property_list(bad[0]) + "\n"
-                                 + msg.zpool_subcommand_usage("list"), 2)
+            for column in (c for c in columns if c.lower() not in list_fmt.COLUMNS):
+                _unlisted_column(column, session.version)
     pools = _selected(session, names)
     if not pools:
         return CommandResult(stdout=msg.no_pools_available() + "\n")
@@ -404,6 +506,23 @@ def list_pools(session: Session, args: list[str]) -> CommandResult:
                                       scripted="-H" in flags, columns=columns,
                                       widths_rule=session.version.column_widths)
     return CommandResult(stdout=text)
+
+
+def _unlisted_column(column: str, version: ZfsVersion) -> NoReturn:
+    """A -o column labsim's zpool list does not print: a property of the release (a
+    feature@ or, from 2.2, a user property too) gets the notice; any other name the
+    refusal of zprop_get_list() (lib/libzfs/libzfs_util.c), then the usage (exit 2)."""
+    known: str | None
+    try:
+        known = zprop.pool_lookup(column, version).name
+    except zprop.UnknownProperty:
+        known = column if column.startswith("feature@") \
+            or pool_props.is_user_property(column, version) else None
+    if known is not None:
+        raise UsageError(msg.not_simulated("zpool list", f"the column {known}",
+                                           version.release), 1)
+    raise UsageError(msg.pool_bad_property_list(column) + "\n"
+                     + msg.zpool_subcommand_usage("list"), 2)
 
 
 def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
@@ -447,7 +566,10 @@ def status(session: Session, args: list[str]) -> CommandResult:
     """zpool status [-x] [-v] [-P] [pool ...]. -P changes nothing here (file vdevs are
     always shown by their full path); -v would list damaged files, which labsim does not
     track by name, so it prints what plain status prints."""
-    opts, names = _getopt(args, "DigLpPstvxc:T:", "status")
+    opts, names = _getopt(args, "DigLpPstvxc:T:" + _added_options("status", session.version),
+                          "status")
+    _refuse_added_options("status", opts, session.version)
+    _refuse_unsimulated_options("status", opts, session.version)
     flags = {k for k, _ in opts}
     pools = _selected(session, names)
     if not pools:
@@ -563,7 +685,8 @@ def _finish_resilver(session: Session, pool: Pool, nbytes: int) -> None:
 def scrub(session: Session, args: list[str]) -> CommandResult:
     """zpool scrub [-s | -p] [-w] pool ...: labsim's scrubs finish at once, so -w changes
     nothing and there is never one to stop or pause."""
-    opts, names = _getopt(args, "spw", "scrub")
+    opts, names = _getopt(args, "spw" + _added_options("scrub", session.version), "scrub")
+    _refuse_added_options("scrub", opts, session.version)
     flags = {k for k, _ in opts}
     if not names:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("scrub"),
@@ -578,8 +701,9 @@ def scrub(session: Session, args: list[str]) -> CommandResult:
             continue
         if pool.scrub_pending is not None:
             if "-s" in flags or "-p" in flags:
-                raise UsageError("labsim: stopping or pausing the scrub a RAID-Z expansion "
-                                 "started is not modelled; zpool wait -t scrub finishes it", 1)
+                raise UsageError(msg.not_simulated(
+                    "zpool scrub", "stopping or pausing the scrub a RAID-Z expansion started "
+                    "(zpool wait -t scrub finishes it)", session.version.release), 1)
             # zpool_scan(): EBUSY on a scrub in progress (2.2 and later wording).
             errors.append(f"cannot scrub {name}: currently scrubbing; use 'zpool scrub -s' "
                           "to cancel scrub\n")
@@ -625,6 +749,11 @@ def _pool_and_devices(session: Session, args: list[str], optstring: str,
 def offline(session: Session, args: list[str]) -> CommandResult:
     """zpool offline: refused with "no valid replicas" when the vdev would stop working
     (vdev_offline_locked(), module/zfs/vdev.c)."""
+    opts, _ = _getopt(args, "ft", "offline")
+    for flag, what in (("-f", "faulting the device"), ("-t", "a temporary offline")):
+        if (flag, "") in opts:
+            raise UsageError(msg.option_not_simulated("zpool offline", flag, what,
+                                                      session.version.release), 1)
     pool, devices = _pool_and_devices(session, args, "ft", "offline")
     errors = []
     for word in devices:
@@ -682,10 +811,13 @@ def online(session: Session, args: list[str]) -> CommandResult:
                          status=1 if errors else 0)
 
 
-def _attach_operands(args: list[str], subcommand: str,
+def _attach_operands(args: list[str], subcommand: str, release: str,
                      flags: set[str] | None = None) -> tuple[list[str], list[str]]:
     """-o values and operands; ``flags``, when given, receives the flags (-f -s -w)."""
     opts, operands = _getopt(args, "fso:w", subcommand)
+    if ("-s", "") in opts:
+        raise UsageError(msg.option_not_simulated(f"zpool {subcommand}", "-s",
+                                                  "a sequential reconstruction", release), 1)
     if flags is not None:
         flags.update(k for k, _ in opts if k != "-o")
     usage = msg.zpool_subcommand_usage(subcommand)
@@ -711,7 +843,7 @@ def attach(session: Session, args: list[str]) -> CommandResult:
     (labsim.zfs.raidz_expansion); 2.1 and 2.2 refuse it, as they refuse a RAID-Z child
     (spa_vdev_attach(): ENOTSUP). -w waits for the resilver or the expansion."""
     flags: set[str] = set()
-    props, operands = _attach_operands(args, "attach", flags)
+    props, operands = _attach_operands(args, "attach", session.version.release, flags)
     pool = _pool(session, operands[0])
     existing, new = operands[1], operands[2]
     found = _device(pool, existing)
@@ -788,6 +920,9 @@ def wait(session: Session, args: list[str]) -> CommandResult:
     the activities runs. In labsim only an expansion and the scrub after it take time;
     everything else is done before its command returns."""
     opts, operands = _getopt(args, "HpT:t:", "wait")
+    if any(k == "-T" for k, _ in opts):
+        raise UsageError(msg.option_not_simulated("zpool wait", "-T", "a timestamp",
+                                                  session.version.release), 1)
     usage = msg.zpool_subcommand_usage("wait")
     known = [a for a in WAIT_ACTIVITIES
              if a != "raidz_expand" or session.version.raidz_expansion]
@@ -822,7 +957,7 @@ def replace(session: Session, args: list[str]) -> CommandResult:
     """zpool replace pool old [new]: the new leaf takes the old one's place and is
     resilvered: every block for a mirror or single device, the leaf's columns of every
     block for RAID-Z."""
-    props, operands = _attach_operands(args, "replace")
+    props, operands = _attach_operands(args, "replace", session.version.release)
     pool = _pool(session, operands[0])
     old = operands[1]
     new = operands[2] if len(operands) > 2 else old
@@ -882,9 +1017,13 @@ BCLONE_PROPERTIES = ("bcloneused", "bclonesaved", "bcloneratio")
 
 
 def _known_properties(version: ZfsVersion) -> tuple[str, ...]:
-    """The pool properties labsim models that ``version`` has."""
-    return POOL_PROPERTIES + tuple(p for p in BCLONE_PROPERTIES
-                                   if p in version.pool_properties_added)
+    """The pool properties labsim models or stores that ``version`` has, in the order of
+    zpool_prop_t (include/sys/fs/zfs.h), which `zpool get all` follows
+    (zprop_expand_list() iterates the table unordered)."""
+    names = POOL_PROPERTIES + tuple(p for p in BCLONE_PROPERTIES
+                                    if p in version.pool_properties_added) \
+        + pool_props.stored_names(version)
+    return tuple(sorted(names, key=lambda name: zprop.POOL_PROPS[name].enum))
 
 
 def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
@@ -894,13 +1033,13 @@ def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
         return _known_properties(version)
     wanted = []
     for name in spec.split(","):
-        if name.startswith("feature@"):
+        if name.startswith("feature@") or pool_props.is_user_property(name, version):
             wanted.append(name)
             continue
         try:
             prop = zprop.pool_lookup(name, version)
         except zprop.UnknownProperty:
-            if ":" in name or name in pool_property_names(version):
+            if name in pool_property_names(version) | pool_table.HIDDEN:
                 raise UsageError(msg.property_not_simulated("zpool get", name,
                                                             version.release), 1) from None
             raise UsageError(msg.pool_bad_property_list(name) + "\n"
@@ -922,7 +1061,9 @@ def get(session: Session, args: list[str]) -> CommandResult:
     wanted = _wanted_properties(operands[0], session.version)
     rows: list[tuple[str, str, object, str]] = []
     for pool in _selected(session, operands[1:]):
-        for prop in wanted:
+        # zpool_expand_proplist() adds the pool's user properties to "all" (2.2 and later)
+        users = tuple(sorted(p for p in pool.properties if ":" in p))
+        for prop in wanted + users if operands[0] == "all" else wanted:
             if prop.startswith("feature@"):
                 state = feature_state(pool, prop.removeprefix("feature@"))
                 if state is not None:  # else zpool_prop_get_feature() fails: not printed
@@ -936,12 +1077,14 @@ def get(session: Session, args: list[str]) -> CommandResult:
                                          widths_rule=session.version.column_widths)
     except zprop.InvalidColumn as err:
         raise UsageError(err.message + "\n" + msg.zpool_subcommand_usage("get"), 2) from None
-    return CommandResult(stdout=text)
+    # zpool get all lists every property and feature; labsim's list is shorter, and says so.
+    note = msg.notice(f"zpool get all: the other properties and the features of OpenZFS "
+                      f"{session.version.release}", plural=True, where=msg.REAL_OPENZFS) \
+        if operands[0] == "all" else ""
+    return CommandResult(stdout=text, stderr=note + "\n" if note else "")
 
 
-# The features labsim models, by the ZfsVersion field that says whether a release has them.
-MODELLED_FEATURES = {"block_cloning": "block_cloning_feature",
-                     "raidz_expansion": "raidz_expansion"}
+MODELLED_FEATURES = pool_props.MODELLED_FEATURES
 
 
 def feature_state(pool: Pool, feature: str) -> str | None:
@@ -950,8 +1093,8 @@ def feature_state(pool: Pool, feature: str) -> str | None:
     know (zfeature_lookup_name() fails, get_callback() prints nothing)."""
     field = MODELLED_FEATURES.get(feature)
     if field is None:
-        raise UsageError(f"labsim: zpool get feature@{feature} is not modelled (only "
-                         + ", ".join(f"feature@{f}" for f in MODELLED_FEATURES) + ")", 1)
+        raise UsageError(msg.property_not_simulated("zpool get", f"feature@{feature}",
+                                                    pool.version.release), 1)
     if not getattr(pool.version, field):
         return None
     if feature == "block_cloning":
@@ -963,6 +1106,8 @@ def feature_state(pool: Pool, feature: str) -> str | None:
 
 
 def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
+    if prop in pool_props.stored_names(pool.version) or ":" in prop:
+        return pool_props.stored_value(pool, prop)
     values = {
         "size": pool.space, "allocated": pool.alloc, "free": pool.free,
         "capacity": pool.capacity, "fragmentation": pool.fragmentation,
@@ -973,7 +1118,11 @@ def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
         "bcloneratio": brt.ratio(pool.brt) / 100,
     }
     if prop == "ashift":
-        return pool.vdevs[0].ashift, "local"
+        # The pool property, not the vdevs' ashift: what -o ashift set at creation, else
+        # 0 from the default (zpool_prop.c registers ashift PROP_DEFAULT, default 0).
+        if "ashift" in pool.properties:
+            return int(pool.properties["ashift"]), "local"
+        return 0, "default"
     return values[prop], "-" if prop != "altroot" else "default"
 
 
@@ -985,4 +1134,5 @@ SUBCOMMANDS = {
     "attach": attach, "detach": detach, "replace": replace,
     "export": zpool_import.export, "import": zpool_import.import_,
     "remove": remove, "iostat": iostat, "freeze": freeze, "wait": wait,
+    "set": pool_props.set_,
 }

@@ -51,6 +51,9 @@ def _getopt(args: list[str], optstring: str, subcommand: str):
 def export(session: Session, args: list[str]) -> CommandResult:
     """zpool export [-af] pool ...: each named pool (or all, with -a) is exported."""
     opts, names = _getopt(args, "afF", "export")
+    if ("-F", "") in opts:
+        raise _not_simulated("zpool export -F (a hard force that leaves the labels as "
+                             "they were)")
     if "-a" in {k for k, _ in opts}:
         names = sorted(session.pools)
     elif not names:
@@ -76,8 +79,7 @@ def destroy_labels(session: Session, pool: Pool) -> None:
 
 
 def _not_simulated(what: str) -> UsageError:
-    return UsageError(f"labsim: {what} is not simulated here; try it on real OpenZFS in "
-                      "the lab VM (see vagrant/README.md)", 1)
+    return UsageError(msg.notice(what, where=msg.REAL_OPENZFS), 1)
 
 
 def discover(session: Session, directories: list[str]) -> list[tuple[FoundPool, Pool | None]]:
@@ -137,15 +139,31 @@ def import_listing(view: ImportView) -> fmt.ImportPool:
         logs=tuple(_listed_vdev(view, v) for v in view.pool.logs))
 
 
+UNSIMULATED_IMPORT_OPTIONS = {
+    "-o": "properties and mount options", "-R": "an alternate root", "-c": "a cache file",
+    "-F": "rewinding to an earlier txg", "-X": "an extreme rewind", "-T": "a txg to rewind to",
+    "-m": "a pool missing its log device", "-n": "a dry run of -F", "-t": "a temporary name",
+    "-s": "a sequential scan", "-l": "loading encryption keys", "-C": "the cache's config",
+    "-E": "a pool in use elsewhere", "-V": "a pool with faulted devices",
+}
+
+
 def import_(session: Session, args: list[str]) -> CommandResult:
     """zpool import [-d dir]... [-f] [-N] [pool | id [newpool]]: without a pool, list
     what the search finds (show_import()); with one, import it, by name or numeric id."""
     if "--rewind-to-checkpoint" in args:  # long_options[] of zpool_do_import()
         raise _not_simulated("zpool import --rewind-to-checkpoint (checkpoints)")
-    opts, operands = _getopt(args, "aCc:d:DEfFlmnNo:R:st:TVX", "import")
+    opts, operands = _getopt(args, "aCc:d:DEfFlmnNo:R:stT:VX", "import")
     flags = {k for k, _ in opts}
     if "-D" in flags:
         raise _not_simulated("zpool import -D (destroyed pools)")
+    # What these change is not modelled (properties and mount options, an altroot, a cache
+    # file, rewinding to an earlier txg, a missing log, a temporary name, a scrub's scan,
+    # keys): rather than import as if they were not given, labsim says so. -d, -f, -N and
+    # -a (below) are simulated or answered elsewhere.
+    for flag, what in UNSIMULATED_IMPORT_OPTIONS.items():
+        if flag in flags:
+            raise _not_simulated(f"zpool import {flag} ({what})")
     dirs = [session.absolute(v) for k, v in opts if k == "-d"] or list(DEFAULT_IMPORT_DIRS)
     found = discover(session, dirs)
     if not operands:

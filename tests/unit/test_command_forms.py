@@ -1,0 +1,158 @@
+"""Forms of zfs and zpool that real OpenZFS accepts and labsim once refused with a made-up
+error (issue 16): each is now simulated from the source it cites, or gets the notice."""
+
+from __future__ import annotations
+
+import pytest
+
+from labsim import Session
+from labsim.zfs.versions import get_version
+
+
+def machine(release: str = "2.3") -> Session:
+    session = Session(version=get_version(release))
+    for line in ("mkdir -p /var/tmp/d", "truncate -s 256M /var/tmp/d/a",
+                 "truncate -s 256M /var/tmp/d/b", "zpool create p /var/tmp/d/a",
+                 "zfs create p/fs", "zfs snapshot p/fs@s"):
+        assert session.run(line).status == 0, line
+    return session
+
+
+def names(session: Session) -> list[str]:
+    return session.run("zfs list -H -o name -t all -r p").stdout.split()
+
+
+def test_zfs_set_takes_several_datasets_and_checks_the_order():
+    """zfs_do_set(): assignments first, then datasets; each dataset in turn."""
+    session = machine()
+    assert session.run("zfs set atime=off compression=lz4 p/fs p").status == 0
+    out = session.run("zfs get -H -o name,property,value atime,compression p p/fs").stdout
+    assert out.split("\n")[:4] == ["p\tatime\toff", "p\tcompression\tlz4",
+                                   "p/fs\tatime\toff", "p/fs\tcompression\tlz4"]
+    for line, text, status in (
+            ("zfs set", "missing arguments\nusage:", 2),
+            ("zfs set p", "missing property=value argument(s)\nusage:", 2),
+            ("zfs set a=1", "missing dataset name(s)\nusage:", 2),
+            ("zfs set atime=on p x=1", "invalid argument order\nusage:", 2),
+            ("zfs set atime=on atime=off p", "property 'atime' specified multiple times", 255),
+            ("zfs set atime=on p/none p", "cannot open 'p/none': dataset does not exist", 1)):
+        result = session.run(line)
+        assert result.status == status and result.stderr.startswith(text), (line, result)
+    assert session.run("zfs get -H -o value atime p").stdout == "on\n"  # the last line's p
+
+
+def test_zfs_set_u_from_2_2():
+    assert machine().run("zfs set -u atime=off p").status == 0
+    old = machine("2.1").run("zfs set -u atime=off p")
+    assert old.status == 2 and old.stderr.startswith("invalid option 'u'\nusage:")
+
+
+def test_create_and_clone_p_make_the_missing_parents():
+    """zfs_create_ancestors() for -p; an existing dataset with -p is no error."""
+    session = machine()
+    assert session.run("zfs create -p p/a/b/c").status == 0
+    assert session.run("zfs create -p p/a/b/c").status == 0
+    assert session.run("zfs clone -p p/fs@s p/x/y").status == 0
+    assert names(session) == ["p", "p/a", "p/a/b", "p/a/b/c", "p/fs", "p/fs@s", "p/x", "p/x/y"]
+    refused = session.run("zfs create p/m/n")
+    assert refused.stderr == "cannot create 'p/m/n': parent does not exist\n"
+
+
+@pytest.mark.parametrize("line", ["zfs create -n p/n", "zfs create -v p/n",
+                                  "zfs create -n -P p/n", "zpool status -e p",
+                                  "zpool status -d p", "zpool scrub -e p", "zpool scrub -C p",
+                                  "zpool import -o readonly=on -d /var/tmp/d p",
+                                  "zpool import -R /mnt -d /var/tmp/d p",
+                                  "zfs snapshot -o com.x:y=1 p/fs@t",
+                                  "zpool create -m /mnt/q q /var/tmp/d/b",
+                                  "zpool create -R /mnt q /var/tmp/d/b",
+                                  "zpool create -d q /var/tmp/d/b",
+                                  "zpool create -t tmp q /var/tmp/d/b",
+                                  "zpool remove -s p", "zpool offline -f p /var/tmp/d/a",
+                                  "zpool offline -t p /var/tmp/d/a", "zpool wait -T d p",
+                                  "zpool attach -s p /var/tmp/d/a /var/tmp/d/b",
+                                  "zpool export -F p"])
+def test_options_labsim_does_not_simulate_get_the_notice(line):
+    result = machine().run(line)
+    assert result.status == 1 and "not simulated here" in result.stderr, result
+
+
+def test_options_a_release_lacks_are_invalid_there():
+    for line in ("zpool status -e p", "zpool scrub -C p"):
+        result = machine("2.1").run(line)
+        assert result.status == 2 and result.stderr.startswith("invalid option"), line
+    # error scrub came in 2.2
+    assert "not simulated" in machine("2.2").run("zpool scrub -e p").stderr
+
+
+def test_space_stands_for_the_space_columns():
+    """zprop_get_list(): "space" expands to name,avail,used,usedsnap,usedds,
+    usedrefreserv,usedchild; zfs list -o space alone leaves snapshots out."""
+    session = machine()
+    head = session.run("zfs list -o space").stdout.splitlines()[0].split()
+    assert head == ["NAME", "AVAIL", "USED", "USEDSNAP", "USEDDS", "USEDREFRESERV",
+                    "USEDCHILD"]
+    props = session.run("zfs get -H -o property space p/fs").stdout.split()
+    assert props == ["name", "available", "used", "usedbysnapshots", "usedbydataset",
+                     "usedbyrefreservation", "usedbychildren"]
+    assert session.run("zfs get -H -o value name p/fs@s").stdout == "p/fs@s\n"
+
+
+@pytest.mark.parametrize("line", ["zpool status -D p", "zpool status -i p", "zpool status -g p",
+                                  "zpool status -s p", "zpool status -t p",
+                                  "zpool status -c vendor p", "zpool status -T d p",
+                                  "zpool list -g p", "zpool iostat -l p", "zpool iostat -q p",
+                                  "zpool iostat -r p", "zpool iostat -w p", "zpool iostat -y p",
+                                  "zpool iostat -c size p", "zpool iostat -g p"])
+def test_output_options_labsim_does_not_reproduce_get_the_notice(line):
+    """Not the plain output as if the option had not been given."""
+    result = machine().run(line)
+    assert result.status == 1 and "not simulated here" in result.stderr, result
+
+
+def test_iostat_h_is_its_usage():
+    result = machine().run("zpool iostat -h")
+    assert result.status == 2 and result.stderr.startswith("usage:\n\tiostat ")
+
+
+def test_zfs_list_s_and_S_sort_as_zfs_sort_does():
+    session = machine()
+    for line in ("zfs create p/big", "dd if=/dev/urandom of=/p/big/f bs=1M count=2 status=none",
+                 "zfs create p/fs/child"):
+        assert session.run(line).status == 0
+    ascending = session.run("zfs list -H -o name -s used").stdout.split()
+    assert ascending[-1] == "p" and ascending[-2] == "p/big"
+    assert session.run("zfs list -H -o name -S used").stdout.split()[:2] == ["p", "p/big"]
+    # ties (equal names never; equal USED) fall back to the name order
+    by_name = session.run("zfs list -H -o name -s name").stdout.split()
+    assert by_name == ["p", "p/big", "p/fs", "p/fs/child"]
+    refused = session.run("zfs list -P")
+    assert refused.status == 2 and refused.stderr.startswith("invalid option 'P'")
+
+
+def test_zfs_get_s_keeps_the_sources_asked_for_and_d_limits_the_depth():
+    session = machine()
+    assert session.run("zfs set atime=off p/fs").status == 0
+    local = session.run("zfs get -H -r -s local -o name,property,value all p").stdout
+    assert local == "p/fs\tatime\toff\n"
+    defaults = session.run("zfs get -H -r -s default -o name atime p").stdout.split()
+    assert defaults == ["p"]
+    # atime does not apply to a snapshot: "-", source "-", the kind "none"
+    assert session.run("zfs get -H -r -s none -o name atime p").stdout.split() == ["p/fs@s"]
+    assert session.run("zfs get -H -d 0 -o name atime p").stdout == "p\n"
+    refused = session.run("zfs get -s mine atime p")
+    assert refused.status == 2 and refused.stderr.startswith("invalid source 'mine'\nusage:")
+    assert session.run("zfs get -R atime p").stderr.startswith("invalid option 'R'")
+
+
+def test_zpool_sync_f():
+    assert machine().run("zpool sync -f p").status == 0
+
+
+def test_ip_objects_labsim_does_not_model_get_the_notice():
+    """iproute2's cmds[] (ip/ip.c): neigh, netns, maddress... are real objects."""
+    session = machine()
+    for line in ("ip neigh", "ip n", "ip netns", "ip -br tuntap", "ip monitor"):
+        result = session.run(line)
+        assert result.status == 1 and "not simulated here" in result.stderr, line
+    assert session.run("ip bogus").stderr == 'Object "bogus" is unknown, try "ip help".\n'
