@@ -114,10 +114,24 @@ LIMITS: tuple[Limit, ...] = (
                "`zfs list -o name,used,usedsnap`.",
     ),
     Limit(
+        area="Pool metadata",
+        what="A new pool's MOS and every dataset's and volume's own metadata are modelled "
+             "block by block as `zdb -dd` lists them on 2.1.11 and 2.3.9, at the pool's "
+             "ashift and layout; of what later transaction groups add to the MOS only new "
+             "space maps, each further vdev's unflushed-txgs array and (2.2+) a first "
+             "snapshot's zapified dsl_dir are. How many log space maps live at once, the "
+             "MOS's dnode blocks filling, the pool history growing with each command and "
+             "deadlist bpobjs are not.",
+        shows_as="The root dataset's USED, USEDCHILD and logicalused, and the pool's ALLOC, "
+                 "are a few metadata blocks (a few KiB at ashift 9, tens of KiB at ashift "
+                 "12) off real OpenZFS once a script has run for a while.",
+        try_it=f"`zdb -dd POOL` in {LAB_VM} lists the MOS's objects and their sizes.",
+    ),
+    Limit(
         area="Snapshot sizes",
-        what="A snapshot's own logical and compressed sizes are not tracked.",
-        shows_as="`logicalreferenced`, `logicalused` and `compressratio` of a snapshot say "
-                 "not simulated.",
+        what="A snapshot's compression ratio is not tracked (its logicalreferenced is, and "
+             "its logicalused is \"-\" as on real OpenZFS).",
+        shows_as="`compressratio` of a snapshot says not simulated.",
         try_it=f"`zfs get compressratio POOL@SNAP` in {LAB_VM}.",
         example="zfs get compressratio limits@s",
         setup=(*POOL, "zfs snapshot limits@s"),
