@@ -54,6 +54,12 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         **{f"command {n} `zfs list -p": MOS_GROWTH for n in (10, 15, 26, 31, 42)},
         "command 37 `zfs list -p": SPACE_MAP_CHURN,
     },
+    ("2.3.9", "lab16-properties"): {
+        "command 18 `zfs inherit bogus lab16p`":
+            "zfs inherit's usage after an unknown property goes on with the table of every "
+            "property (usage(B_FALSE) with zfs_prop_t's PROPERTY EDIT INHERIT VALUES, "
+            "cmd/zfs/zfs_main.c); labsim prints the usage lines only (issue 16)",
+    },
     ("2.3.9", "lab15-mos-growth"): {
         f"command {n} `zfs list -p": MOS_GROWTH for n in (8, 12, 18)
     },

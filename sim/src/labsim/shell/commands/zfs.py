@@ -172,16 +172,14 @@ def _snapshot_value(pool: Pool, s: Snapshot, prop: str) -> tuple[object, str]:
         return snap.snapshot_used(pool, s), "-"
     if prop == "referenced":
         return snap.referenced(pool, s), "-"
-    if prop == "refreservation":
-        # Not among a snapshot's own properties (dsl_prop_get_all() lists for a snapshot
-        # only those valid for snapshots): get_numeric_property() falls back to the
-        # default, 0, printed "none" (lib/libzfs/libzfs_dataset.c).
-        return 0, "default"
+    if prop in SETTABLE:
+        # compression, recordsize, sync, logbias, copies and refreservation are
+        # registered for file systems and volumes only (module/zcommon/zfs_prop.c): a
+        # snapshot shows "-" (recorded on 2.3.9: tools/probes/shell/lab16-properties.sh).
+        return None, "-"
     if prop in ("volsize", "volblocksize"):
         owner = snap.owner(pool, s)
         return (owner.properties.get(prop), "-") if zvols.is_volume(owner) else (None, "-")
-    if prop in SETTABLE:
-        return property_value(pool, snap.owner(pool, s), prop)
     if prop == "logicalused":
         # A dsl_dir's figure (dsl_dir_stats()), which a snapshot does not have: "-"
         # (recorded on 2.3.9, tests/fixtures/real/2.3.9/probes/lab15-mos-composition.txt).
