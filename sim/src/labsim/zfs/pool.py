@@ -225,6 +225,8 @@ class Pool:
     # MOS blocks of the metaslabs' space maps made since the pool was created, counted in
     # USED and AVAIL but not placed (SPACE_MAP_MOS_BYTES).
     space_map_bytes: int = 0
+    # The most space map objects (metaslabs' and log) the pool has held: labsim.zfs.txg.
+    space_map_peak: int = 0
     # The physical bytes of one copy of each MOS block (what the root's logicalused
     # counts of the MOS, BP_GET_UCSIZE() of metadata): set from the new pool's profile
     # and grown with the MOS. None: estimated from the placed blocks (older profiles,

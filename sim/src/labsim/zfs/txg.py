@@ -18,9 +18,29 @@ from labsim.zfs.versions import KiB, MetaBlock
 SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 
 
+def space_map_objects(pool: Pool) -> int:
+    """Space map objects holding a block: metaslabs' own (once allocated) and the log space
+    maps still needed."""
+    return (sum(1 for v in pool.vdevs for ms in v.metaslabs if ms.sm_object)
+            + len(pool.space_maps.logs))
+
+
 def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
-    new = spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
-    if new_space_maps_cost and new:
+    """A txg's space maps (labsim.zfs.spacemaps.sync_txg), and their MOS blocks: the new
+    pool's profile holds its first ones; a space map object beyond the most the pool has
+    had adds its block. Freed log space maps give nothing back here, since on a real pool
+    every txg that changes the MOS dirties metaslabs and keeps its log space maps alive
+    (spa_cleanup_old_sm_logs() frees one only once all the metaslabs it covers are
+    flushed), which labsim's txgs without data do not model: the recordings show the
+    count of space map blocks holding or growing, not falling."""
+    spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
+    count = space_map_objects(pool)
+    if not new_space_maps_cost:
+        pool.space_map_peak = max(pool.space_map_peak, count)
+        return
+    new = count - pool.space_map_peak
+    if new > 0:
+        pool.space_map_peak = count
         spent = metadata_blocks.cost([replace(SPACE_MAP_BLOCK, count=new)], pool.vdevs[0],
                                      pool.version.compression_min_savings)
         pool.space_map_bytes += spent.allocated
