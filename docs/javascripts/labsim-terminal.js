@@ -9,7 +9,7 @@
 // The terminal's own commands: `clear`, `help` (what it can do), `man` (not simulated).
 // A usage text taller than the screen is paged (Space, Enter, q).
 // Commands typed while Python loads, or while a command runs, are kept (type-ahead) and run in
-// order. Output is readable by screen readers (xterm's screenReaderMode).
+// order. Output is readable by screen readers (a live region of each command's output).
 // The session state (labsim's machine, the history and the screen text) lives on across instant
 // navigation; "Reset machine" starts the session afresh. A terminal on a network (data-network,
 // data-host) is one host of a simulated network shared with the page's other terminals on it:
@@ -109,9 +109,16 @@ export class LabTerminal {
     const bar = document.createElement("div");
     bar.className = "labsim-bar";
     bar.append(this.status, hint, reset);
+    // Each command's output, read out by screen readers (role=log is a polite live region);
+    // visually hidden: the terminal shows the same text.
+    this.spoken = document.createElement("div");
+    this.spoken.className = "labsim-term-spoken";
+    this.spoken.setAttribute("role", "log");
+    this.spoken.setAttribute("aria-live", "polite");
+    this.spoken.setAttribute("aria-label", `Output of ${this.prompt.trim()}`);
     const ui = document.createElement("div");
     ui.className = "labsim-term-ui";
-    ui.append(screen, bar);
+    ui.append(screen, bar, this.spoken);
     this.root.append(ui);
 
     this.term = new Terminal({
@@ -125,7 +132,10 @@ export class LabTerminal {
       lineHeight: 1.2,
       scrollback: 2000,
       theme: THEME,
-      screenReaderMode: true, // rows in the accessibility tree, new output in a live region
+      // Not xterm's screenReaderMode: with it on, xterm 6 drops text that arrives as input
+      // events rather than key presses (é, emoji, an IME, insertText). A live region of our
+      // own reads each command's output out instead (this.spoken).
+      screenReaderMode: false,
     });
     this.fit = new FitAddon();
     this.term.loadAddon(this.fit);
@@ -409,6 +419,11 @@ export class LabTerminal {
     }
     if (!text) return;
     text = withNewline(text);
+    if (this.spoken) { // the latest output only, without colours
+      const line = document.createElement("pre");
+      line.textContent = text.replace(/\x1b\[[0-9;]*m/g, "");
+      this.spoken.replaceChildren(line);
+    }
     const rows = this.term?.rows ?? 12;
     if (!this.term || !isLongUsage(reply, rows)) return this.write(text);
     const lines = text.replace(/\n$/, "").split("\n");
