@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_shell_grammar import LINES
+from test_terminal_text import as_esm
 
 from labsim.shell.syntax import backend, cst
 
@@ -44,7 +45,7 @@ def _as_list(node: cst.Node) -> list:
 def test_the_page_and_cpython_parse_every_line_to_the_same_tree():
     lines = [backend.prepared(line) for line in (*LINES, *MORE)]
     script = SCRIPT % {
-        "module": json.dumps((ROOT / "docs/javascripts/labsim-shell-grammar.js").as_uri()),
+        "module": json.dumps(as_esm(ROOT / "docs/javascripts/labsim-shell-grammar.js").as_uri()),
         "runtime": json.dumps((MODULES / "web-tree-sitter/tree-sitter.js").as_uri()),
         "wasm": json.dumps(str(MODULES / "web-tree-sitter/tree-sitter.wasm")),
         "grammar": json.dumps(str(MODULES / "tree-sitter-bash/tree-sitter-bash.wasm")),

@@ -4,8 +4,10 @@ what a paste types, completion lists in columns, the long usage texts that are p
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,9 +17,19 @@ NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="no node (the site build needs it)")
 
 
+def as_esm(module: Path) -> Path:
+    """The module as an .mjs copy: Node 18 (Debian 12) loads a .js file outside a
+    "type": "module" package as CommonJS, so its `export`s fail to parse; newer Node
+    detects the syntax. The page's modules import nothing relative, so a copy works."""
+    copy = Path(tempfile.gettempdir()) / f"zfl-{os.getpid()}-{module.stem}.mjs"
+    if not copy.exists() or copy.read_bytes() != module.read_bytes():
+        copy.write_bytes(module.read_bytes())
+    return copy
+
+
 def call(function: str, *args):
     """``function(*args)`` of the module, in Node, through JSON."""
-    script = (f"import * as m from {json.dumps(MODULE.as_uri())};\n"
+    script = (f"import * as m from {json.dumps(as_esm(MODULE).as_uri())};\n"
               f"console.log(JSON.stringify(m.{function}(...{json.dumps(args)})));")
     done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True,
                           text=True, check=True)
