@@ -75,9 +75,10 @@ def create_pool(
                 else:
                     pool.metadata.append(extent)
     if profile.with_root_objset:
-        objset = set(map(id, EMPTY_FILESYSTEM))
+        # Every block of the new pool but the root objset's (dataset metadata, two copies)
+        # belongs to the MOS.
         pool.mos_physical = sum(block_psize(b, pool.min_ashift, rule) * b.count
-                                for b in live if id(b) not in objset)
+                                for b in live if b not in EMPTY_FILESYSTEM)
     sync_space_maps(pool, new_space_maps_cost=False)  # the new pool's are in create_metadata
     return pool
 

@@ -28,10 +28,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from labsim.zfs import compression
 from labsim.zfs.lz4_zfs import lz4_size
-from labsim.zfs.records import BLKPTR_LZ4_BYTES, BLKPTR_SIZE
+from labsim.zfs.records import indirect_compressed
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import KiB, MetaBlock, MinSavings
 
@@ -94,14 +95,6 @@ def cost(blocks: Iterable[MetaBlock], vdev: TopVdev, rule: MinSavings) -> Cost:
     return Cost(allocated, physical)
 
 
-def indirect_compressed(pointers: int) -> int:
-    """An indirect block of ``pointers`` block pointers after LZ4 (labsim.zfs.records
-    counts BLKPTR_LZ4_BYTES a pointer, and the zeros after them as one long match)."""
-    unused = INDIRECT_BLOCK_SIZE - pointers * BLKPTR_SIZE
-    return (compression.ZFS_LZ4_HEADER + pointers * BLKPTR_LZ4_BYTES
-            + compression.length_bytes(unused))
-
-
 def dnode_block_compressed(dnodes: int) -> int:
     """A 16K dnode block holding ``dnodes`` used dnodes, after LZ4."""
     return (compression.ZFS_LZ4_HEADER + dnodes * DNODE_LZ4_BYTES
@@ -136,9 +129,13 @@ def directory_block(names: Iterable[str]) -> MetaBlock | None:
 
 
 def filesystem_blocks(file_names: Iterable[str] = ()) -> tuple[MetaBlock, ...]:
+    return _filesystem_blocks(tuple(file_names))
+
+
+@lru_cache(maxsize=256)
+def _filesystem_blocks(names: tuple[str, ...]) -> tuple[MetaBlock, ...]:
     """The metadata blocks of a ZPL file system holding ``file_names`` in its root
     directory (files' own indirect blocks are counted with the files)."""
-    names = list(file_names)
     copies = DATASET_METADATA_COPIES
     # Dnode blocks: the first holds the master node and the files (objects 2-31), the
     # second the file system's own objects, later ones the files after object 31.

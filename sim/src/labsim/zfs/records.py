@@ -182,10 +182,15 @@ def indirect_psize(pointers: int, ashift: int = 9) -> int:
     4-byte LZ4 header, BLKPTR_LZ4_BYTES per pointer, and the zeros of its unused
     pointers (one LZ4 match, whose length takes a byte per 255), rounded up to the
     sector as zio_write_compress() rounds every compressed block."""
+    return min(INDIRECT_BLOCK_SIZE,
+               compression.round_to_sectors(indirect_compressed(pointers), ashift))
+
+
+def indirect_compressed(pointers: int) -> int:
+    """The bytes LZ4 leaves of an indirect block holding ``pointers`` block pointers."""
     unused = INDIRECT_BLOCK_SIZE - pointers * BLKPTR_SIZE
-    lz4 = (compression.ZFS_LZ4_HEADER + pointers * BLKPTR_LZ4_BYTES
-           + compression.length_bytes(unused))
-    return min(INDIRECT_BLOCK_SIZE, compression.round_to_sectors(lz4, ashift))
+    return (compression.ZFS_LZ4_HEADER + pointers * BLKPTR_LZ4_BYTES
+            + compression.length_bytes(unused))
 
 
 def roundup(value: int, multiple: int) -> int:
