@@ -114,3 +114,43 @@ def test_duration_line():
     line = course.duration_html(course.Duration(25, 20, 15))
     assert re.sub("<[^>]+>", "", line) == (
         "60 min: 25 min reading and teaching, 20 min exercises, 15 min lab")
+
+
+# --- lab step lists: [[lab:steps:NAME]] -----------------------------------------------------------
+
+LABKIT_LABS = [(lesson, lab) for lesson in MANIFEST.lessons for lab in lesson.labs
+               if lab.kind == "labkit"]
+
+
+@pytest.mark.parametrize(("lesson", "lab"), LABKIT_LABS, ids=lambda x: getattr(x, "name", ""))
+def test_a_lesson_lists_its_labs_steps_from_the_step_file(lesson, lab):
+    """The page has the token, not a copy: no numbered list of the lab's step names."""
+    text = (ROOT / "docs" / lesson.page).read_text()
+    assert f"[[lab:steps:{lab.name}]]" in text
+    listed = mkdocs_course_hooks.lab_steps_markdown(lab.name)
+    names = re.findall(r"^\d+\. \*\*([\w-]+)\*\*", listed, re.M)
+    copied = re.findall(r"^\d+\. \*\*([\w-]+)\*\*", text, re.M)
+    assert names and names != copied[:len(names)]
+    assert listed.endswith(".") and listed.count(";") >= len(names) - 1
+
+
+def test_the_step_list_is_the_step_files(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "scripts" / "x.sh").write_text("# step a: A\ntrue\n# step b: B\ntrue\n")
+    check = 'check = [{ what = "w", run = "true", exit = 0 }]\n'
+    (tmp_path / "steps" / "x.toml").write_text(
+        '[lab]\ntitle = "x"\npools = ["x"]\nfiles = ["x*"]\n'
+        f'[[step]]\nname = "a"\nsummary = "one `file`"\nhint = "h."\n{check}'
+        f'[[step]]\nname = "b"\nsummary = """the pool,\n   and more."""\nhint = "h."\n{check}')
+    assert mkdocs_course_hooks.lab_steps_markdown("x", tmp_path) == (
+        "1. **a**: one `file`;\n2. **b**: the pool, and more.")
+    page = "Its steps:\n\n[[lab:steps:x]]\n\n\\[[lab:steps:x]] and [[lab:steps:nope]]\n"
+    text, errors = mkdocs_course_hooks.steps_substitute(page, "p.md", tmp_path)
+    assert text == ("Its steps:\n\n1. **a**: one `file`;\n2. **b**: the pool, and more.\n\n"
+                    "[[lab:steps:x]] and [[lab:steps:nope]]\n")
+    assert len(errors) == 1 and errors[0].startswith("p.md: [[lab:steps:nope]]: no lab 'nope'")
+    (tmp_path / "steps" / "x.toml").write_text(
+        (tmp_path / "steps" / "x.toml").read_text().replace('summary = "one `file`"\n', ""))
+    with pytest.raises(ValueError, match=r"steps \['a'\] have no `summary`"):
+        mkdocs_course_hooks.lab_steps_markdown("x", tmp_path)
