@@ -21,8 +21,14 @@ from dataclasses import dataclass
 # A prompt: user@host:dir# or user@host:dir$ (root@lab:~#, vagrant@zfl-labs:/labs$), or a
 # bare "$ " or "# " as the host's shell in the lab instructions.
 PROMPT = re.compile(r"^(?P<prompt>[\w.-]+@[\w.-]+:[^\s#$]*[#$] |[#$] )(?P<command>.*)$")
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?[ \t]*\.?(?P<lang>[\w-]*)")
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?[ \t]*\.?(?P<lang>[\w-]*)"
+                   r"(?P<options>.*)$")
+TITLE = re.compile(r"\btitle=\"([^\"]*)\"")
 CONSOLE_LANGS = frozenset({"console", "shell-session"})
+# The titles of blocks that show another machine's session with the terminal's prompt (what
+# real OpenZFS printed in the lab VM, a command for a real server): a reader sees the title,
+# and the test that runs each block in its lesson's terminal leaves them out.
+ELSEWHERE = ("Recorded in the lab VM", "On a real server")
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,12 @@ class Block:
     line: int  # of the opening fence, counting from 1
     lang: str
     lines: tuple[str, ...]  # the body, without the fence's indentation
+    title: str = ""  # ```console title="..."
+
+    @property
+    def elsewhere(self) -> bool:
+        """A session on another machine, shown with its title (ELSEWHERE)."""
+        return self.title in ELSEWHERE
 
     @property
     def commands(self) -> tuple[Command, ...]:
@@ -82,7 +94,9 @@ def markdown_blocks(markdown: str) -> list[Block]:
             body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j])
             j += 1
         if opening.group("lang") in CONSOLE_LANGS:
-            blocks.append(Block(i + 1, opening.group("lang"), tuple(body)))
+            title = TITLE.search(opening.group("options"))
+            blocks.append(Block(i + 1, opening.group("lang"), tuple(body),
+                                title.group(1) if title else ""))
         i = j + 1
     return blocks
 
@@ -94,7 +108,8 @@ def copy_text(lines: list[str] | tuple[str, ...]) -> str:
 
 # The code of a highlighted console block as pymdownx.highlight writes it.
 _HTML_BLOCK = re.compile(
-    r"(<div class=\"language-(?:console|shell-session) highlight\"><pre)(\b[^>]*)(>.*?</pre>)",
+    r"(<div class=\"language-(?:console|shell-session) highlight\">"
+    r"(?:<span class=\"filename\">[^<]*</span>)?<pre)(\b[^>]*)(>.*?</pre>)",
     re.S)
 _TAG = re.compile(r"<[^>]+>")
 
