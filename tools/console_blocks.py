@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 
 # A prompt: user@host:dir# or user@host:dir$ (root@lab:~#, vagrant@zfl-labs:/labs$), or a
-# bare "$ " or "# " as the host's shell in the lab instructions.
-PROMPT = re.compile(r"^(?P<prompt>[\w.-]+@[\w.-]+:[^\s#$]*[#$] |[#$] )(?P<command>.*)$")
+# bare "$ " for the reader's own shell. (Not a bare "# ": that is a comment as often.)
+PROMPT = re.compile(r"^(?P<prompt>[\w.-]+@[\w.-]+:[^\s#$]*[#$] |\$ )(?P<command>.*)$")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?[ \t]*\.?(?P<lang>[\w-]*)"
                    r"(?P<options>.*)$")
 TITLE = re.compile(r"\btitle=\"([^\"]*)\"")
@@ -116,13 +116,15 @@ _TAG = re.compile(r"<[^>]+>")
 
 def with_copy_text(page_html: str) -> str:
     """``page_html`` with ``data-copy`` (the commands alone) on every console block's
-    ``<pre>`` that has a prompt; a block without one (output only) copies as it is."""
+    ``<pre>`` that starts with a prompt; another block (output only, or commands without
+    prompts) copies as it is."""
 
     def add(match: re.Match) -> str:
         if "data-copy=" in match.group(2):
             return match.group(0)
-        code = html.unescape(_TAG.sub("", match.group(3)[1:]))
-        text = copy_text(code.splitlines())
+        lines = html.unescape(_TAG.sub("", match.group(3)[1:])).splitlines()
+        first = next((line for line in lines if line.strip()), "")
+        text = copy_text(lines) if PROMPT.match(first) else ""
         if not text:
             return match.group(0)
         value = html.escape(text, quote=True).replace("\n", "&#10;")

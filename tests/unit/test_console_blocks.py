@@ -53,7 +53,7 @@ def test_copy_text_is_the_commands_alone():
     assert console_blocks.copy_text(console_blocks.markdown_blocks(PAGE)[0].lines) == (
         "zpool create tank /nonexistent\necho a \\\nb")
     assert console_blocks.copy_text(["vagrant@zfl-labs:/labs$ sudo ls", "x",
-                                     "$ cd labs", "# ls", "total 0"]) == "sudo ls\ncd labs\nls"
+                                     "$ cd labs", "# ls", "total 0"]) == "sudo ls\ncd labs"
 
 
 def test_the_html_of_a_block_gets_its_commands_as_data_copy():
@@ -63,8 +63,10 @@ def test_the_html_of_a_block_gets_its_commands_as_data_copy():
             '</div><div class="language-console highlight"><span class="filename">T</span><pre>'
             '<span></span><code><span class="go">only output</span></code></pre></div>'
             '<div class="language-c highlight"><pre><span></span><code>x</code></pre></div>')
-    out = console_blocks.with_copy_text(page)
-    assert out.count("data-copy=") == 1
+    script = ('<div class="language-console highlight"><pre><span></span><code>'
+              '# make the files\ntruncate -s 1G a.raw\n</code></pre></div>')
+    out = console_blocks.with_copy_text(page + script)
+    assert out.count("data-copy=") == 1  # not the output-only block, not the plain script
     value = out.split('data-copy="', 1)[1].split('"', 1)[0]
     assert html.unescape(value) == 'zpool list && echo "x"'
     assert console_blocks.with_copy_text(out) == out  # once only
