@@ -412,14 +412,11 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
 
 
 def on_page_content(html_text: str, page, config, files, **kwargs) -> str:
-    """Under the title: the timings for instructors (front matter `teaching`, `exercises`)
-    and, on a ZFS page, the place of the OpenZFS release selector."""
-    parts = [f"{label}: {page.meta[key]} min" for key, label in
-             (("teaching", "Teaching"), ("exercises", "Exercises")) if page.meta.get(key)]
-    badge = f'<p class="zfl-timing zfl-instructor-only">{" · ".join(parts)}</p>' if parts else ""
+    """Under the title, on a ZFS page: the place of the OpenZFS release selector. (A lesson's
+    duration, which every reader sees, comes from course.toml: tools/mkdocs_course_hooks.py.)"""
     slot = _release_slot() if is_zfs_page(html_text) else ""
     if "</h1>" in html_text:
-        return html_text.replace("</h1>", "</h1>" + badge + slot, 1)
+        return html_text.replace("</h1>", "</h1>" + slot, 1)
     return slot + html_text
 
 

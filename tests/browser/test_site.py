@@ -284,9 +284,11 @@ def test_instructor_view_and_light_pages(page, site):
     assert notes.count() == 1
     assert not notes.is_visible()
     assert page.locator("details.solution").first.is_visible()
+    # the lesson's minutes (course.toml) are for every reader, not only instructors
+    assert page.locator(".zfl-duration").first.is_visible()
     page.click(".zfl-view-toggle")
     assert notes.is_visible()
-    assert page.locator(".zfl-timing").first.is_visible()
+    assert page.locator(".zfl-duration").first.is_visible()
     page.reload()
     assert page.locator(".admonition.instructor").first.is_visible()  # remembered
     page.goto(site + LESSON + "?view=student")
