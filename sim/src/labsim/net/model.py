@@ -202,7 +202,7 @@ class Host:
 
 @dataclass
 class HostFiles:
-    """A host's own files as its shell sessions keep them (labsim.shell.session: path ->
+    """A host's own files as its shell sessions keep them (labsim.shell.base: path ->
     HostFile, and the directories that exist). Every session of one host shares them (a
     page's setup line and its terminal are two sessions), and a command on one host can
     read another host's (ssh reads the server's sshd_config and /etc/hosts)."""

@@ -57,7 +57,8 @@ from labsim.scenarios.wg_presets import (
     Setting,
     preset_fields,
 )
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.base import CommandResult
+from labsim.shell.session import Session
 from labsim.wg import quick
 
 PORT = 51820

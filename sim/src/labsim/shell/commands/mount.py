@@ -18,8 +18,14 @@ on success; exit 32 with two lines on a failure.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.base import CommandResult
+from labsim.shell.registry import command
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # Files a Debian 12 host has that labsim models by their defaults when the host has none.
 SYSTEM_FILES = frozenset({"/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/hosts",
@@ -34,6 +40,7 @@ def _failed(target: str, reason: str) -> CommandResult:
                          status=MOUNT_FAILURE)
 
 
+@command("mount")
 def main(session: Session, argv: list[str]) -> CommandResult:
     args = argv[1:]
     if len(args) != 3 or args[0] not in ("--bind", "-B"):

@@ -15,14 +15,19 @@ import ipaddress
 import shlex
 import time
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from labsim.format import ip as ipfmt
 from labsim.format import ping as pingfmt
 from labsim.net import delivery, model, nftables
 from labsim.net.model import Host, NetError
 from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult
 from labsim.shell.commands import wg as wgcmd
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.registry import command
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 
 def _host(session: Session) -> Host:
@@ -34,6 +39,7 @@ def _unmodelled(tool: str, argv: list[str]) -> CommandResult:
     return CommandResult.fail(msg.command_line_not_simulated(tool, argv), 2)
 
 
+@command("ss")
 def ss(session: Session, argv: list[str]) -> CommandResult:
     """iproute2's ss, which the lab VM has and no lesson uses: every form gets the notice
     (its table's columns are sized from what it lists, misc/ss.c; labsim keeps no sockets
@@ -41,6 +47,7 @@ def ss(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult.fail(msg.command_line_not_simulated("ss", argv), 1)
 
 
+@command("wg")
 def wg(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
     """`wg`, then the handshakes PersistentKeepalive starts (setting a keepalive on an up
     interface sends one at once)."""
@@ -66,6 +73,7 @@ class _IpOptions:
     family: int = 0  # 4, 6, or 0 for any
 
 
+@command("ip")
 def ip(session: Session, argv: list[str]) -> CommandResult:
     args = argv[1:]
     options = _IpOptions()
@@ -414,6 +422,7 @@ PING_TIMEOUT = 10.0
 """Seconds ping waits for a last reply that does not come (MAXWAIT in ping.h), unless -W."""
 
 
+@command("ping")
 def ping(session: Session, argv: list[str]) -> CommandResult:
     """`ping -c N [-W S] [-i S] ADDRESS`: one echo per second through the model."""
     count, timeout, interval, target = None, PING_TIMEOUT, 1.0, None
@@ -509,6 +518,7 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
 
 # -------------------------------------------------------------------------------------- curl
 
+@command("curl")
 def curl(session: Session, argv: list[str]) -> CommandResult:
     """`curl -s[S] [--max-time N | -m N] http://ADDRESS[:PORT][/PATH]`: one GET through the
     model (delivery.http_get), printing the body. With -S a failure prints curl 7.88's
@@ -585,6 +595,7 @@ def _sysctl_value(host: Host, key: str) -> int:
     return host.ip_forward if key == "net.ipv4.ip_forward" else host.sysctls[key]
 
 
+@command("sysctl")
 def sysctl(session: Session, argv: list[str]) -> CommandResult:
     """`sysctl [-n] [-q] [-w] KEY[=VALUE]...` for net.ipv4.ip_forward and
     net.ipv4.conf.all.src_valid_mark. -q prints nothing for a value set (procps: it only
@@ -631,6 +642,7 @@ class _NotModelled(Exception):
     pass
 
 
+@command("iptables")
 def iptables(session: Session, argv: list[str]) -> CommandResult:
     """`iptables -t nat -A|-D POSTROUTING -o IF -j MASQUERADE`, `iptables [-t TABLE]
     -A|-I|-D CHAIN RULE` for the rules _canonical_rule() knows (the slow-SSH lab's
@@ -781,6 +793,7 @@ def _canonical_target(name: str, words: list[str]) -> str:
     raise _NotModelled
 
 
+@command("iptables-restore")
 def iptables_restore(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
     """`iptables-restore -n` (--noflush), as wg-quick pipes its rules into it when nft is not
     installed (a network whose firewall_backend is IPTABLES: add_default() and
@@ -830,6 +843,7 @@ def iptables_restore(session: Session, argv: list[str], stdin: str | None = None
     return CommandResult()
 
 
+@command("iptables-save")
 def iptables_save(session: Session, argv: list[str]) -> CommandResult:
     """`iptables-save`: every table that has had a rule, in iptables' order, each chain
     with policy ACCEPT and no counters (nf_tables keeps none for them), dated by the
@@ -850,6 +864,7 @@ def iptables_save(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(stdout="".join(out))
 
 
+@command("ip6tables-save")
 def ip6tables_save(session: Session, argv: list[str]) -> CommandResult:
     """`ip6tables-save`: the model has no IPv6 firewall, so nothing, as on a host where
     no ip6tables rule was ever added."""
@@ -860,6 +875,7 @@ def ip6tables_save(session: Session, argv: list[str]) -> CommandResult:
 
 # --------------------------------------------------------------------------------------- nft
 
+@command("nft")
 def nft(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
     """`nft -f FILE` (a host file, or - for standard input) with the lines wg-quick's
     add_default() and remove_firewall() write; `nft list tables [FAMILY]`; `nft list table

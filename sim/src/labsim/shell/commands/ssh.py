@@ -44,12 +44,17 @@ import ipaddress
 import math
 import shlex
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from labsim.net import model, ssh_keys
 from labsim.net import ssh_login as login_model
 from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult, HostFile
 from labsim.shell.commands import sshd as sshd_command
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.registry import command
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 SSH_CONFIG = "/etc/ssh/ssh_config"
 USER_SSH_CONFIG = "/root/.ssh/config"  # ~/.ssh/config of root, the user of every labsim shell
@@ -296,6 +301,7 @@ def _client_settings(machine: Machine, target: str) -> login_model.ClientSetting
 
 # ---------------------------------------------------------------- getent hosts
 
+@command("getent")
 def getent(session: Session, argv: list[str]) -> CommandResult:
     """`getent hosts KEY...` as glibc 2.36's getent does it (nss/getent.c hosts_keys()): an
     address is looked up by address; a name first as IPv6 (gethostbyname2(AF_INET6)), then
@@ -347,6 +353,7 @@ def _minutes(seconds: float) -> str:
     return f"{ms // 60000}m{ms % 60000 // 1000}.{ms % 1000:03d}s"
 
 
+@command("time")
 def time_keyword(session: Session, argv: list[str]) -> CommandResult:
     """`time COMMAND...`: runs the command, then prints bash 5.2's default TIMEFORMAT
     ("\\nreal\\t%3lR\\nuser\\t%3lU\\nsys\\t%3lS") on stderr. real is how far the command
@@ -515,6 +522,7 @@ def _read_sshd_config(text: str | None) -> dict[str, str]:
     return options
 
 
+@command("ssh")
 def ssh(session: Session, argv: list[str]) -> CommandResult:
     """`ssh [options] [user@]HOST COMMAND`: one login, its time from the login model."""
     try:
@@ -740,7 +748,7 @@ def _refused(session: Session, parsed: SshCommand, debug: list[str],
 def _remote(session: Session, host: str, command: list[str]) -> CommandResult:
     """The command on the server: a session of the server's host (sharing its files) runs
     it at the client's time (sshd hands it to the user's shell as one line)."""
-    remote = Session(network=session.network, hostname=host, clock=session.clock)
+    remote = session.for_host(host)
     result = remote.run(" ".join(command))
     session.clock = max(session.clock, remote.clock)
     return result

@@ -13,13 +13,18 @@ empty, which is how `wg set wg0 private-key /dev/null` removes a key.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.format import wg as fmt
 from labsim.shell import fs
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.base import CommandResult
 from labsim.wg import config
 from labsim.wg.device import DeviceChange, DeviceError, WireGuardHost, apply_change, get_interface
 from labsim.wg.keys import KEY_LEN_BASE64, decode_key, encode_key, generate_private_key
 from labsim.wg.keys import public_key as x25519_public_key
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 VERSION = "1.0.20210914"
 

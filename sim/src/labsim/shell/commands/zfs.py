@@ -8,14 +8,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from labsim.format import zfs_list as fmt
 from labsim.format.numbers import nicenum
 from labsim.format.zprop import DATASET_PROPS
 from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult, UsageError, parse_options
 from labsim.shell.commands import zfs_properties as props
-from labsim.shell.session import CommandResult, Session, UsageError, parse_options
+from labsim.shell.registry import command
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import snapshots as snap
 from labsim.zfs import zil, zvols
@@ -31,6 +32,9 @@ from labsim.zfs.space import (
 )
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.versions import ZfsVersion, dataset_property_names, zfs_subcommands
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 COMPRESSION = re.compile(
     r"^(on|off|lzjb|gzip|gzip-[1-9]|zle|lz4|zstd|zstd-([1-9]|1[0-9])|zstd-fast"
@@ -66,6 +70,7 @@ LIST_TYPES = {"filesystem": "filesystem", "fs": "filesystem", "snapshot": "snaps
               "all": "all"}
 
 
+@command("zfs")
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zfs_missing_command(), 2)

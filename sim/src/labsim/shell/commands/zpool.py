@@ -13,7 +13,7 @@ not disks).
 from __future__ import annotations
 
 import re
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from labsim.format import zpool_iostat as iostat_fmt
 from labsim.format import zpool_list as list_fmt
@@ -21,9 +21,10 @@ from labsim.format import zpool_status as status_fmt
 from labsim.format import zprop
 from labsim.shell import fs, vdev_labels, vdev_spec
 from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult, UsageError, parse_options
 from labsim.shell.commands import zpool_import
 from labsim.shell.commands import zpool_properties as pool_props
-from labsim.shell.session import CommandResult, Session, UsageError, parse_options
+from labsim.shell.registry import command
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import (
     brt,
@@ -52,11 +53,15 @@ from labsim.zfs.versions import (
     zpool_subcommands,
 )
 
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
+
 GROUP_KEYWORDS = {"mirror", "raidz", "raidz1", "raidz2", "raidz3", "draid", "log", "cache",
                   "spare", "special", "dedup"}
 POOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 
 
+@command("zpool")
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
         raise UsageError(msg.zpool_missing_command(), 2)
