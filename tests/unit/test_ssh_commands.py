@@ -25,7 +25,7 @@ from pytest import approx
 from labsim.net import ssh_login as lm
 from labsim.net.model import Network, add_host
 from labsim.shell.base import CommandResult
-from labsim.shell.commands.netcmds import IPTABLES_NO_RULE
+from labsim.shell.commands.iptables import IPTABLES_NO_RULE
 from labsim.shell.commands.ssh import USER_SECONDS
 from labsim.shell.session import Session
 from labsim.web import Bridge
