@@ -26,7 +26,7 @@ from labsim.net import ssh_login as lm
 from labsim.net.model import Network, add_host
 from labsim.shell.base import CommandResult
 from labsim.shell.commands.iptables import IPTABLES_NO_RULE
-from labsim.shell.commands.ssh import USER_SECONDS
+from labsim.shell.commands.time_keyword import USER_SECONDS
 from labsim.shell.session import Session
 from labsim.web import Bridge
 
