@@ -9,8 +9,9 @@ file rather than change it, and there is no mount table: a file written to eithe
 after the mount is not seen at the other, and `umount` is not modelled.
 
 A target must exist. Beside the host's own files, these are the files every Debian 12 host
-has and labsim stands in for with their defaults (labsim.shell.commands.ssh reads them):
-/etc/resolv.conf, /etc/nsswitch.conf, /etc/hosts, /etc/ssh/ssh_config, /etc/ssh/sshd_config.
+has and labsim stands in for with their defaults (labsim.shell.commands.resolver and
+ssh_config read them): /etc/resolv.conf, /etc/nsswitch.conf, /etc/hosts,
+/etc/ssh/ssh_config, /etc/ssh/sshd_config.
 
 Recorded on Debian 12 (the texts are in tests/unit/test_mount_command.py): nothing printed
 on success; exit 32 with two lines on a failure.
