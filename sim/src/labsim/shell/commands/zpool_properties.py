@@ -25,8 +25,9 @@ from labsim.zfs.versions import ZfsVersion, pool_property_names
 if TYPE_CHECKING:
     from labsim.shell.session import Session
 
-# The features whose state labsim follows (labsim.shell.commands.zpool.feature_state), by
-# the ZfsVersion field that says whether a release has them.
+# The features whose state labsim follows (feature_state() in
+# labsim.shell.commands.zpool_reports), by the ZfsVersion field that says whether a release
+# has them.
 MODELLED_FEATURES = {"block_cloning": "block_cloning_feature",
                      "raidz_expansion": "raidz_expansion"}
 
