@@ -79,7 +79,7 @@ class Session:
     # host's (one given here goes to a new host; an existing host keeps its own).
     network: Network = field(default_factory=Network)
     hostname: str = "lab"
-    # What each packet of the last `ping` met on its way (labsim.net.delivery.Delivery),
+    # What each packet of the last `ping` met on its way (labsim.net.trace.Delivery),
     # for a page to show.
     last_ping: tuple = ()
     # The shell's own state (labsim.shell.executor): its variables, its functions (name ->

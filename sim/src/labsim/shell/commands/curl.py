@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 from typing import TYPE_CHECKING
 
-from labsim.net import delivery
+from labsim.net import delivery, trace
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult
 from labsim.shell.commands.net_common import unmodelled
@@ -69,13 +69,13 @@ def curl(session: Session, argv: list[str]) -> CommandResult:
                              max_time=max_time or 0.0)
     delivery.apply(network, trip)
     drop = trip.dropped
-    if drop is None or (drop.reason in delivery.WHAT_ENDS_CURL and drop.errno):
+    if drop is None or (drop.reason in trace.WHAT_ENDS_CURL and drop.errno):
         # curl's Curl_timediff(): whole milliseconds, rounded down.
         elapsed_ms = int(trip.rtt_ms or 0)
         session.clock += (trip.rtt_ms or 0) / 1000
         if drop is None and not trip.refused:
             assert trip.server is not None and trip.seen_source is not None
-            return CommandResult(stdout=delivery.http_body(trip.server, trip.seen_source))
+            return CommandResult(stdout=trace.http_body(trip.server, trip.seen_source))
         return failed(7, f"Failed to connect to {address} port {port} after {elapsed_ms} ms: "
                          "Couldn't connect to server")
     if max_time is None:

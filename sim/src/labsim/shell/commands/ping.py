@@ -9,7 +9,7 @@ import ipaddress
 from typing import TYPE_CHECKING
 
 from labsim.format import ping as pingfmt
-from labsim.net import delivery
+from labsim.net import delivery, trace
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult
 from labsim.shell.commands.net_common import unmodelled
@@ -77,7 +77,7 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
     # ping's lines as a terminal shows them: stdout is line-buffered there, stderr not at all
     order = [(1, pingfmt.header(text))]
     last_ok = False
-    deliveries: list[delivery.Delivery] = []
+    deliveries: list[trace.Delivery] = []
     errors = 0
     for seq in range(1, count + 1):
         session.tick()  # a packet a step of the line's budget (labsim.shell.executor)
@@ -87,7 +87,7 @@ def _ping(session: Session, address: ipaddress.IPv4Address, count: int, timeout:
         delivery.apply(network, trip)
         deliveries.append(trip)
         drop = trip.dropped
-        if drop is not None and drop.reason == delivery.NO_ROUTE and drop.errno and seq == 1:
+        if drop is not None and drop.reason == trace.NO_ROUTE and drop.errno and seq == 1:
             # ping connect()s its socket first: no route ends it before anything is sent.
             session.last_ping = tuple(deliveries)
             return CommandResult.fail(f"ping: connect: {drop.errno}", 2)
