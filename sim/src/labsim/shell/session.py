@@ -37,6 +37,7 @@ SHELL_VARIABLES = {
     "IFS": " \t\n", "PS1": "\\u@\\h:\\w\\$ ", "TERM": "xterm-256color",
 }
 
+
 @dataclass
 class Session:
     version: ZfsVersion = DEFAULT_VERSION

@@ -59,11 +59,11 @@ STDIN_PATHS = ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
 ZEROS_READ = 4096
 
 
-
 def _wireguard(session: Session) -> WireGuardHost:
     """The machine's WireGuard state (Session.__post_init__ always sets it)."""
     assert session.wireguard is not None
     return session.wireguard
+
 
 @command("wg")
 def wg(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
