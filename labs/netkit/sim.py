@@ -99,7 +99,7 @@ def installer(shell):
 
 
 def _write(session, path: str, text: str, mode: int) -> None:
-    from labsim.shell.session import HostFile
+    from labsim.shell.base import HostFile
 
     parent = posixpath.dirname(path)
     while parent not in session.host_dirs:

@@ -26,7 +26,8 @@ import re
 import pytest
 
 from labsim.net.model import Network, add_ether_link, add_host
-from labsim.shell.session import Session, interleaved
+from labsim.shell.base import interleaved
+from labsim.shell.session import Session
 
 RECORDED_CLIENT_ROUTE = (
     "10.1.0.0/24 dev wg0 scope link \n"

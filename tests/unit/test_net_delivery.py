@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 
 from labsim.format import wg as wgfmt
-from labsim.net import delivery, model
+from labsim.net import delivery, model, trace
 from labsim.net.delivery import echo, settle
 from labsim.net.model import Network, add_ether_link, add_host
 from labsim.wg.device import DeviceChange, Endpoint, PeerChange, apply_change
@@ -276,8 +276,8 @@ def test_a_masquerading_router_carries_the_tunnel_and_its_answers():
         ipaddress.IPv4Address("192.168.50.2"), 40000)
     assert ping(network, "server", "10.9.0.2", NOW + 1).ok
     # The mapping times out; the router then drops what the server sends.
-    drop = drop_of(ping(network, "server", "10.9.0.2", NOW + delivery.NAT_TIMEOUT + 1))
-    assert (drop.host, drop.reason) == ("router", delivery.NAT_UNSOLICITED)
+    drop = drop_of(ping(network, "server", "10.9.0.2", NOW + trace.NAT_TIMEOUT + 1))
+    assert (drop.host, drop.reason) == ("router", trace.NAT_UNSOLICITED)
 
 
 def test_nobody_reaches_a_client_behind_a_router_that_has_sent_nothing():
@@ -286,7 +286,7 @@ def test_nobody_reaches_a_client_behind_a_router_that_has_sent_nothing():
         public_key(CLIENT_KEY), endpoint=Endpoint(ipaddress.IPv4Address("192.168.50.2"),
                                                   40000)),)))
     drop = drop_of(ping(network, "server", "10.9.0.2"))
-    assert (drop.host, drop.reason) == ("router", delivery.NAT_UNSOLICITED)
+    assert (drop.host, drop.reason) == ("router", trace.NAT_UNSOLICITED)
 
 
 def test_keepalives_keep_the_routers_mapping_open():
@@ -301,4 +301,4 @@ def test_a_router_that_does_not_forward_drops_the_tunnel():
     network = home_net()
     network.hosts["router"].ip_forward = 0
     drop = drop_of(ping(network, "client", "10.9.0.1"))
-    assert (drop.host, drop.reason) == ("router", delivery.FORWARDING_DISABLED)
+    assert (drop.host, drop.reason) == ("router", trace.FORWARDING_DISABLED)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from labsim.net import delivery
+from labsim.net import delivery, trace
 from labsim.net.model import Network, add_ether_link, add_host, start_http_server
 from labsim.shell.session import Session
 
@@ -150,7 +150,7 @@ def test_without_nat_the_answer_is_lost_at_the_server():
                              host_header="10.99.0.2:8080", max_time=2)
     assert trip.dropped is not None
     assert (trip.dropped.host, trip.dropped.reason, trip.dropped.reply) == (
-        "web", delivery.NO_ROUTE, True)
+        "web", trace.NO_ROUTE, True)
     assert trip.dropped.errno is None  # silent: curl waits
 
 
@@ -211,7 +211,7 @@ def test_without_the_fwmark_the_tunnel_routes_into_itself():
     trip = delivery.http_get(client.network, "client", "10.0.0.1", 8080, client.now(),
                              host_header="10.0.0.1:8080", max_time=2)
     assert trip.dropped is not None
-    assert (trip.dropped.reason, trip.dropped.host) == (delivery.ROUTING_LOOP, "client")
+    assert (trip.dropped.reason, trip.dropped.host) == (trace.ROUTING_LOOP, "client")
     assert "leads into wg0 itself" in trip.dropped.detail
     assert curl(client, "curl -sS --max-time 2 http://10.0.0.1:8080/") == (
         "", RECORDED_TIMEOUT.replace("10.99.0.2", "10.0.0.1"), 28)
@@ -262,12 +262,12 @@ def test_a_timeout_advances_the_clock_by_max_time():
 
 
 def test_syn_retransmissions_within_max_time():
-    assert [delivery.syns_sent(t) for t in (0.5, 1, 2, 3, 4, 8, 100)] == [1, 1, 2, 2, 3, 4, 7]
+    assert [trace.syns_sent(t) for t in (0.5, 1, 2, 3, 4, 8, 100)] == [1, 1, 2, 2, 3, 4, 7]
 
 
 def test_request_size_follows_the_host_header():
     # "GET / HTTP/1.1", "Host: 10.0.0.1:8080", "User-Agent: curl/7.88.1", "Accept: */*".
-    assert delivery.http_request_bytes("10.0.0.1:8080") == 77
+    assert trace.http_request_bytes("10.0.0.1:8080") == 77
 
 
 def test_unmodelled_forms_say_so():

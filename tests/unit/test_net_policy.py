@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from labsim.net import model
 from labsim.net.model import Network, add_host
-from labsim.shell.session import START_CLOCK, Session
+from labsim.shell.base import START_CLOCK
+from labsim.shell.session import Session
 
 # What wg-quick printed for `wg-quick up wg0.conf` (after the wireguard-go fallback lines):
 # the command lines labsim's wg-quick runs through the Session, in this order.

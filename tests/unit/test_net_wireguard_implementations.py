@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labsim.net import delivery, model
+from labsim.net import delivery, model, trace
 from labsim.net.delivery import echo, settle
 from labsim.net.model import Network, add_host
 from labsim.shell.session import Session
@@ -58,7 +58,7 @@ def hub(implementation: str, keepalive: int = 0) -> Network:
     return network
 
 
-def ping(network: Network, host: str, address: str, now: float) -> delivery.Delivery:
+def ping(network: Network, host: str, address: str, now: float) -> trace.Delivery:
     trip = echo(network, host, address, now)
     delivery.apply(network, trip)
     return trip
@@ -71,7 +71,7 @@ def row(network: Network, host: str, peer: str) -> tuple[int, int]:
     return found.rx_bytes, found.tx_bytes
 
 
-def lab03_no_keepalive_checks(network: Network) -> list[delivery.Delivery]:
+def lab03_no_keepalive_checks(network: Network) -> list[trace.Delivery]:
     """Lab 03's first three checks: c2 pings c1, which has sent nothing (1 s: it fails);
     c1 pings c2; c2 pings c1 again."""
     return [ping(network, "c2", TUNNEL["c1"], NOW), ping(network, "c1", TUNNEL["c2"], NOW + 1),
@@ -85,12 +85,12 @@ def test_kernel_answers_a_forwarded_packet_for_a_peer_without_endpoint():
     network = hub("kernel")
     trip = ping(network, "c2", TUNNEL["c1"], NOW)
     drop = trip.dropped
-    assert (drop.host, drop.reason, drop.errno) == ("server", delivery.NO_ENDPOINT, None)
+    assert (drop.host, drop.reason, drop.errno) == ("server", trace.NO_ENDPOINT, None)
     assert drop.unreachable_from == ipaddress.IPv4Address(TUNNEL["server"])
     assert row(network, "server", "c2") == (148 + 128, 92 + 144)
     assert row(network, "c2", "server") == (92 + 144, 148 + 128)
-    assert delivery.icmp_error_bytes(delivery.ICMP_ECHO_BYTES) == 112
-    assert delivery.data_bytes(112) == 144
+    assert trace.icmp_error_bytes(trace.ICMP_ECHO_BYTES) == 112
+    assert trace.data_bytes(112) == 144
 
 
 def test_ping_prints_the_forwarding_hosts_unreachable():
@@ -115,7 +115,7 @@ def test_wireguard_go_stages_it_and_sends_it_once_the_peer_is_known():
     go, kernel = hub("go"), hub("kernel")
     first = lab03_no_keepalive_checks(go)[0]
     assert (first.dropped.reason, first.dropped.errno, first.dropped.unreachable_from) == (
-        delivery.STAGED, None, None)
+        trace.STAGED, None, None)
     lab03_no_keepalive_checks(kernel)
     assert row(go, "server", "c2")[1] - row(kernel, "server", "c2")[1] == 272
     assert row(go, "server", "c2") == (148 + 3 * 128, 92 + 2 * 144 + 3 * 128)
@@ -158,7 +158,7 @@ def test_received_bytes_of_a_packet_the_allowed_ips_filter_drops(implementation)
         public_key(KEYS["c1"]), replace_allowed_ips=True,
         allowed_ips=(ipaddress.IPv4Network("10.9.0.99/32"),)),)))
     trip = ping(network, "c1", TUNNEL["server"], NOW)
-    assert trip.dropped.reason == delivery.SOURCE_NOT_ALLOWED
+    assert trip.dropped.reason == trace.SOURCE_NOT_ALLOWED
     assert row(network, "server", "c1") == ({"kernel": 148, "go": 276}[implementation], 92)
     assert row(network, "c1", "server") == (92, 276)
 
@@ -188,7 +188,7 @@ def test_data_under_a_session_the_server_lost_is_dropped(implementation):
     assert ping(network, "c1", TUNNEL["server"], NOW).ok
     restart_server(network)
     lost = ping(network, "c1", TUNNEL["server"], NOW + 1)
-    assert (lost.dropped.host, lost.dropped.reason) == ("server", delivery.NO_SESSION)
+    assert (lost.dropped.host, lost.dropped.reason) == ("server", trace.NO_SESSION)
     assert row(network, "c1", "server") == (220, 404)
     assert row(network, "server", "c1") == (0, 0)
     server_peer = network.hosts["server"].wireguard.interfaces["wg0"].peers[0]
@@ -196,7 +196,7 @@ def test_data_under_a_session_the_server_lost_is_dropped(implementation):
     # Still lost 14 s after the first unanswered packet; at 15 s (KEEPALIVE_TIMEOUT +
     # REKEY_TIMEOUT) c1 makes a new handshake, and the server learns where it is.
     assert ping(network, "c1", TUNNEL["server"], NOW + 15).dropped.reason == (
-        delivery.NO_SESSION)
+        trace.NO_SESSION)
     again = ping(network, "c1", TUNNEL["server"], NOW + 16)
     assert again.ok
     assert any("handshake initiation" in hop.what for hop in again.hops)

@@ -24,9 +24,10 @@ from pytest import approx
 
 from labsim.net import ssh_login as lm
 from labsim.net.model import Network, add_host
-from labsim.shell.commands.netcmds import IPTABLES_NO_RULE
-from labsim.shell.commands.ssh import USER_SECONDS
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.base import CommandResult
+from labsim.shell.commands.iptables import IPTABLES_NO_RULE
+from labsim.shell.commands.time_keyword import USER_SECONDS
+from labsim.shell.session import Session
 from labsim.web import Bridge
 
 NOTICE_TAIL = "is not simulated here; try it in the lab VM (see vagrant/README.md)"

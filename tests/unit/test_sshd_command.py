@@ -15,8 +15,9 @@ import pytest
 
 from labsim.net import ssh_login as lm
 from labsim.net.model import Network, add_host
+from labsim.shell.base import CommandResult
 from labsim.shell.commands.sshd import SshdProcess
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.session import Session
 
 # labs/net/05-slow-ssh/sshd_config without its comments.
 LAB_SSHD_CONFIG = ["Port 22", "HostKey /run/lab/host_key", "PidFile /run/lab/sshd.pid",

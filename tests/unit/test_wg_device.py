@@ -6,7 +6,7 @@ import ipaddress
 import pytest
 
 from labsim import Session
-from labsim.shell.session import HostFile
+from labsim.shell.base import HostFile
 from labsim.wg.device import (
     ZERO_KEY,
     DeviceChange,

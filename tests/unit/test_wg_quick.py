@@ -29,8 +29,9 @@ from hypothesis import strategies as st
 from wg_samples import IF0_PRIV, IF0_PUB, IF1_PRIV, IF1_PUB, P1_PUB
 
 from labsim.net.model import FirewallBackend, Network, add_host
+from labsim.shell.base import HostFile
 from labsim.shell.commands.wg_quick import PrivateHostFile
-from labsim.shell.session import HostFile, Session
+from labsim.shell.session import Session
 from labsim.wg import quick
 
 BANNER = (

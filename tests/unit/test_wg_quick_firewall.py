@@ -27,7 +27,8 @@ from wg_samples import IF0_PRIV, IF1_PUB
 
 from labsim.net import nftables
 from labsim.net.model import FirewallBackend, Network, add_host
-from labsim.shell.session import HostFile, Session
+from labsim.shell.base import HostFile
+from labsim.shell.session import Session
 from labsim.wg import quick
 
 NOTICE_TAIL = "is not simulated here; try it in the lab VM (see vagrant/README.md)"

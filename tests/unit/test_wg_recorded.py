@@ -16,7 +16,7 @@ One line whose endpoint needed a name lookup is left out: the recording machine 
 import pytest
 
 from labsim import Session
-from labsim.shell.session import HostFile
+from labsim.shell.base import HostFile
 from labsim.wg.device import add_interface
 
 IF0_PRIV = "+DYa1mgGemfMtLnbD/03oYvQSovhj9ZG6itRP8V59WA="

@@ -30,7 +30,7 @@ from wg_samples import (
 )
 
 from labsim import Session
-from labsim.shell.session import HostFile
+from labsim.shell.base import HostFile
 from labsim.wg import config
 from labsim.wg.device import add_interface, set_link_up
 from labsim.wg.keys import encode_key, public_key

@@ -59,7 +59,7 @@ Endpoint = 198.51.100.7:7
 def configured(*names: str) -> Session:
     """A session with the interfaces given, created in that order, and wg0 and wg1
     configured from the two files above."""
-    from labsim.shell.session import HostFile
+    from labsim.shell.base import HostFile
 
     session = Session()
     for name, text in (("/root/full.conf", FULL_CONF), ("/root/odd.conf", ODD_CONF)):

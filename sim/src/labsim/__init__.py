@@ -6,7 +6,8 @@ lines are parsed and answered in :mod:`labsim.shell`, output formats are in
 :mod:`labsim.figures`, and the browser bridge in :mod:`labsim.web`.
 """
 
-from labsim.shell.session import CommandResult, Session, run_script
+from labsim.shell.base import CommandResult
+from labsim.shell.session import Session, run_script
 
 __all__ = ["CommandResult", "Session", "run_script", "__version__"]
 __version__ = "0.1.0"

@@ -26,8 +26,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from labsim.shell import fs
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell import fs, registry
+from labsim.shell.base import CommandResult, UsageError
+from labsim.shell.session import Session
 
 # Where a new command starts in a line: after these (outside quotes).
 _SEPARATORS = re.compile(r"&&|\|\||[;|&(]")
@@ -104,18 +105,14 @@ def _candidates(session: Session, words: list[str], extra: set[str]) -> Iterable
 
 def command_names() -> set[str]:
     """The commands labsim answers."""
-    from labsim.shell.session import _commands  # the shell's command table
-
-    return set(_commands())
+    return set(registry.commands())
 
 
 def _run(session: Session, argv: list[str]) -> CommandResult:
     """One command called directly (its output, with no shell around it: $? and the
     history stay as they are)."""
-    from labsim.shell.session import _commands
-
     try:
-        return _commands()[argv[0]](session, argv)
+        return registry.commands()[argv[0]](session, argv)
     except UsageError as err:
         return CommandResult.fail(err.message, err.status)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labsim.shell.commands import zfs as zfs_cmd
+from labsim.shell.commands import zfs_common, zpool_reports
 from labsim.shell.commands import zfs_properties as zfs_props
 from labsim.shell.commands import zpool as zpool_cmd
 from labsim.shell.commands import zpool_properties as zpool_props
@@ -230,9 +231,9 @@ def unsimulated_subcommands(version: ZfsVersion) -> dict[str, list[str]]:
 
 def unsimulated_properties(version: ZfsVersion) -> dict[str, list[str]]:
     """kind -> the properties ``version`` has that labsim answers with "not simulated"."""
-    dataset = set(zfs_cmd.SETTABLE) | set(zfs_cmd.READABLE) | {"name"} \
+    dataset = set(zfs_common.SETTABLE) | set(zfs_common.READABLE) | {"name"} \
         | set(zfs_props.stored_properties(version))
-    pool = set(zpool_cmd.POOL_PROPERTIES) | set(zpool_cmd.BCLONE_PROPERTIES) | {"name"} \
+    pool = set(zpool_reports.POOL_PROPERTIES) | set(zpool_reports.BCLONE_PROPERTIES) | {"name"} \
         | set(zpool_props.stored_names(version))
     return {
         "dataset": sorted(dataset_property_names(version) - dataset),

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from labsim.net.model import Network, add_host
 from labsim.scenarios import controls, get_scenario
 from labsim.scenarios.base import description, simulate
-from labsim.shell.session import CommandResult, Session, interleaved
+from labsim.shell.base import CommandResult, interleaved
+from labsim.shell.session import Session
 from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
 
 
@@ -182,7 +183,7 @@ def preload() -> Bridge:
     The site build runs this in Pyodide before it takes a memory snapshot
     (tools/pyodide_snapshot.mjs): the page's worker then starts from that snapshot with
     everything imported, and a terminal's first command pays for no import (the command
-    modules are otherwise imported on first use, labsim.shell.session)."""
+    modules are otherwise imported on first use, labsim.shell.registry)."""
     import importlib
     import pkgutil
 

@@ -202,7 +202,7 @@ class Host:
 
 @dataclass
 class HostFiles:
-    """A host's own files as its shell sessions keep them (labsim.shell.session: path ->
+    """A host's own files as its shell sessions keep them (labsim.shell.base: path ->
     HostFile, and the directories that exist). Every session of one host shares them (a
     page's setup line and its terminal are two sessions), and a command on one host can
     read another host's (ssh reads the server's sshd_config and /etc/hosts)."""
@@ -245,7 +245,7 @@ class Network:
     files: dict[str, HostFiles] = field(default_factory=dict)
     # NAT mappings, (host behind NAT, its port, remote address, remote port) -> when the host
     # last sent through it: the NAT lets answers from that remote back in for a while
-    # (``labsim.net.delivery.NAT_TIMEOUT``).
+    # (``labsim.net.trace.NAT_TIMEOUT``).
     nat_mappings: dict[tuple[str, int, Address, int], float] = field(default_factory=dict)
     # UDP mappings of hosts that MASQUERADE (a router with `iptables -t nat -A POSTROUTING
     # -o IF -j MASQUERADE`): (router, port, remote address, remote port) -> (the address
@@ -258,7 +258,7 @@ class Network:
     redirects: dict[tuple[str, IPv4], tuple[int, float]] = field(default_factory=dict)
     # Packets wireguard-go holds for a peer it cannot send to yet (no endpoint, or no
     # session): its staged queue (peer.queue.staged), sent once a session exists
-    # (``labsim.net.delivery.StagedPacket``).
+    # (``labsim.net.trace.StagedPacket``).
     staged: list = field(default_factory=list)
 
 

@@ -43,7 +43,8 @@ from functools import cache
 from labsim.figures import files_lost_chart
 from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
 from labsim.scenarios.controls import Control
-from labsim.shell.session import CommandResult, Session, note, transcript
+from labsim.shell.base import CommandResult
+from labsim.shell.session import Session, note, transcript
 from labsim.zfs import ditto, scan
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
 

@@ -19,7 +19,8 @@ from labsim.figures import Span, snapshot_timeline
 from labsim.format.numbers import nicebytes
 from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
 from labsim.scenarios.controls import Control
-from labsim.shell.session import CommandResult, Session, transcript
+from labsim.shell.base import CommandResult
+from labsim.shell.session import Session, transcript
 from labsim.zfs import snapshots as snap
 from labsim.zfs.pool import Dataset, File, Pool
 from labsim.zfs.space import file_used_bytes

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from labsim.figures import image_amplification_chart
 from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
 from labsim.scenarios.controls import Control
-from labsim.shell.session import CommandResult, Session, transcript
+from labsim.shell.base import CommandResult
+from labsim.shell.session import Session, transcript
 from labsim.zfs import qcow2
 
 KiB = 1 << 10

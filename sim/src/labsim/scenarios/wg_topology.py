@@ -45,7 +45,7 @@ from labsim.figures import (
     DiagramNode,
     network_diagram,
 )
-from labsim.net import delivery
+from labsim.net import trace
 from labsim.net.model import Network, add_ether_link, add_host
 from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
 from labsim.scenarios.controls import Control
@@ -57,7 +57,8 @@ from labsim.scenarios.wg_presets import (
     Setting,
     preset_fields,
 )
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.base import CommandResult
+from labsim.shell.session import Session
 from labsim.wg import quick
 
 PORT = 51820
@@ -460,8 +461,8 @@ def _owner(lab: _Lab, address: str) -> str | None:
                  if any(a.ip == target for _, a in host.addresses)), None)
 
 
-def _where(drop: delivery.Drop) -> str:
-    if drop.reason == delivery.NAT_UNSOLICITED:
+def _where(drop: trace.Drop) -> str:
+    if drop.reason == trace.NAT_UNSOLICITED:
         place = f"at {drop.host}'s NAT router"
     elif drop.host == "(LAN)":
         place = "on the LAN"
@@ -470,7 +471,7 @@ def _where(drop: delivery.Drop) -> str:
     return place + (" on the way back" if drop.reply else "")
 
 
-def _outcome(lab: _Lab, sender: str, address: str, trip: delivery.Delivery | None,
+def _outcome(lab: _Lab, sender: str, address: str, trip: trace.Delivery | None,
              result: CommandResult, names: dict[str, str]) -> str:
     owner = _owner(lab, address)
     what = f"{sender} pings {address}" + (f" ({owner})" if owner else "")
@@ -481,7 +482,7 @@ def _outcome(lab: _Lab, sender: str, address: str, trip: delivery.Delivery | Non
         return f"{what}: answered, round trip {trip.rtt_ms:.2f} ms."
     said = f" ping prints \"{result.stderr.strip()}\"." if result.stderr.strip() else ""
     why = ""
-    if drop.reason == delivery.NO_ROUTE and drop.host == sender and not drop.reply:
+    if drop.reason == trace.NO_ROUTE and drop.host == sender and not drop.reply:
         # Lab 02's client: its main table has no default route, so the tunnel's routes
         # (its AllowedIPs) are the only way off the LAN.
         why = (f" None of {sender}'s routes covers it: its main table has only its LAN and "
@@ -521,16 +522,16 @@ def _links(preset: Preset) -> list[DiagramLink]:
     return links
 
 
-def _hover(hops: list[delivery.Hop], names: dict[str, str]) -> str:
+def _hover(hops: list[trace.Hop], names: dict[str, str]) -> str:
     return "<br>".join(f"<b>{h.host}</b>: {_named(h.what, names)}" for h in hops)
 
 
-def _moves(trip: delivery.Delivery, colour: str,
+def _moves(trip: trace.Delivery, colour: str,
            names: dict[str, str]) -> list[DiagramMove]:
     """One arrow per change of host in the trip's hops: the request above the line, the
     reply below it, a handshake (initiation and response) as one grey two-headed arrow."""
     hops = list(trip.hops)
-    legs: list[tuple[str, str, str, list[delivery.Hop]]] = []  # (from, to, kind, hops)
+    legs: list[tuple[str, str, str, list[trace.Hop]]] = []  # (from, to, kind, hops)
     start, reply = 0, False
     for i in range(1, len(hops)):
         if hops[i - 1].what.startswith("echo request from"):
@@ -560,7 +561,7 @@ def _moves(trip: delivery.Delivery, colour: str,
 
 
 def _figure(preset: Preset, lab: _Lab, sender: str, address: str,
-            trip: delivery.Delivery | None, result: CommandResult,
+            trip: trace.Delivery | None, result: CommandResult,
             names: dict[str, str]) -> dict:
     owner = _owner(lab, address)
     target = f"{owner} ({address})" if owner else address
@@ -584,7 +585,7 @@ def _figure(preset: Preset, lab: _Lab, sender: str, address: str,
     else:
         last = trip.hops[-1].host if trip.hops else sender
         detail = _named(drop.detail, names)
-        if drop.reason == delivery.NAT_UNSOLICITED and preset.nat_at is not None:
+        if drop.reason == trace.NAT_UNSOLICITED and preset.nat_at is not None:
             moves.append(DiagramMove(last, NAT_NODE, RED, len(moves) + 1, detail, side=1))
             marks.append(DiagramMark(NAT_NODE, hover=detail))
         elif drop.host == "(LAN)" or drop.host not in lab.network.hosts:

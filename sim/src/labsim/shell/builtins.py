@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from labsim.shell import conditions, expand
+from labsim.shell import conditions, expand, registry
 from labsim.shell import messages as msg
 from labsim.shell.executor import (
     Executor,
@@ -18,7 +18,6 @@ from labsim.shell.executor import (
     ReturnFromFunction,
     Sink,
 )
-from labsim.shell.session import _commands
 
 Builtin = Callable[[Executor, list[str], Sink, "Input | None"], int]
 
@@ -351,7 +350,7 @@ def type_builtin(shell: Executor, argv: list[str], sink: Sink, stdin: Input | No
             sink.write(f"{name} is a shell {'keyword' if name == 'time' else 'builtin'}\n")
         elif name in shell.session.functions:
             sink.write(f"{name} is a function\n")
-        elif name in _commands():
+        elif name in registry.commands():
             where = "/usr/sbin/" if name in SBIN else "/usr/bin/"
             sink.write(f"{name} is {name if name.startswith('/') else where + name}\n")
         else:

@@ -161,13 +161,13 @@ def case(shell: Executor, command: ast.Case, sink: Sink, stdin: Input | None) ->
 def timed(shell: Executor, command: ast.Timed, sink: Sink, stdin: Input | None) -> int:
     """bash 5.2's default TIMEFORMAT ("\\nreal\\t%3lR\\nuser\\t%3lU\\nsys\\t%3lS"): real is
     how far the command moved the session's clock; CPU times are not modelled (small fixed
-    figures, labsim.shell.commands.ssh)."""
-    from labsim.shell.commands.ssh import SYS_SECONDS, USER_SECONDS, _minutes
+    figures, labsim.shell.commands.time_keyword)."""
+    from labsim.shell.commands.time_keyword import SYS_SECONDS, USER_SECONDS, minutes
 
     start = shell.session.clock
     status = shell.run(command.command, sink, stdin)
     empty = isinstance(command.command, ast.Simple) and not command.command.words
     user, system = (0.0, 0.0) if empty else (USER_SECONDS, SYS_SECONDS)
-    sink.err.append(f"\nreal\t{_minutes(shell.session.clock - start)}\nuser\t{_minutes(user)}\n"
-                    f"sys\t{_minutes(system)}\n")
+    sink.err.append(f"\nreal\t{minutes(shell.session.clock - start)}\nuser\t{minutes(user)}\n"
+                    f"sys\t{minutes(system)}\n")
     return status

@@ -18,21 +18,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from labsim.content import model
 from labsim.content.model import Content
-from labsim.shell import arith, expand, streams
+from labsim.shell import arith, expand, registry, streams
 from labsim.shell import messages as msg
-from labsim.shell.session import (
-    CommandResult,
-    Session,
-    UsageError,
-    _commands,
-    _no_compressor,
-    _takes,
-)
+from labsim.shell.base import CommandResult, UsageError
 from labsim.shell.syntax import ast, backend, convert
 from labsim.zfs.compressors import CompressorUnavailable
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # Bash's status for a command stopped by SIGINT (128 + 2).
 INTERRUPTED = 130
@@ -463,10 +460,10 @@ class Executor:
             self.depth -= 1
 
     def external(self, argv: list[str], sink: Sink, stdin: Input | None) -> int:
-        """A command of labsim's table (labsim.shell.session._commands)."""
+        """A command of labsim's table (labsim.shell.registry)."""
 
         self.last_command = argv[0]
-        handler = _commands().get(argv[0])
+        handler = registry.lookup(argv[0])
         if handler is None:
             from labsim.shell import builtins
 
@@ -476,10 +473,10 @@ class Executor:
             sink.err.append(f"bash: {argv[0]}: command not found\n")
             return 127
         try:
-            if _takes(handler, "stdin_data"):
+            if registry.takes(handler, "stdin_data"):
                 result = handler(self.session, argv,
                                  stdin_data=stdin.rest() if stdin is not None else None)
-            elif _takes(handler, "stdin"):
+            elif registry.takes(handler, "stdin"):
                 text = None
                 if stdin is not None:
                     text = streams.to_terminal(CommandResult(data=stdin.rest()), argv[0]).stdout
@@ -504,3 +501,10 @@ class Executor:
         if result.stderr:
             sink.err.append(result.stderr)
         return result.status
+
+
+def _no_compressor(command: str, algorithm: str) -> CommandResult:
+    return CommandResult.fail(
+        msg.tool_not_simulated(command, f"writing with compression={algorithm} in this "
+                               f"Python, which has no {algorithm} module,")
+        + " (or pip install 'labsim[compress]', or Python 3.14)")

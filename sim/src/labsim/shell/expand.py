@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.session import Session
 from labsim.shell.syntax import ast
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 IFS_WHITESPACE = " \t\n"
 # The most words one expansion may make (brace ranges, globs, split command output).

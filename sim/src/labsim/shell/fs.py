@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from labsim.shell.session import Session
 from labsim.zfs import zvols
 from labsim.zfs.pool import Dataset, Pool
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 
 @dataclass(frozen=True)

@@ -1,26 +1,26 @@
-"""A shell session: the state a learner's commands act on, and the dispatcher.
+"""A shell session: the state a learner's commands act on.
 
 A Session is the simulated machine: sparse files on the host, imported pools, the
-current directory and a clock. ``Session.run(line)`` parses one command line and
-returns what the real command would print and its exit status. Sessions share
-nothing, so a page can hold as many as it likes.
+current directory and a clock. ``Session.run(line)`` parses one command line and runs it
+(labsim.shell.executor, which finds the commands in labsim.shell.registry), and returns what
+the real command would print and its exit status. Sessions share nothing, so a page can hold
+as many as it likes.
+
+What the commands share (CommandResult, UsageError, HostFile) is labsim.shell.base; the names
+are imported here too, for the session's own use and for those who import them with it.
 """
 
 from __future__ import annotations
 
-import getopt
-import inspect
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING
 
 from labsim.content.model import Content
 from labsim.net.model import HostFiles, Network, add_host
-from labsim.shell import messages as msg
+from labsim.shell.base import START_CLOCK, CommandResult, HostFile, interleaved
 from labsim.wg.device import WireGuardHost
-from labsim.zfs.labels import GuidSource, LabelCopy
+from labsim.zfs.labels import GuidSource
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import DEFAULT_VERSION, ZfsVersion
 from labsim.zfs.zil import ZilStats
@@ -30,87 +30,12 @@ if TYPE_CHECKING:
     from labsim.shell.syntax.ast import Command
 
 
-@dataclass(frozen=True)
-class CommandResult:
-    stdout: str = ""
-    stderr: str = ""
-    status: int = 0
-    # Standard output as content (labsim.content.model) instead of text, for commands
-    # that make a file's worth of bytes (seq, yes, head, cat): labsim.shell.streams.
-    data: Content | None = None
-    # What a terminal shows, in the order it came: (1, text) from standard output, (2, text)
-    # from standard error. A command line's run sets it (labsim.shell.executor), and so does a
-    # command that interleaves its streams (ping's sendmsg errors come before its
-    # statistics); empty where the order is unknown, and a terminal shows stdout then
-    # stderr (interleaved()). The same text as stdout and stderr, so not part of a result's
-    # equality.
-    output: tuple[tuple[int, str], ...] = field(default=(), compare=False)
-
-    @classmethod
-    def fail(cls, message: str, status: int = 1) -> CommandResult:
-        return cls(stderr=message if message.endswith("\n") else message + "\n", status=status)
-
-
-def interleaved(result: CommandResult) -> list[tuple[int, str]]:
-    """What ``result`` printed on a terminal, in order: (1, stdout text) and (2, stderr text)
-    pieces."""
-    if result.output:
-        return list(result.output)
-    return [(fd, text) for fd, text in ((1, result.stdout), (2, result.stderr)) if text]
-
-
-class UsageError(Exception):
-    """A command line the tool rejects; carries the tool's text and exit status."""
-
-    def __init__(self, message: str, status: int = 2):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-
-
-def parse_options(args: list[str], optstring: str, *, missing_argument: Callable[[str], str],
-                  invalid_option: Callable[[str], str], usage: str):
-    """GNU getopt as zpool and zfs use it; a bad option becomes the tool's text + usage (exit 2)."""
-    try:
-        return getopt.gnu_getopt(args, optstring)
-    except getopt.GetoptError as err:
-        if err.opt and "requires argument" in err.msg:
-            text = missing_argument(err.opt)
-        else:
-            text = invalid_option(err.opt)
-        raise UsageError(text + "\n" + usage, 2) from None
-
-
 # The variables a root login shell on the lab VM starts with (Debian 12, bash 5.2).
 SHELL_VARIABLES = {
     "HOME": "/root", "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     "IFS": " \t\n", "PS1": "\\u@\\h:\\w\\$ ", "TERM": "xterm-256color",
 }
-
-# The session clock at the start, seconds since the epoch (2026-11-18 11:06:40 UTC).
-START_CLOCK = 1_795_000_000.0
-
-
-@dataclass
-class HostFile:
-    """A file on the host's own filesystem (the sparse files vdevs are made of).
-
-    ``text`` is the contents of a file whose contents matter (a key or a configuration
-    file); None for the others, which hold the zeros of a sparse file (or ``data``). ``labels`` are
-    the ZFS label copies written into it, for a file that is (or was) a vdev: they go
-    where the file goes (mv), are copied with it (cp), and bytes written over one
-    destroy that copy (labsim.zfs.labels).
-    """
-
-    size: int
-    mtime: float
-    text: str | None = None
-    labels: tuple[LabelCopy, ...] = ()
-    # The file's bytes, when labsim knows them exactly (a redirection wrote them, cp copied
-    # them): real bytes for a small file, lazy content (labsim.content.model) for a large
-    # one. Readers prefer it to ``text`` (labsim.shell.commands.textutils.read_file).
-    data: Content | None = None
 
 
 @dataclass
@@ -155,7 +80,7 @@ class Session:
     # host's (one given here goes to a new host; an existing host keeps its own).
     network: Network = field(default_factory=Network)
     hostname: str = "lab"
-    # What each packet of the last `ping` met on its way (labsim.net.delivery.Delivery),
+    # What each packet of the last `ping` met on its way (labsim.net.trace.Delivery),
     # for a page to show.
     last_ping: tuple = ()
     # The shell's own state (labsim.shell.executor): its variables, its functions (name ->
@@ -196,6 +121,11 @@ class Session:
 
         return executor.run_line(self, line)
 
+    def for_host(self, hostname: str) -> Session:
+        """A session of host ``hostname`` of this session's network, at this session's time
+        (ssh runs the command it carries in one, labsim.shell.commands.ssh)."""
+        return Session(network=self.network, hostname=hostname, clock=self.clock)
+
     def tick(self, steps: int = 1) -> None:
         """A long command (ping's packets) takes ``steps`` of the running line's budget; when
         it is used up the line stops (labsim.shell.executor.Budget)."""
@@ -232,113 +162,6 @@ def _text_content(text: str) -> Content:
 
     data = text.encode()
     return model.of_source(model.Literal(data)) if data else Content()
-
-
-def _no_compressor(command: str, algorithm: str) -> CommandResult:
-    return CommandResult.fail(
-        msg.tool_not_simulated(command, f"writing with compression={algorithm} in this "
-                               f"Python, which has no {algorithm} module,")
-        + " (or pip install 'labsim[compress]', or Python 3.14)")
-
-
-@cache
-def _takes(handler: Callable[..., CommandResult], keyword: str) -> bool:
-    """Whether a command takes standard input: as text (a ``stdin`` keyword) or as
-    content (``stdin_data``); the others ignore it."""
-    return keyword in inspect.signature(handler).parameters
-
-
-@cache  # the table is built once; the import is deferred because the commands import this module
-def _commands() -> dict[str, Callable[..., CommandResult]]:
-    from labsim.shell.commands import (
-        checksums,
-        coreutils,
-        dd,
-        df,
-        filters,
-        fio,
-        mount,
-        netcmds,
-        qemu_img,
-        qemu_nbd,
-        ssh,
-        ssh_keygen,
-        sshd,
-        textutils,
-        wg_quick,
-        zdb,
-        zfs,
-        zpool,
-    )
-
-    return {
-        "zpool": zpool.main,
-        "zfs": zfs.main,
-        "dd": dd.main,
-        "truncate": coreutils.truncate,
-        "rm": coreutils.rm,
-        "ls": coreutils.ls,
-        "sync": coreutils.noop,
-        "sleep": coreutils.sleep,
-        "echo": coreutils.echo,
-        "cd": coreutils.cd,
-        "pwd": coreutils.pwd,
-        "mkdir": coreutils.mkdir,
-        "cp": coreutils.cp,
-        "mv": coreutils.mv,
-        "cat": coreutils.cat,
-        "du": coreutils.du,
-        "seq": textutils.seq,
-        "yes": textutils.yes,
-        "head": textutils.head,
-        "wc": filters.wc,
-        "sort": filters.sort,
-        "uniq": filters.uniq,
-        "cut": filters.cut,
-        "tr": filters.tr,
-        "tail": filters.tail,
-        "grep": filters.grep,
-        "md5sum": checksums.md5sum,
-        "sha1sum": checksums.sha1sum,
-        "sha256sum": checksums.sha256sum,
-        "sha512sum": checksums.sha512sum,
-        "base64": checksums.base64,
-        "cmp": checksums.cmp,
-        "touch": checksums.touch,
-        "stat": checksums.stat,
-        "fallocate": checksums.fallocate,
-        "df": df.df,
-        "fio": fio.main,
-        "qemu-img": qemu_img.main,
-        "qemu-nbd": qemu_nbd.qemu_nbd,
-        "pkill": qemu_nbd.pkill,
-        "udevadm": qemu_img.udevadm,
-        "zdb": zdb.main,
-        "wg": netcmds.wg,
-        "ip": netcmds.ip,
-        "ping": netcmds.ping,
-        "sysctl": netcmds.sysctl,
-        "iptables": netcmds.iptables,
-        "iptables-restore": netcmds.iptables_restore,
-        "iptables-save": netcmds.iptables_save,
-        "ip6tables-save": netcmds.ip6tables_save,
-        "nft": netcmds.nft,
-        "ss": netcmds.ss,
-        "curl": netcmds.curl,
-        "wg-quick": wg_quick.main,
-        "tee": coreutils.tee,
-        "true": coreutils.noop,
-        "false": coreutils.false,
-        "ssh": ssh.ssh,
-        "getent": ssh.getent,
-        "time": ssh.time_keyword,
-        # The slow-SSH lab's server and client (labs/net/05-slow-ssh/).
-        "mount": mount.main,
-        "ssh-keygen": ssh_keygen.main,
-        "sshd": sshd.main,
-        "/usr/sbin/sshd": sshd.main,
-        "setpriv": sshd.setpriv,
-    }
 
 
 def run_script(text: str, session: Session | None = None) -> list[tuple[str, CommandResult]]:

@@ -11,15 +11,19 @@ TERMINAL_LIMIT bytes."""
 from __future__ import annotations
 
 import zlib
+from typing import TYPE_CHECKING
 
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.base import CommandResult, HostFile
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import file_content
 from labsim.zfs.write_path import write_file
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # A stream with no end (yes, /dev/zero read whole): as many bytes as no pool can hold.
 ENDLESS = 1 << 62

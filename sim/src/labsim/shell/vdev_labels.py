@@ -13,8 +13,8 @@ vdev_label_init(VDEV_LABEL_REMOVE)).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from labsim.shell.session import Session
 from labsim.zfs import health
 from labsim.zfs.discovery import FoundDevice
 from labsim.zfs.labels import (
@@ -30,6 +30,9 @@ from labsim.zfs.labels import (
 from labsim.zfs.layouts import SINGLE
 from labsim.zfs.pool import Pool
 from labsim.zfs.vdevs import Leaf, TopVdev
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 
 def assign_guids(pool: Pool, source: GuidSource) -> None:

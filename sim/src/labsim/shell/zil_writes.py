@@ -6,13 +6,17 @@ commits. The rules are labsim.zfs.zil's; this module only applies them to a sess
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.content.model import Content
-from labsim.shell.session import Session
 from labsim.zfs import zil
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.lifecycle import log_record
 from labsim.zfs.pool import Dataset, LogRecord, Pool, property_value
 from labsim.zfs.zil import Durability
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # Seconds one log commit takes on the lab VM's file vdevs (a log block written to a
 # sparse file, and the cache flush after it), and the wait of a dataset's first commit,

@@ -13,15 +13,20 @@ import binascii
 import getopt
 import hashlib
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.shell import fs
 from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult, HostFile, UsageError
 from labsim.shell.commands.textutils import read_file
-from labsim.shell.session import CommandResult, HostFile, Session, UsageError
+from labsim.shell.registry import command, register
 from labsim.zfs.pool import File
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 READ_LIMIT = 64 << 20
 CHUNK = 1 << 20
@@ -48,8 +53,8 @@ def _input(session: Session, tool: str, name: str, stdin: Content | None
 
 
 def _digest(algorithm: str):
-    def command(session: Session, argv: list[str], stdin_data: Content | None = None
-                ) -> CommandResult:
+    def checksum(session: Session, argv: list[str], stdin_data: Content | None = None
+                 ) -> CommandResult:
         tool = argv[0].rsplit("/", 1)[-1]
         try:
             opts, names = getopt.gnu_getopt(argv[1:], "bt", ["binary", "text"])
@@ -74,15 +79,20 @@ def _digest(algorithm: str):
         return CommandResult(stdout="".join(out), stderr="".join(errors),
                              status=1 if errors else 0)
 
-    return command
+    return checksum
 
 
 md5sum = _digest("md5")
 sha1sum = _digest("sha1")
 sha256sum = _digest("sha256")
 sha512sum = _digest("sha512")
+register("md5sum", md5sum)
+register("sha1sum", sha1sum)
+register("sha256sum", sha256sum)
+register("sha512sum", sha512sum)
 
 
+@command("base64")
 def base64(session: Session, argv: list[str], stdin_data: Content | None = None
            ) -> CommandResult:
     """base64 [-d] [-w COLS] [FILE]: lines of 76 characters by default (-w 0: one line)."""
@@ -124,6 +134,7 @@ def base64(session: Session, argv: list[str], stdin_data: Content | None = None
     return CommandResult(data=model.of_source(model.Literal(text)) if text else Content())
 
 
+@command("cmp")
 def cmp(session: Session, argv: list[str], stdin_data: Content | None = None
         ) -> CommandResult:
     """cmp [-s] FILE1 [FILE2]: the first differing byte and its line (diffutils 3.8)."""
@@ -175,6 +186,7 @@ def cmp(session: Session, argv: list[str], stdin_data: Content | None = None
                          status=1)
 
 
+@command("touch")
 def touch(session: Session, argv: list[str]) -> CommandResult:
     """touch [-c] FILE...: an empty file, or the file's time set to now."""
     try:
@@ -206,6 +218,7 @@ def touch(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(stderr="".join(errors), status=1 if errors else 0)
 
 
+@command("stat")
 def stat(session: Session, argv: list[str]) -> CommandResult:
     """stat -c FORMAT FILE...: %s (size), %n (name), %F (type); the other directives and the
     default long form are not simulated."""
@@ -258,6 +271,7 @@ def stat(session: Session, argv: list[str]) -> CommandResult:
 FALLOCATE_RESERVE_PERCENT = 110
 
 
+@command("fallocate")
 def fallocate(session: Session, argv: list[str]) -> CommandResult:
     """fallocate [-n] [-o OFFSET] -l LENGTH FILE (util-linux 2.38). On a host file the file
     grows to OFFSET+LENGTH. In a dataset, OpenZFS's zpl_fallocate_common() (2.3.9) refuses

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getopt
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from labsim.content import model as content_model
 from labsim.content.model import Content
@@ -11,7 +12,8 @@ from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs, streams
 from labsim.shell import messages as msg
-from labsim.shell.session import START_CLOCK, CommandResult, HostFile, Session, UsageError
+from labsim.shell.base import START_CLOCK, CommandResult, HostFile, UsageError
+from labsim.shell.registry import command
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import bclone, labels, zvols
 from labsim.zfs.compression import DataPattern
@@ -20,11 +22,15 @@ from labsim.zfs.pool import File, Pool
 from labsim.zfs.space import file_used_bytes
 from labsim.zfs.write_path import remove_file, write_file
 
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
+
 
 def _usage(tool: str, message: str) -> UsageError:
     return UsageError(f"{tool}: {message}\nTry '{tool} --help' for more information.", 1)
 
 
+@command("truncate")
 def truncate(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, files = getopt.gnu_getopt(argv[1:], "cs:", ["size=", "no-create"])
@@ -95,6 +101,7 @@ def _size_of(session: Session, path: str) -> int | None:
     return None
 
 
+@command("rm")
 def rm(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "frv", ["force", "recursive"])
@@ -128,6 +135,7 @@ def rm(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(stderr="".join(errors), status=1 if errors else 0)
 
 
+@command("ls")
 def ls(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "lhaS1s", ["human-readable", "size"])
@@ -182,6 +190,7 @@ def zfs_allocated(pool: Pool, file: File) -> int:
     return ((used + 256) >> 9 << 9) + 512
 
 
+@command("du")
 def du(session: Session, argv: list[str]) -> CommandResult:
     """du [-k|-h] FILE...: the allocated size of each operand in KiB, rounded up (or human
     readable), in the
@@ -243,6 +252,7 @@ def _reflink_mode(value: str) -> str:
                        f"Valid arguments are:{valid}")
 
 
+@command("cp")
 def cp(session: Session, argv: list[str]) -> CommandResult:
     """cp [--reflink[=WHEN]] SRC DST for a file in a pool's dataset (or a host file), as GNU
     coreutils 9 does it (--reflink=auto by default): it first asks for a clone (the
@@ -342,10 +352,12 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult()
 
 
+@command("sync", "true")
 def noop(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult()
 
 
+@command("false")
 def false(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(status=1)
 
@@ -355,6 +367,7 @@ CLOCK_END = 253_402_300_799.0
 _SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
+@command("sleep")
 def sleep(session: Session, argv: list[str]) -> CommandResult:
     """sleep NUMBER[SUFFIX]...: GNU sleep sums its operands (s, m, h, d; "inf"). Simulated time:
     the session's clock moves on at once. Sleeping past year 9999 stops as Ctrl-C would."""
@@ -383,14 +396,17 @@ def sleep(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult()
 
 
+@command("echo")
 def echo(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(stdout=" ".join(argv[1:]) + "\n")
 
 
+@command("pwd")
 def pwd(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(stdout=session.cwd + "\n")
 
 
+@command("cd")
 def cd(session: Session, argv: list[str]) -> CommandResult:
     target = session.absolute(argv[1]) if len(argv) > 1 else "/root"
     if not fs.is_dir(session, target):
@@ -399,6 +415,7 @@ def cd(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult()
 
 
+@command("mkdir")
 def mkdir(session: Session, argv: list[str]) -> CommandResult:
     errors = []
     parents = "-p" in argv
@@ -441,6 +458,7 @@ ZIL_KSTAT_ID = 15
 ZIL_KSTAT_CREATED_NS = 15_831_908_690
 
 
+@command("cat")
 def cat(session: Session, argv: list[str], stdin_data: Content | None = None
         ) -> CommandResult:
     """cat [FILE]...: the kernel files above, host files whose text labsim keeps (those
@@ -478,6 +496,7 @@ def cat(session: Session, argv: list[str], stdin_data: Content | None = None
                          status=status)
 
 
+@command("tee")
 def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
     """tee [-a] FILE...: standard input (a pipe, else nothing) to each file and to standard
     output. The files are host files that keep their text (cat shows it); -a appends.
@@ -514,6 +533,7 @@ def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandR
     return CommandResult(stdout=data, stderr="".join(errors), status=1 if errors else 0)
 
 
+@command("mv")
 def mv(session: Session, argv: list[str]) -> CommandResult:
     """mv SRC... DST for host files (GNU coreutils): into DST when it is a directory,
     else renamed to DST. A pool's vdev file takes its labels along: zpool import -d

@@ -12,12 +12,15 @@ does not notice until it reads the blocks there and their checksums fail
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.shell import fs, streams, vdev_labels
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, HostFile, Session, UsageError
+from labsim.shell.base import CommandResult, HostFile, UsageError
+from labsim.shell.registry import command
 from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
 from labsim.zfs import labels, scan
@@ -25,12 +28,16 @@ from labsim.zfs.errors import NoSpace
 from labsim.zfs.pool import file_content, property_value
 from labsim.zfs.write_path import write_file
 
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
+
 SOURCES = {"/dev/zero": "zero", "/dev/urandom": "random", "/dev/random": "random"}
 # Throughput of the simulated machine, bytes per second, for dd's timing line.
 WRITE_RATE = {"zero": 900e6, "random": 250e6}
 HOST_FREE_BYTES = 40 << 30
 
 
+@command("dd")
 def main(session: Session, argv: list[str]) -> CommandResult:
     operands = _parse(argv[1:])
     bs = _number(operands.get("bs", "512"))

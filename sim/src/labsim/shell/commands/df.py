@@ -11,14 +11,19 @@ available) rounded up. The host's own file systems are not modelled.
 from __future__ import annotations
 
 import getopt
+from typing import TYPE_CHECKING
 
 from labsim.format import coreutils as fmt
 from labsim.format import numbers as num
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.base import CommandResult, UsageError
+from labsim.shell.registry import command
 from labsim.zfs.pool import Dataset, Pool, property_value
 from labsim.zfs.space import dataset_available, dataset_referenced
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # df.c's field table: header, minimum width, alignment (left or right).
 _COLUMNS = {"source": ("Filesystem", 14, "<"), "fstype": ("Type", 4, "<"),
@@ -48,6 +53,7 @@ def _percent(used: int, available: int) -> str:
     return f"{used * 100 // total + (used * 100 % total != 0)}%"
 
 
+@command("df")
 def df(session: Session, argv: list[str]) -> CommandResult:
     """df [-h|-k] [-T] [FILE]...: one line per operand, for files in datasets."""
     try:

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import getopt
 import re
+from typing import TYPE_CHECKING
 
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult, UsageError
 from labsim.shell.commands.textutils import DEVICES, read_file
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.registry import command
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # The most bytes a filter reads (a 16 MiB text file is far more than a terminal shows).
 TEXT_LIMIT = 16 << 20
@@ -85,6 +90,7 @@ def _joined(lines: list[bytes]) -> Content:
 # ---------------------------------------------------------------- wc
 
 
+@command("wc")
 def wc(session: Session, argv: list[str], stdin_data: Content | None = None) -> CommandResult:
     """wc [-clwm] [FILE]...: lines, words, bytes (chars in C.UTF-8 = characters), in wc.c's
     widths: one count of one input alone; otherwise as wide as the regular files' total
@@ -153,6 +159,7 @@ def _human(line: bytes) -> tuple[int, float]:
         else (-_SUFFIX[found.group(2)], value)
 
 
+@command("sort")
 def sort(session: Session, argv: list[str], stdin_data: Content | None = None) -> CommandResult:
     """sort [-nhrufb] [-t SEP] [-k F[,F]] [FILE]...: byte order (C.UTF-8), GNU's last-resort
     comparison of whole lines between equal keys (none with -u, which keeps the first)."""
@@ -212,6 +219,7 @@ def sort(session: Session, argv: list[str], stdin_data: Content | None = None) -
     return CommandResult(data=_joined(ordered))
 
 
+@command("uniq")
 def uniq(session: Session, argv: list[str], stdin_data: Content | None = None) -> CommandResult:
     """uniq [-cdu] [INPUT]: adjacent equal lines once; -c as "%7d %s"."""
     opts, names = _options("uniq", argv, "cdui", ["count", "repeated", "unique",
@@ -261,6 +269,7 @@ def _ranges(spec: str, tool: str) -> list[tuple[int, int]]:
     return out
 
 
+@command("cut")
 def cut(session: Session, argv: list[str], stdin_data: Content | None = None) -> CommandResult:
     """cut -f LIST [-d DELIM] [-s] | -c LIST | -b LIST [FILE]..."""
     opts, names = _options("cut", argv, "f:d:c:b:s", ["fields=", "delimiter=", "characters=",
@@ -333,6 +342,7 @@ def _tr_set(spec: str) -> str:
     return "".join(out)
 
 
+@command("tr")
 def tr(session: Session, argv: list[str], stdin_data: Content | None = None) -> CommandResult:
     """tr [-ds] SET1 [SET2]: standard input only, as GNU tr."""
     opts, sets = _options("tr", argv, "dsc", ["delete", "squeeze-repeats", "complement"])
@@ -370,6 +380,7 @@ def tr(session: Session, argv: list[str], stdin_data: Content | None = None) -> 
     return CommandResult(data=model.of_source(model.Literal(data)) if data else Content())
 
 
+@command("tail")
 def tail(session: Session, argv: list[str], stdin_data: Content | None = None) -> CommandResult:
     """tail [-n [+]N | -c [+]N] [FILE]... (default the last 10 lines); headers with several
     files, as GNU tail."""
@@ -436,6 +447,7 @@ def _bre(pattern: str) -> str:
     return "".join(out)
 
 
+@command("grep")
 def grep(session: Session, argv: list[str], stdin_data: Content | None = None) -> CommandResult:
     """grep [-EFivcnqowxlh] [-e PATTERN] PATTERN [FILE]...: exit 0 with a match, 1 without,
     2 on an error."""

@@ -21,15 +21,20 @@ fio's full report of latencies and percentiles.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from labsim.shell import fs, zil_writes
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.registry import command
 from labsim.shell.zil_writes import log_writes
 from labsim.zfs import zvols
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.write_path import write_file
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 VALUED = {"name", "filename", "rw", "readwrite", "bs", "blocksize", "size",
           "buffer_compress_percentage", "buffer_compress_chunk", "end_fsync", "output",
@@ -61,6 +66,7 @@ def parse_fio_size(text: str) -> int | None:
     return int(number) * 1024 ** ("kmgtp".index(unit.lower()) + 1 if unit else 0)
 
 
+@command("fio")
 def main(session: Session, argv: list[str]) -> CommandResult:
     options: dict[str, str] = {}
     flags: set[str] = set()

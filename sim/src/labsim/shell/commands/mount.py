@@ -9,8 +9,9 @@ file rather than change it, and there is no mount table: a file written to eithe
 after the mount is not seen at the other, and `umount` is not modelled.
 
 A target must exist. Beside the host's own files, these are the files every Debian 12 host
-has and labsim stands in for with their defaults (labsim.shell.commands.ssh reads them):
-/etc/resolv.conf, /etc/nsswitch.conf, /etc/hosts, /etc/ssh/ssh_config, /etc/ssh/sshd_config.
+has and labsim stands in for with their defaults (labsim.shell.commands.resolver and
+ssh_config read them): /etc/resolv.conf, /etc/nsswitch.conf, /etc/hosts,
+/etc/ssh/ssh_config, /etc/ssh/sshd_config.
 
 Recorded on Debian 12 (the texts are in tests/unit/test_mount_command.py): nothing printed
 on success; exit 32 with two lines on a failure.
@@ -18,8 +19,14 @@ on success; exit 32 with two lines on a failure.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.base import CommandResult
+from labsim.shell.registry import command
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # Files a Debian 12 host has that labsim models by their defaults when the host has none.
 SYSTEM_FILES = frozenset({"/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/hosts",
@@ -34,6 +41,7 @@ def _failed(target: str, reason: str) -> CommandResult:
                          status=MOUNT_FAILURE)
 
 
+@command("mount")
 def main(session: Session, argv: list[str]) -> CommandResult:
     args = argv[1:]
     if len(args) != 3 or args[0] not in ("--bind", "-B"):

@@ -13,14 +13,19 @@ not change what a record costs).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from labsim.shell import fs
 from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult, HostFile
 from labsim.shell.commands.coreutils import zfs_allocated
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.registry import command
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import qcow2
 from labsim.zfs.write_path import write_file
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 L2_ENTRY_BYTES = qcow2.L2_ENTRY_BYTES
 OPTIONS = {"cluster_size"}
@@ -57,6 +62,7 @@ def _images(session: Session) -> dict[str, Qcow2Image]:
     return session.images  # type: ignore[return-value]
 
 
+@command("qemu-img")
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2 or argv[1] not in ("create", "info"):
         return CommandResult.fail(msg.command_line_not_simulated("qemu-img", argv)
@@ -142,6 +148,7 @@ def info(session: Session, args: list[str]) -> CommandResult:
         "    extended l2: false\n"))
 
 
+@command("udevadm")
 def udevadm(session: Session, argv: list[str]) -> CommandResult:
     """udevadm settle: nothing to wait for in labsim (links appear with the volume)."""
     if argv[1:] == ["settle"]:

@@ -19,13 +19,18 @@ a "not modelled" message.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.registry import command
 from labsim.zfs import qcow2
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.write_path import write_file
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # The first pid labsim hands out to a server (any fixed number: transcripts only show it
 # if someone cats the pid file).
@@ -55,6 +60,7 @@ def not_modelled(what: str) -> CommandResult:
     return CommandResult.fail(msg.tool_not_simulated("qemu-nbd", what))
 
 
+@command("qemu-nbd")
 def qemu_nbd(session: Session, argv: list[str]) -> CommandResult:
     """qemu-nbd --fork --persistent --pid-file=P --socket=S --format=qcow2 IMAGE."""
     options: dict[str, str] = {}
@@ -107,6 +113,7 @@ def qemu_nbd(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult()
 
 
+@command("pkill")
 def pkill(session: Session, argv: list[str]) -> CommandResult:
     """pkill -F PIDFILE (procps-ng): signal the process whose pid the file holds; status 1
     if none runs. The processes labsim knows are the servers qemu-nbd started here and the

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from labsim.net.ssh_keys import ed25519_public_key, new_seed, private_text, public_line
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.registry import command
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # ---------------------------------------------------------------- the command
 
@@ -54,6 +59,7 @@ def _parse(argv: list[str]) -> KeygenRequest:
     return KeygenRequest(options["-t"], options["-N"], options.get("-C"), options["-f"], quiet)
 
 
+@command("ssh-keygen")
 def main(session: Session, argv: list[str]) -> CommandResult:
     try:
         request = _parse(argv)

@@ -44,10 +44,15 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from labsim.net import model, ssh_keys
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.registry import command
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 SSHD_CONFIG = "/etc/ssh/sshd_config"
 PRIVSEP_DIR = "/run/sshd"  # _PATH_PRIVSEP_CHROOT_DIR on Debian
@@ -197,6 +202,7 @@ def listening(network: model.Network, host_name: str, port: int = SSH_PORT
     return None
 
 
+@command("sshd", "/usr/sbin/sshd")
 def main(session: Session, argv: list[str]) -> CommandResult:
     args, test, config_path = argv[1:], False, SSHD_CONFIG
     port: int | None = None
@@ -301,6 +307,7 @@ def _load_host_keys(session: Session, options: dict[str, list[str]]) -> str:
     return "".join(errors)  # printed, and sshd goes on with the keys it has
 
 
+@command("setpriv")
 def setpriv(session: Session, argv: list[str]) -> CommandResult:
     """`setpriv --clear-groups COMMAND...`: runs the command without supplementary groups.
     labsim's shells are root's with no groups to clear, and no user namespace to refuse

@@ -7,16 +7,21 @@ do not use are said to be not simulated rather than refused."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from labsim.content import model
 from labsim.content.model import Content, Repeat
 from labsim.content.seq import SeqText
 from labsim.shell import fs, streams
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.base import CommandResult, UsageError
+from labsim.shell.registry import command
 from labsim.shell.streams import ENDLESS
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs.pool import file_content
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # head -n on content other than yes and seq output reads it this far at most.
 HEAD_LINES_SCAN_LIMIT = 256 << 20
@@ -36,6 +41,7 @@ def not_simulated(tool: str, what: str) -> CommandResult:
 _G_LIMIT = 10 ** 6
 
 
+@command("seq")
 def seq(session: Session, argv: list[str]) -> CommandResult:
     """seq [-f FORMAT] [FIRST [INCREMENT]] LAST with integers: one number a line, or
     FORMAT's text around it (a single %g)."""
@@ -84,6 +90,7 @@ def seq(session: Session, argv: list[str]) -> CommandResult:
     return CommandResult(data=model.of_source(text) if text.count else Content())
 
 
+@command("yes")
 def yes(session: Session, argv: list[str]) -> CommandResult:
     """yes [STRING]...: the words and a newline, forever (ENDLESS bytes)."""
     if any(a in ("--help", "--version") for a in argv[1:]):
@@ -139,6 +146,7 @@ def read_file(session: Session, name: str) -> Content | None:
     return None
 
 
+@command("head")
 def head(session: Session, argv: list[str], stdin_data: Content | None = None
          ) -> CommandResult:
     """head -c N or head -n N (default -n 10) of files or standard input."""

@@ -13,13 +13,20 @@ empty, which is how `wg set wg0 private-key /dev/null` removes a key.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.format import wg as fmt
+from labsim.net import delivery
 from labsim.shell import fs
-from labsim.shell.session import CommandResult, Session
+from labsim.shell.base import CommandResult
+from labsim.shell.registry import command
 from labsim.wg import config
 from labsim.wg.device import DeviceChange, DeviceError, WireGuardHost, apply_change, get_interface
 from labsim.wg.keys import KEY_LEN_BASE64, decode_key, encode_key, generate_private_key
 from labsim.wg.keys import public_key as x25519_public_key
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 VERSION = "1.0.20210914"
 
@@ -52,13 +59,23 @@ STDIN_PATHS = ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
 ZEROS_READ = 4096
 
 
-
 def _wireguard(session: Session) -> WireGuardHost:
     """The machine's WireGuard state (Session.__post_init__ always sets it)."""
     assert session.wireguard is not None
     return session.wireguard
 
+
+@command("wg")
+def wg(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
+    """`wg`, then the handshakes PersistentKeepalive starts (setting a keepalive on an up
+    interface sends one at once)."""
+    result = main(session, argv, stdin=stdin)
+    delivery.settle(session.network, session.now())
+    return result
+
+
 def main(session: Session, argv: list[str], stdin: str | None = None) -> CommandResult:
+    """The tool itself (wireguard-tools' wg), without what the network does next."""
     prog, args = argv[0], argv[1:]
     if len(args) == 1 and args[0] in ("-v", "--version", "version"):
         return CommandResult(stdout=f"wireguard-tools v{VERSION} - "

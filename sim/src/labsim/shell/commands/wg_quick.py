@@ -51,13 +51,18 @@ import contextlib
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from labsim.net import model
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, HostFile, Session
+from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.registry import command
 from labsim.wg import quick
 from labsim.wg.quick import QuickConfig, QuickError
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # Where bash shows the process substitution <(echo "$WG_CONFIG") to `wg setconf`.
 PROCESS_SUBSTITUTION = "/dev/fd/63"
@@ -144,6 +149,7 @@ class _Run:
         return CommandResult("".join(self.stdout), "".join(self.stderr), status)
 
 
+@command("wg-quick")
 def main(session: Session, argv: list[str]) -> CommandResult:
     args = argv[1:]
     if len(args) == 1 and args[0] in ("--help", "-h", "help"):

@@ -12,20 +12,26 @@ cmd/zdb/zdb.c). With -e it searches the -p directory for the pool's labels inste
 from __future__ import annotations
 
 import getopt
+from typing import TYPE_CHECKING
 
 from labsim.format import zdb as fmt
 from labsim.shell import messages as msg
 from labsim.shell import vdev_labels
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.base import CommandResult, UsageError
+from labsim.shell.registry import command
 from labsim.zfs import import_config
 from labsim.zfs.discovery import find_pools
 from labsim.zfs.pool import Pool
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # zdb's getopt string in 2.1 (cmd/zdb/zdb.c main()).
 ZDB_OPTIONS = "AbcCdDeEFGhiI:klLmMNo:Op:PqrRsSt:uU:vVx:XYyZ"
 MODELLED = {"-e", "-p", "-m"}
 
 
+@command("zdb")
 def main(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, operands = getopt.getopt(argv[1:], ZDB_OPTIONS)

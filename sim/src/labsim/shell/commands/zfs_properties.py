@@ -25,8 +25,10 @@ A property real OpenZFS does not know gets the real refusal ("invalid property")
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session, UsageError, parse_options
+from labsim.shell.base import CommandResult, UsageError, parse_options
 from labsim.zfs import snapshots as snap
 from labsim.zfs import zvols
 from labsim.zfs.pool import Dataset, Pool, Snapshot
@@ -39,6 +41,9 @@ from labsim.zfs.property_table import (
     registration,
 )
 from labsim.zfs.versions import ZfsVersion, dataset_property_names
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # Stored values that would change what labsim computes: checksum=off (and noparity, a
 # debugging value) leaves blocks a scrub could not verify, which labsim's scrub ignores.

@@ -22,10 +22,12 @@ same "no such pool available".
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.format import zpool_import as fmt
 from labsim.shell import messages as msg
 from labsim.shell import vdev_labels
-from labsim.shell.session import CommandResult, Session, UsageError, parse_options
+from labsim.shell.base import CommandResult, UsageError, parse_options
 from labsim.shell.zil_writes import close_logs
 from labsim.zfs import health, import_config
 from labsim.zfs.discovery import FoundPool, find_pools
@@ -35,6 +37,9 @@ from labsim.zfs.layouts import SINGLE
 from labsim.zfs.lifecycle import export_pool, import_pool
 from labsim.zfs.pool import Pool
 from labsim.zfs.vdevs import TopVdev
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
 
 # zpool_do_import()'s search path without -d (lib/libzutil/os/linux/zutil_import_os.c).
 DEFAULT_IMPORT_DIRS = ("/dev/disk/by-vdev", "/dev/mapper", "/dev/disk/by-partlabel",

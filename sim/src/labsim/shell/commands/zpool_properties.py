@@ -13,15 +13,21 @@ refused by zprop_parse_value() (lib/libzfs/libzfs_util.c).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.session import CommandResult, Session, UsageError
+from labsim.shell.base import CommandResult, UsageError
 from labsim.zfs import pool_property_table as table
 from labsim.zfs.pool import Pool
 from labsim.zfs.versions import ZfsVersion, pool_property_names
 
-# The features whose state labsim follows (labsim.shell.commands.zpool.feature_state), by
-# the ZfsVersion field that says whether a release has them.
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
+
+# The features whose state labsim follows (feature_state() in
+# labsim.shell.commands.zpool_reports), by the ZfsVersion field that says whether a release
+# has them.
 MODELLED_FEATURES = {"block_cloning": "block_cloning_feature",
                      "raidz_expansion": "raidz_expansion"}
 

@@ -1,0 +1,167 @@
+"""`zfs create` (file systems and volumes, with their -o properties) and `zfs set`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from labsim.shell import messages as msg
+from labsim.shell.base import CommandResult, UsageError
+from labsim.shell.commands import zfs_properties as props
+from labsim.shell.units import parse_zfs_number
+from labsim.zfs import zvols
+from labsim.zfs.datasets import create_dataset
+from labsim.zfs.errors import NotSimulated
+from labsim.zfs.pool import Pool, property_value
+from labsim.zfs.space import (
+    dataset_available,
+)
+
+if TYPE_CHECKING:
+    from labsim.shell.session import Session
+from labsim.shell.commands.zfs_common import (
+    ALIASES,
+    READONLY,
+    find,
+    find_any,
+    validate,
+    zfs_getopt,
+)
+
+
+def set_property(session: Session, args: list[str]) -> CommandResult:
+    """zfs set [-u] PROPERTY=VALUE... DATASET...: zfs_do_set() (cmd/zfs/zfs_main.c at
+    zfs-2.1.11 and zfs-2.3.9): the assignments first, then the datasets, each set in turn
+    (one that does not exist is said and skipped). -u (2.2 and later) keeps a changed
+    mountpoint from remounting, which changes nothing in labsim."""
+    usage = msg.zfs_subcommand_usage("set")
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        flags = args[0][1:]
+        bad = next((c for c in flags if c != "u" or not session.version.vdev_properties), None)
+        if bad is not None:
+            raise UsageError(msg.zfs_invalid_option(bad) + "\n" + usage, 2)
+        args = args[1:]
+    if not args:
+        raise UsageError("missing arguments\n" + usage, 2)
+    if len(args) < 2:
+        text = "missing property=value argument(s)" if "=" not in args[0] \
+            else "missing dataset name(s)"
+        raise UsageError(text + "\n" + usage, 2)
+    ds_start = next((i for i, arg in enumerate(args) if "=" not in arg), None)
+    if ds_start is None:
+        raise UsageError("missing dataset name(s)\n" + usage, 2)
+    if any("=" in arg for arg in args[ds_start:]):
+        raise UsageError("invalid argument order\n" + usage, 2)
+    assignments: dict[str, str] = {}
+    for assignment in args[:ds_start]:
+        prop, _, value = assignment.partition("=")
+        prop = ALIASES.get(prop, prop)
+        if prop in assignments:  # parseprop(): main() then exits with zfs_do_set()'s -1
+            raise UsageError(f"property '{prop}' specified multiple times", 255)
+        assignments[prop] = value
+    errors = []
+    for name in args[ds_start:]:
+        try:
+            _set_on(session, name, assignments)
+        except UsageError as err:
+            if not err.message.startswith("cannot open '"):
+                raise
+            errors.append(err.message + "\n")  # zfs_for_each() goes on with the others
+    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+
+
+def _set_on(session: Session, name: str, assignments: dict[str, str]) -> None:
+    if "@" in name:
+        find_any(session, name)
+        raise UsageError(msg.not_simulated("zfs set", "setting a property of a snapshot",
+                                           session.version.release), 1)
+    pool, ds = find(session, name)
+    checked = {}
+    for prop, value in assignments.items():
+        if prop in READONLY:
+            raise UsageError(msg.zfs_readonly_property(ds.name, prop), 1)
+        if prop == "volsize":  # resizing a volume
+            raise UsageError(msg.property_not_simulated("zfs set", prop,
+                                                        session.version.release), 1)
+        checked[prop] = validate(ds.name, prop, value, session.version,
+                                 kind=props.kind_of(ds))
+    # zfs_prop_set_list() sends them together: all are set, or (a refusal) none.
+    ds.properties.update(checked)
+
+
+def create_ancestors(pool: Pool, name: str) -> None:
+    """zfs_create_ancestors() (lib/libzfs/libzfs_dataset.c): each missing ancestor of
+    ``name``, from the top, as a file system with no property of its own (-p)."""
+    parts = name.split("/")
+    for depth in range(2, len(parts)):
+        ancestor = "/".join(parts[:depth])
+        if ancestor not in pool.datasets:
+            create_dataset(pool, ancestor, {})
+
+
+def create(session: Session, args: list[str]) -> CommandResult:
+    opts, operands = zfs_getopt(args, "pusnvPV:b:o:", "create")
+    if not operands:
+        raise UsageError(msg.zfs_missing_dataset() + "\n" + msg.zfs_subcommand_usage("create"), 2)
+    for flag, what in (("-n", "a dry run"), ("-v", "the verbose listing"),
+                       ("-P", "the parsable listing")):
+        if (flag, "") in opts:
+            raise UsageError(msg.option_not_simulated("zfs create", flag, what,
+                                                      session.version.release), 1)
+    name = operands[0]
+    parent = name.rsplit("/", 1)[0]
+    if "/" not in name:
+        raise UsageError(msg.zfs_create_missing_pool(name), 1)
+    pool = session.pools.get(name.split("/")[0])
+    parents = ("-p", "") in opts
+    if pool is not None and parents:
+        if name in pool.datasets:
+            return CommandResult()  # zfs_do_create(): "-p" and it exists: no complaint
+        create_ancestors(pool, name)
+    if pool is None or parent not in pool.datasets:
+        raise UsageError(msg.zfs_create_missing_parent(name), 1)
+    if name in pool.datasets:
+        raise UsageError(msg.zfs_dataset_exists(name), 1)
+    properties: dict[str, object] = {}
+    volsize = next((v for k, v in opts if k == "-V"), None)
+    kind = "filesystem" if volsize is None else "volume"
+    for k, v in opts:
+        if k == "-o":
+            prop, _, value = v.partition("=")
+            prop = ALIASES.get(prop, prop)
+            if prop in READONLY and prop != "volblocksize":
+                raise UsageError(f"cannot create '{name}': '{prop}' is readonly", 1)
+            properties[prop] = validate(name, prop, value, session.version, "create", kind)
+    if volsize is not None:
+        return _create_volume(pool, name, volsize, opts, properties)
+    create_dataset(pool, name, properties)
+    return CommandResult()
+
+
+def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, str]],
+                   properties: dict[str, object]) -> CommandResult:
+    """zfs create [-s] [-b BLOCKSIZE] -V SIZE: a thick or sparse volume (labsim.zfs.zvols)."""
+    size = parse_zfs_number(volsize)
+    if size is None:
+        raise UsageError(msg.zfs_bad_numeric_value(name, "volsize", volsize, "create"), 1)
+    block_text = next((v for k, v in opts if k == "-b"), None)
+    block = parse_zfs_number(block_text) if block_text is not None else None
+    sparse = ("-s", "") in opts
+    if not sparse:
+        # A thick volume's refreservation must fit: dsl_dataset_set_refreservation_check()
+        # returns ENOSPC, zfs_ioc_create() undoes the create, zfs_create() prints it
+        # with zfs_standard_error(): "out of space" (zfs-2.3.9).
+        copies = int(str(properties.get("copies", property_value(
+            pool, pool.datasets[name.rsplit("/", 1)[0]], "copies")[0])))
+        reserve = zvols.volsize_to_reservation(
+            size, block or pool.version.default_volblocksize, copies)
+        if reserve > dataset_available(pool, pool.datasets[name.rsplit("/", 1)[0]]):
+            raise UsageError(f"cannot create '{name}': out of space", 1)
+    try:
+        zvols.create_volume(pool, name, size, sparse=sparse, volblocksize=block,
+                            properties=properties)
+    except ValueError as err:
+        raise UsageError(f"cannot create '{name}': {err}", 1) from None
+    except NotSimulated as err:
+        raise UsageError(msg.not_simulated("zfs create", err.what, pool.version.release),
+                         1) from None
+    return CommandResult()
