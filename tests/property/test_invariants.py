@@ -45,12 +45,16 @@ def test_alloc_never_exceeds_size_and_bytes_are_conserved(sizes, ashift, version
         for vdev in pool.vdevs:
             assert 0 <= vdev.alloc <= vdev.space
             assert sum(m.free for m in vdev.metaslabs) == vdev.free
-        # every allocated byte belongs to a file, to the pool's own metadata, or to a
-        # block freed so recently that it is still deferred
+        # every allocated byte belongs to a file, to the pool's own metadata, to what the
+        # root's objset holds beyond a new pool's (its files' dnodes and directory), or to
+        # a block freed so recently that it is still deferred
         assert pool.alloc == (base + sum(f.allocated for f in ds.files.values())
+                              + sum(e.length for e in ds.objset_extents)
                               + sum(e.length for _, e in pool.deferred))
     for name in list(ds.files):
         remove_file(pool, ds, name)
+    # and with the files gone, the objset is a new pool's again
+    assert not ds.objset_extents
     assert pool.alloc == base + sum(e.length for _, e in pool.deferred)
 
 

@@ -122,10 +122,14 @@ LIMITS: tuple[Limit, ...] = (
              "space maps, each further vdev's unflushed-txgs array and (2.2+) a first "
              "snapshot's zapified dsl_dir are. How many log space maps live at once, the "
              "MOS's dnode blocks filling, the pool history growing with each command and "
-             "deadlist bpobjs are not.",
+             "deadlist bpobjs are not. Some of it is chance on a real pool too: which CPU's "
+             "chunk of object numbers an object comes from (a meta-dnode level more or "
+             "less, a dnode block more for a second child's mountpoint directory) differs "
+             "from run to run, and labsim takes the likelier outcome with two CPUs.",
         shows_as="The root dataset's USED, USEDCHILD and logicalused, and the pool's ALLOC, "
                  "are a few metadata blocks (a few KiB at ashift 9, tens of KiB at ashift "
-                 "12) off real OpenZFS once a script has run for a while.",
+                 "12) off real OpenZFS once a script has run for a while; two runs of one "
+                 "script on real OpenZFS differ by as much.",
         try_it=f"`zdb -dd POOL` in {LAB_VM} lists the MOS's objects and their sizes.",
     ),
     Limit(

@@ -34,6 +34,7 @@ from __future__ import annotations
 from labsim.zfs import records
 from labsim.zfs.brt import addref
 from labsim.zfs.mos import objset_id
+from labsim.zfs.objset import objset_changed
 from labsim.zfs.pool import Dataset, File, Pool, property_value
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.txg import advance_txg
@@ -81,5 +82,6 @@ def clone_file(pool: Pool, src_dataset: Dataset, src: File, dst_dataset: Dataset
     # bytes as the source (logicalused counts the clone in full).
     clone.logical, clone.compressed = src.logical, src.compressed
     dst_dataset.files[name] = clone
+    objset_changed(pool, dst_dataset)
     advance_txg(pool)  # the clone's txg syncs (brt_pending_apply(), its indirect blocks)
     return clone

@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-from labsim.zfs.metadata_blocks import EMPTY_FILESYSTEM, copy_psizes
-from labsim.zfs.pool import Dataset, Extent, Pool
+from labsim.zfs.objset import at_creation, objset_changed, sync_objset
+from labsim.zfs.pool import Dataset, Pool
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.write_path import remove_file
 
 
 def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Dataset:
     """zfs create: a new filesystem, whose empty objset's blocks
-    (labsim.zfs.metadata_blocks.EMPTY_FILESYSTEM, every copy) are allocated from the pool,
+    (labsim.zfs.metadata_blocks.filesystem_blocks(), every copy) are allocated from the pool,
     so that the root's USED and the pool's ALLOC include it as on a real pool."""
     dataset = Dataset(name, properties=dict(properties))
+    copies = at_creation(pool, name)
+    dataset.created_metadata_copies = dataset.changed_metadata_copies = copies
     pool.datasets[name] = dataset
-    vdev = min(pool.vdevs, key=lambda v: -v.free)
-    for psize in copy_psizes(EMPTY_FILESYSTEM, vdev.ashift, pool.version.compression_min_savings):
-        asize = vdev.psize_to_asize(psize)
-        if vdev.free < asize:
-            break
-        for offset, length in vdev.take(asize):
-            dataset.objset_extents.append(Extent(vdev.id, offset, length))
+    sync_objset(pool, dataset)
+    parent = pool.datasets.get(name.rsplit("/", 1)[0])
+    if parent is not None and properties.get("type") != "volume":
+        objset_changed(pool, parent)  # `zfs create` mounts it: a directory made in its parent
     advance_txg(pool)
     return dataset
 
@@ -32,4 +31,7 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
     for extent in dataset.objset_extents:
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     del pool.datasets[dataset.name]
+    parent = pool.datasets.get(dataset.name.rsplit("/", 1)[0])
+    if parent is not None:
+        objset_changed(pool, parent)  # its mountpoint directory removed
     advance_txg(pool)

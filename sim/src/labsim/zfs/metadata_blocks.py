@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from labsim.zfs import compression
@@ -128,23 +128,45 @@ def directory_block(names: Iterable[str]) -> MetaBlock | None:
     return MetaBlock(len(data), compressed, copies=DATASET_METADATA_COPIES)
 
 
-def filesystem_blocks(file_names: Iterable[str] = ()) -> tuple[MetaBlock, ...]:
-    return _filesystem_blocks(tuple(file_names))
+@dataclass(frozen=True)
+class ObjsetCopies:
+    """How many copies an objset's blocks have (labsim.zfs.objset_copies): ``created``
+    for those written once when the objset was made (the ZPL master node and SA tables),
+    ``changed`` for those every change rewrites (the objset block, the meta-dnode's
+    indirect blocks, the dnode blocks, the root directory)."""
+
+    created: int = DATASET_METADATA_COPIES
+    changed: int = DATASET_METADATA_COPIES
+
+
+DEFAULT_COPIES = ObjsetCopies()
+
+
+def filesystem_blocks(file_names: Iterable[str] = (),
+                      copies: ObjsetCopies = DEFAULT_COPIES,
+                      other_chunk: Iterable[str] = ()) -> tuple[MetaBlock, ...]:
+    return _filesystem_blocks(tuple(file_names), copies, tuple(other_chunk))
 
 
 @lru_cache(maxsize=256)
-def _filesystem_blocks(names: tuple[str, ...]) -> tuple[MetaBlock, ...]:
+def _filesystem_blocks(names: tuple[str, ...], objset_copies: ObjsetCopies,
+                       other_chunk: tuple[str, ...] = ()) -> tuple[MetaBlock, ...]:
     """The metadata blocks of a ZPL file system holding ``file_names`` in its root
-    directory (files' own indirect blocks are counted with the files)."""
-    copies = DATASET_METADATA_COPIES
+    directory, and ``other_chunk``, objects made there from another CPU's chunk of object
+    numbers (labsim.zfs.objset; files' own indirect blocks are counted with the files)."""
+    copies, once = objset_copies.changed, objset_copies.created
     # Dnode blocks: the first holds the master node and the files (objects 2-31), the
-    # second the file system's own objects, later ones the files after object 31.
+    # second the file system's own objects, later ones the files after object 31, and
+    # one more the other chunk's objects.
     per_block = [1 + min(len(names), DNODES_PER_BLOCK - FIRST_FILE_OBJECT),
                  FS_OBJECTS_IN_SECOND_BLOCK]
     rest = len(names) - (DNODES_PER_BLOCK - FIRST_FILE_OBJECT)
     while rest > 0:
         per_block.append(min(rest, DNODES_PER_BLOCK))
         rest -= DNODES_PER_BLOCK
+    if other_chunk:
+        per_block.append(min(len(other_chunk), DNODES_PER_BLOCK))
+    names = names + other_chunk  # all of them are entries of the root directory
     blocks = [
         MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
         # L5 to L2 of the meta-dnode point at one block each; L1 at the dnode blocks.
@@ -152,13 +174,13 @@ def _filesystem_blocks(names: tuple[str, ...]) -> tuple[MetaBlock, ...]:
                   count=META_DNODE_LEVELS - 2),
         MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(len(per_block)), copies),
         *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies) for n in per_block),
-        MetaBlock(512, 512, copies),  # the master node
-        MetaBlock(1536, 512, copies),  # SA attribute registration
-        MetaBlock(16 * KiB, 2 * KiB, copies, count=2),  # SA layouts, a fat ZAP
+        MetaBlock(512, 512, once),  # the master node
+        MetaBlock(1536, 512, once),  # SA attribute registration
+        MetaBlock(16 * KiB, 2 * KiB, once, count=2),  # SA layouts, a fat ZAP
     ]
     directory = directory_block(names)
     if directory is not None:
-        blocks.append(directory)
+        blocks.append(replace(directory, copies=copies))
     return tuple(blocks)
 
 
@@ -201,13 +223,14 @@ def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
     raise ValueError(f"unknown metadata group {group!r}")
 
 
-def volume_blocks() -> tuple[MetaBlock, ...]:
+def volume_blocks(objset_copies: ObjsetCopies = DEFAULT_COPIES) -> tuple[MetaBlock, ...]:
     """The metadata blocks of a volume's objset (zvol_create_cb(): the data object 1 and
     the "zvol prop" micro ZAP, object 2, embedded while it holds only its size): the
     objset_phys_t, the meta-dnode's five indirect blocks and one dnode block. 6K of
     logicalreferenced at ashift 9 on 2.3.9 (generated seed 8's empty volume), 56K of REFER
-    at ashift 12 on 2.1.11 (lab 7's new volumes)."""
-    copies = DATASET_METADATA_COPIES
+    at ashift 12 on 2.1.11 (lab 7's new volumes). Every one of them is rewritten by a
+    write to the volume."""
+    copies = objset_copies.changed
     return (MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
             MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
                       count=META_DNODE_LEVELS - 1),

@@ -140,6 +140,10 @@ class Dataset:
     # Whether its dsl_dir has been made a ZAP (2.2+: by its first snapshot,
     # labsim.zfs.mos.ZAPIFIED_DIR).
     dir_zapified: bool = False
+    # How many copies its objset's own blocks have (labsim.zfs.objset_copies): those
+    # written once when it was created, and those every change rewrites.
+    created_metadata_copies: int = 2
+    changed_metadata_copies: int = 2
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from labsim.zfs import metadata_blocks, zvols
+from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
 from labsim.zfs.pool import Dataset, File, Pool, Snapshot, file_is_referenced
 from labsim.zfs.space import dataset_referenced, file_used_bytes, usedbyrefreservation
@@ -122,12 +122,6 @@ def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
 # much). The MOS also grows as deadlists fill; labsim leaves that out (about 0.5 % of the
 # lab's root USED).
 MOS_BYTES_PER_CHANGE = 24 * KiB
-# A filesystem in which a second child dataset is mounted holds 8K more: the new mountpoint
-# directory's dnode lands in a dnode block of its own (stored twice). Recorded on 2.1.11:
-# the pool's root dataset went from 96K to 104K REFER when lab 6 cloned lab6/work next to
-# lab6/data (three recordings of four; a probe's clone next to a dataset did the same),
-# and creating the first child changed nothing.
-SECOND_MOUNTPOINT_BYTES = 8 * KiB
 
 Token = tuple[str, str, int]  # (group, what, version): one version of a metadata block
 
@@ -203,16 +197,14 @@ def _group_bytes(pool: Pool, group: str) -> int:
 def referenced(pool: Pool, objset: Objset) -> int:
     """REFER: the object set's metadata and every block of its files."""
     if isinstance(objset, Dataset):
-        return dataset_referenced(pool, objset) + _mountpoint_bytes(pool, objset)
+        return dataset_referenced(pool, objset)
     head = pool.datasets.get(objset.dataset)  # its type decides the objset's size
-    return dataset_referenced(pool, Dataset(objset.dataset, files=objset.files,
-                                            properties=head.properties if head else {}))
-
-
-def _mountpoint_bytes(pool: Pool, dataset: Dataset) -> int:
-    # Volumes have no mountpoint directory (lab 7: two zvols left the root at 96K).
-    mounted = [c for c in children_of(pool, dataset) if not zvols.is_volume(c)]
-    return SECOND_MOUNTPOINT_BYTES if len(mounted) >= 2 else 0
+    shape = Dataset(objset.dataset, files=objset.files,
+                    properties=head.properties if head else {})
+    if head is not None:  # the copies its blocks had then: labsim keeps the head's
+        shape.created_metadata_copies = head.created_metadata_copies
+        shape.changed_metadata_copies = head.changed_metadata_copies
+    return dataset_referenced(pool, shape)
 
 
 def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int,
@@ -322,12 +314,11 @@ def space(pool: Pool, dataset: Dataset) -> Space:
 
 
 def unallocated_metadata(pool: Pool) -> int:
-    """The metadata snapshots and clones keep (rewritten_group()) and second mountpoint
-    directories (SECOND_MOUNTPOINT_BYTES), which labsim counts in USED without
-    allocating it."""
+    """The metadata snapshots and clones keep (rewritten_group()), which labsim counts
+    in USED without allocating it."""
     total = 0
     for dataset in pool.datasets.values():
-        total += _snapshots_own(pool, dataset)[1] + _mountpoint_bytes(pool, dataset)
+        total += _snapshots_own(pool, dataset)[1]
         if origin_of(pool, dataset) is not None:
             total += _clone_own(pool, dataset)[1]
     return total
@@ -358,8 +349,12 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
 def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     """zfs clone: a new dataset whose head starts as the snapshot (dsl_dataset_create_sync()
     with an origin: it shares the origin's blocks and writes only what changes)."""
+    source = owner(pool, snap)
+    # It starts as the origin's objset, blocks and copies alike.
     dataset = Dataset(name, files=dict(snap.files), origin=snap.name,
-                      next_object=owner(pool, snap).next_object)
+                      next_object=source.next_object,
+                      created_metadata_copies=source.created_metadata_copies,
+                      changed_metadata_copies=source.changed_metadata_copies)
     pool.datasets[name] = dataset
     grow_mos(pool, MOS_BYTES_PER_CHANGE)
     advance_txg(pool)

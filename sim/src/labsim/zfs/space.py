@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.metadata_blocks import Cost
+from labsim.zfs.objset import objset_blocks
 from labsim.zfs.pool import Dataset, File, Pool
 from labsim.zfs.volume_reservation import VolumeSpace
 
@@ -21,9 +22,8 @@ def _descendants(pool: Pool, dataset: Dataset) -> list[Dataset]:
 def objset_cost(pool: Pool, dataset: Dataset) -> Cost:
     """The file system's or volume's own metadata (labsim.zfs.metadata_blocks): its allocated bytes
     (REFER's part) and physical bytes (logicalreferenced's part)."""
-    blocks = (metadata_blocks.volume_blocks() if dataset.properties.get("type") == "volume"
-              else metadata_blocks.filesystem_blocks(dataset.files))
-    return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
+    return metadata_blocks.cost(objset_blocks(pool, dataset), pool.vdevs[0],
+                                pool.version.compression_min_savings)
 
 
 def _mos_logical(pool: Pool) -> int:

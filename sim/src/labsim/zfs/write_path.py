@@ -18,6 +18,7 @@ from labsim.zfs.errors import NoSpace
 from labsim.zfs.metadata_rewrite import rewrite_metadata
 from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.mos import objset_id
+from labsim.zfs.objset import objset_changed
 from labsim.zfs.pool import Dataset, Extent, File, Pool, file_is_referenced, property_value
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.space import dataset_available
@@ -93,6 +94,7 @@ def write_file(
         # (dmu_write_policy(): copies++ for metadata, then MIN(copies, spa_max_replication)).
         allocate_indirects(pool, file, done, objset, min(copies + 1, SPA_DVAS_PER_BP))
         file.indirect_extents = len(file.extents) - before
+    objset_changed(pool, dataset)
     if short and file.size < nbytes:
         raise NoSpace(file.size)
     return file.size
@@ -213,6 +215,7 @@ def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:
     # dataset's deadlist, dsl_dataset_block_kill() in module/zfs/dsl_dataset.c).
     if not file_is_referenced(pool, file):
         free_file(pool, file)  # cloned blocks only lose a reference
+    objset_changed(pool, dataset)
     advance_txg(pool)
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from labsim.zfs import records as records_mod
 from labsim.zfs.datasets import create_dataset
 from labsim.zfs.errors import NotSimulated
-from labsim.zfs.metadata_blocks import copy_psizes, volume_blocks
 from labsim.zfs.mos import grow_mos, objset_id
+from labsim.zfs.objset import objset_changed
 from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
 from labsim.zfs.records import expected_records_touched
 from labsim.zfs.space import dataset_available, unique_bytes
@@ -106,13 +106,8 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
                                                                             copies)})
     dataset = create_dataset(pool, name, props)
     # A volume's objset is smaller than a file system's (no ZPL master node, root
-    # directory, delete queue or SA tables): metadata_blocks.volume_blocks().
-    vdev = pool.vdevs[dataset.objset_extents[0].vdev] if dataset.objset_extents else None
-    keep = sum(vdev.psize_to_asize(p) for p in copy_psizes(
-        volume_blocks(), vdev.ashift, pool.version.compression_min_savings)) if vdev else 0
-    while sum(e.length for e in dataset.objset_extents) > keep:
-        extent = dataset.objset_extents.pop()
-        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    # directory, delete queue or SA tables): metadata_blocks.volume_blocks(), which
+    # create_dataset() allocated (labsim.zfs.objset).
     # The MOS grows more than for a file system: the lab 7 recordings (2.1.11) show 32K
     # more per volume created.
 
@@ -204,6 +199,7 @@ def random_write(pool: Pool, dataset: Dataset, name: str, region: int, bs: int,
         file.logical += new * record
         file.compressed += new * record
         _grow_indirects(pool, file, records, allocated + new)
+    objset_changed(pool, dataset)
     rewritten = touched - new
     vdev.write_bytes += rewritten * asize
     vdev.write_ops += rewritten

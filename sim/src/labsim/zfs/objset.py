@@ -1,0 +1,128 @@
+"""A dataset's own objset: its blocks (labsim.zfs.metadata_blocks), how many copies they
+have, and keeping what the pool has allocated for them in step with them.
+
+**Copies.** Metadata gets one copy more than the dataset's ``copies`` says, at most three
+(dmu_write_policy() in module/zfs/dmu.c, 2.3.9 and 2.1.11: ``copies++`` for metadata under
+the default redundant_metadata=all, then MIN(copies, spa_max_replication())). What counts
+is the value when the block is written:
+
+* ``zfs create -o copies=N`` creates the objset first (dmu_objset_create()) and sets the
+  ``-o`` properties afterwards, in a txg of their own (zfs_ioc_create() calls
+  zfs_set_prop_nvlist() after dmu_objset_create(), module/zfs/zfs_ioctl.c). The new
+  objset's blocks are written with the copies it inherits from its parent.
+* The blocks written once at creation (the ZPL master node, the SA registration and
+  layouts) keep that number. The objset block, the meta-dnode's indirect blocks and the
+  dnode blocks are rewritten by every change to the file system (a file written or
+  removed, a child's mountpoint directory made or removed in it) and take the copies of
+  that moment.
+
+**Mountpoints.** `zfs create` mounts the new file system on a directory it makes in its
+parent's (zfs_mount(), lib/libzfs/libzfs_mount.c); `zfs destroy` removes it again. The
+directory is an object of the parent's objset and an entry in its root directory. Which
+object: dmu_object_alloc_impl() (module/zfs/dmu_object.c) hands each CPU its own chunk
+of 128 object numbers (dmu_object_alloc_chunk_shift), so a directory made on the CPU that
+made the first lands beside it in the first dnode block, and one made on another CPU in a
+dnode block of another chunk: a block more, a sector more in each copy. Which CPU runs
+`zfs create` is chance (the lab VM has two); labsim puts the first mountpoint directory
+in the first chunk and the later ones in a second, the likelier outcome with two CPUs
+once there are two or more. Recorded: the root of lab 6 went from 96K to 104K with its
+second child at ashift 12 (2.3.9 every run, 2.1.11 three runs of four); this probe's root
+with five children holds one sector more a copy at ashift 9.
+
+Recorded on 2.3.9 at ashift 9 on one disk (tests/fixtures/real/2.3.9/probes/
+lab15-dataset-metadata.txt): a file system made with ``-o copies=2`` and left alone holds
+24K like any other; one made so, in which a child's mountpoint directory was then made,
+31K (its meta-dnode at 19.5K, three copies of 6.5K; the master node and SA tables at two
+copies); its child, which inherits copies=2, 36K (everything three times); the pool's
+root with five mountpoint directories 25K, a sector more in each copy of its first dnode
+block than an empty file system's 24K.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from labsim.zfs.metadata_blocks import (
+    EMPTY_FILESYSTEM,
+    ObjsetCopies,
+    copy_psizes,
+    filesystem_blocks,
+    volume_blocks,
+)
+from labsim.zfs.pool import Dataset, Extent, Pool, property_value
+from labsim.zfs.records import SPA_DVAS_PER_BP
+from labsim.zfs.versions import MetaBlock
+
+
+def metadata_copies(pool: Pool, dataset: Dataset) -> int:
+    """Copies a metadata block of ``dataset`` written now gets."""
+    copies = int(str(property_value(pool, dataset, "copies")[0]))
+    return min(copies + 1, SPA_DVAS_PER_BP)
+
+
+def at_creation(pool: Pool, name: str) -> int:
+    """Copies of a new objset's blocks: from the copies it inherits, not its own ``-o``."""
+    return metadata_copies(pool, Dataset(name))
+
+
+def is_volume(dataset: Dataset) -> bool:
+    return dataset.properties.get("type") == "volume"
+
+
+def mountpoint_names(pool: Pool, dataset: Dataset) -> list[str]:
+    """The directories made in ``dataset`` for its child file systems' mountpoints."""
+    prefix = dataset.name + "/"
+    return [name[len(prefix):] for name, child in pool.datasets.items()
+            if name.startswith(prefix) and "/" not in name[len(prefix):]
+            and not is_volume(child)]
+
+
+def objset_blocks(pool: Pool, dataset: Dataset,
+                  copies: ObjsetCopies | None = None) -> tuple[MetaBlock, ...]:
+    """The dataset's objset blocks, at its copies (or ``copies``)."""
+    copies = copies or ObjsetCopies(dataset.created_metadata_copies,
+                                    dataset.changed_metadata_copies)
+    if is_volume(dataset):
+        return volume_blocks(copies)
+    # A snapshot's shape (labsim.zfs.snapshots.referenced()) is not the head: labsim does
+    # not keep which mountpoint directories there were when it was taken.
+    mounted = mountpoint_names(pool, dataset) if pool.datasets.get(dataset.name) is dataset \
+        else []
+    return filesystem_blocks([*dataset.files, *mounted[:1]], copies, mounted[1:])
+
+
+def objset_changed(pool: Pool, dataset: Dataset) -> None:
+    """Something in ``dataset`` changed: the blocks every change rewrites are written
+    with the copies the dataset's ``copies`` gives now, and the pool's allocation follows
+    the objset's blocks (sync_objset())."""
+    dataset.changed_metadata_copies = metadata_copies(pool, dataset)
+    sync_objset(pool, dataset)
+
+
+def sync_objset(pool: Pool, dataset: Dataset) -> None:
+    """Allocate what the objset's blocks take beyond what is allocated for them (on the
+    vdev with most free space, as a new objset is placed), and free what they no longer
+    take. The root's first blocks are part of the new pool's metadata
+    (labsim.zfs.lifecycle); a clone's are its origin's until it diverges, which
+    labsim.zfs.snapshots counts without allocating."""
+    if dataset.origin is not None:
+        return
+    rule = pool.version.compression_min_savings
+    vdev = max(pool.vdevs, key=lambda v: v.free)
+    wanted = Counter(vdev.psize_to_asize(p) for p in
+                     copy_psizes(objset_blocks(pool, dataset), vdev.ashift, rule))
+    if dataset.name == pool.name:
+        wanted -= Counter(vdev.psize_to_asize(p) for p in
+                          copy_psizes(EMPTY_FILESYSTEM, vdev.ashift, rule))
+    held = Counter(e.length for e in dataset.objset_extents)
+    for asize, count in (held - wanted).items():
+        for _ in range(count):
+            extent = next(e for e in reversed(dataset.objset_extents) if e.length == asize)
+            dataset.objset_extents.remove(extent)
+            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    for asize, count in (wanted - held).items():
+        for _ in range(count):
+            if vdev.free < asize:
+                return
+            for offset, length in vdev.take(asize):
+                dataset.objset_extents.append(Extent(vdev.id, offset, length))
