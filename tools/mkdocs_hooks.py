@@ -54,6 +54,10 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import static_figures  # noqa: E402 - tools/, next to this hook
+import terminal_transcripts  # noqa: E402
+
 log = logging.getLogger("mkdocs.hooks.labsim")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -115,7 +119,11 @@ class _Build:
         self.nicenum = None
         self.limits = None  # labsim.limits, for [[labsim:limits]]
         self.payloads: dict[tuple[str, str], str] = {}
+        self.results: dict[tuple[str, str], dict] = {}  # the first results, by (scenario, params)
         self.release_controls: dict[str, bool] = {}
+        self.figure_key = b""  # static_figures.renderer_key()
+        self.figures: dict[str, dict] = {}  # static image file name -> figure
+        self.sessions: dict[str, list] = {}  # page -> its first session, run (terminal_transcripts)
 
 
 _build = _Build()
@@ -305,13 +313,45 @@ def _payload_json(scenario: str, params: str) -> str:
         if traces - PLOTLY_TRACES:
             raise ValueError(f"trace types {sorted(traces - PLOTLY_TRACES)} are not in the "
                              "site's plotly.js bundle (plotly.js-basic-dist-min)")
+        _build.results[key] = payload["result"]
         text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
         # The payload lives in a <template>: escape it as HTML text.
         _build.payloads[key] = html.escape(text, quote=False)
     return _build.payloads[key]
 
 
-def _embed_widget(match: re.Match, page_name: str) -> str:
+def _static_figure(scenario: str, params: str, base: str) -> str:
+    """The chart as an image drawn at build time (tools/static_figures.py), with its summary
+    and the commands behind it: what a reader without JavaScript, and print, see. The page's
+    glue hides it once the live chart is drawn."""
+    result = _build.results[(scenario, params)]
+    figure = result["figure"]
+    name = static_figures.figure_name(figure, _build.figure_key)
+    _build.figures[name] = figure
+    title = figure.get("layout", {}).get("title")
+    title = title.get("text", "") if isinstance(title, dict) else (title or "")
+    title = re.sub(r"<[^>]+>", " ", title).strip()
+    summary = (result.get("summary") or "").strip()
+    alt = f"Chart: {title}." if title else "Chart of the simulation."
+    height = figure.get("layout", {}).get("height", 380)
+    parts = [f'<figure class="labsim-static">'
+             f'<img src="{base}assets/figures/{name}" alt="{html.escape(alt)}" '
+             f'width="{static_figures.WIDTH}" height="{height}" loading="lazy">'
+             f'<figcaption>']
+    if summary:
+        parts.append(f'<span class="labsim-static__summary">{html.escape(summary)}</span>')
+    parts.append('<span class="labsim-static__note">The simulation with the lesson\'s settings, '
+                 'drawn when the site was built. With JavaScript on, the chart is live and its '
+                 'settings can be changed.</span></figcaption>')
+    if result.get("transcript"):
+        parts.append('<details class="labsim-transcript"><summary>Commands behind this chart'
+                     f'</summary><pre><code>{html.escape(result["transcript"])}</code></pre>'
+                     '</details>')
+    parts.append("</figure>")
+    return "".join(parts)
+
+
+def _embed_widget(match: re.Match, page_name: str, base: str) -> str:
     tag = match.group(0)
     attrs = _attrs(tag)
     scenario = attrs.get("data-scenario", "")
@@ -328,7 +368,39 @@ def _embed_widget(match: re.Match, page_name: str) -> str:
     tag = tag[:-1] + f' data-build="{_build.sha256[:12]}">'
     # Not <script type="application/json">: instant navigation re-creates every <script> in the
     # swapped content without its type, which would run the JSON as JavaScript.
-    return f'{tag}<template class="labsim-payload">{body}</template>'
+    static = _static_figure(scenario, attrs.get("data-params", ""), base)
+    return f'{tag}<template class="labsim-payload">{body}</template>{static}'
+
+
+def _embed_terminal(match: re.Match, page_name: str) -> str:
+    """Inside a terminal's <div>: the lesson's first session with labsim's output, for a
+    reader without JavaScript (tools/terminal_transcripts.py)."""
+    tag = match.group(0)
+    attrs = {k.removeprefix("data-"): v for k, v in _attrs(tag).items()}
+    terminal = terminal_transcripts.Terminal.from_attrs(attrs)
+    steps = _build.sessions.get(page_name, [])
+    release = _build.versions.DEFAULT_VERSION.release
+    return tag + terminal_transcripts.transcript_html(terminal, steps, release)
+
+
+# "Things to try" after a widget names its controls, which a reader without JavaScript does
+# not have: marked so that the stylesheet hides it then (html.no-js, see _NO_JS).
+THINGS_TO_TRY_ADMONITION = re.compile(
+    r'<div class="admonition ([^"]*)">(\s*<p class="admonition-title">Things to try</p>)')
+THINGS_TO_TRY_LIST = re.compile(r"<p>Things to try:</p>\s*<ul>.*?</ul>", re.S)
+
+
+def mark_things_to_try(html_text: str) -> str:
+    html_text = THINGS_TO_TRY_ADMONITION.sub(
+        r'<div class="admonition \1 zfl-needs-js">\2', html_text)
+    return THINGS_TO_TRY_LIST.sub(lambda m: f'<div class="zfl-needs-js">{m.group(0)}</div>',
+                                  html_text)
+
+
+# Material's <html class="no-js"> loses no-js when its bundle runs, at the end of <body>: on a
+# page with simulations it goes at once, so that nothing meant for readers without JavaScript
+# flashes up first.
+_NO_JS = "<script>document.documentElement.classList.replace('no-js','js')</script>"
 
 
 # Started from <head>, before the page's scripts: the worker's start (its module, Pyodide and
@@ -363,8 +435,9 @@ def _head_hints(base: str, widget: bool, terminal: bool) -> str:
     """For pages with simulations: start the Python worker at once, and preload hints so the
     scripts a widget or a terminal needs download while the page parses."""
     worker = json.dumps(f"{base}javascripts/labsim-worker.js")
-    hints = [_EARLY_WORKER.format(url=worker),
-             f'<link rel="modulepreload" href="{base}javascripts/labsim-page.js">']
+    hints = [_NO_JS, _EARLY_WORKER.format(url=worker),
+             f'<link rel="modulepreload" href="{base}javascripts/labsim-page.js">',
+             f'<link rel="modulepreload" href="{base}javascripts/labsim-figure.js">']
     if widget:
         plotly = f"{base}assets/vendor/plotly/plotly.min.js"
         hints.append(f'<link rel="preload" href="{plotly}" as="script">')
@@ -392,6 +465,9 @@ def on_pre_build(config, **kwargs) -> None:
         _build.versions = importlib.import_module("labsim.zfs.versions")
         _build.nicenum = importlib.import_module("labsim.format.numbers").nicenum
         _build.limits = importlib.import_module("labsim.limits")
+        _build.figure_key = static_figures.renderer_key()
+    except static_figures.StaticFigureError as exc:
+        raise PluginError(str(exc)) from exc
     except Exception as exc:
         raise PluginError(f"cannot import labsim.web from {SIM_SRC}: "
                           f"{type(exc).__name__}: {exc}") from exc
@@ -408,7 +484,20 @@ def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
             LIMITS_TOKEN, _build.limits.limits_markdown(_build.versions.DEFAULT_VERSION))
     for error in errors:
         log.error(error)
+    _run_first_session(markdown, page.file.src_uri)
     return markdown
+
+
+def _run_first_session(markdown: str, page_name: str) -> None:
+    terminals = terminal_transcripts.page_terminals(markdown)
+    if not terminals:
+        return
+    commands = terminal_transcripts.first_session(markdown, terminals)
+    try:
+        _build.sessions[page_name] = terminal_transcripts.run(_build.web, terminals, commands)
+    except Exception as exc:  # a simulator bug must not stop `mkdocs serve`
+        log.error("%s: the first session failed at build time: %s: %s", page_name,
+                  type(exc).__name__, exc)
 
 
 def on_page_content(html_text: str, page, config, files, **kwargs) -> str:
@@ -427,8 +516,10 @@ def on_post_page(output: str, page, config, **kwargs) -> str:
     if not has_widget and not has_terminal:
         return output
     name = page.file.src_uri
-    output = WIDGET_TAG.sub(lambda m: _embed_widget(m, name), output)
     base = "../" * page.url.count("/")  # relative root, as mkdocs writes its own links
+    output = WIDGET_TAG.sub(lambda m: _embed_widget(m, name, base), output)
+    output = TERMINAL_FULL_TAG.sub(lambda m: _embed_terminal(m, name), output)
+    output = mark_things_to_try(output)
     hints = _head_hints(base, has_widget, has_terminal)
     # Early in <head> (after the charset, which must come first): an inline script after the
     # stylesheets would wait for them.
@@ -491,6 +582,11 @@ def on_post_build(config, **kwargs) -> None:
     for old in wheels.glob("*.snapshot.gz"):
         if old.name != snapshot:
             old.unlink()
+    try:
+        figures = static_figures.render(_build.figures)
+    except static_figures.StaticFigureError as exc:
+        raise PluginError(str(exc)) from exc
+    static_figures.copy_into(site, figures)
     manifest = {"wheel": _build.wheel_name, "version": _build.version, "sha256": _build.sha256,
                 "snapshot": snapshot}
     (wheels / "labsim.json").write_text(json.dumps(manifest, indent=1) + "\n")

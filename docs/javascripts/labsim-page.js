@@ -16,6 +16,7 @@
 // sync() is called from mkdocs-material's document$ (first load and every instant navigation):
 // it unmounts what left the page and mounts what arrived.
 
+import { PLOT_CONFIG, themedLayout } from "./labsim-figure.js";
 import { LabTerminal } from "./labsim-terminal.js";
 
 const ROOT = new URL("../", import.meta.url);
@@ -250,59 +251,14 @@ class ReleasePicker {
 // Widgets
 // ---------------------------------------------------------------------------------------------
 
-const PLOT_CONFIG = {
-  displaylogo: false,
-  responsive: false, // a ResizeObserver per chart handles resizes (also inside tabs)
-  modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"],
-};
-
-// Plotly does not wrap titles: break a long one at spaces to fit the chart's width.
-function wrapTitle(title, width, fontSize) {
-  const text = typeof title === "string" ? title : title?.text;
-  if (!text || text.includes("<br")) return title;
-  const perLine = Math.max(16, Math.floor(width / (fontSize * 0.55)));
-  if (text.length <= perLine) return title;
-  const lines = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    if (line && (line + " " + word).length > perLine) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  lines.push(line);
-  const wrapped = lines.join("<br>");
-  return typeof title === "string" ? { text: wrapped } : { ...title, text: wrapped };
-}
-
-function themedLayout(layout = {}, width = 700) {
+// The page's colours for a chart (labsim-figure.js themes the layout with them).
+function pageTheme() {
   const css = getComputedStyle(document.body);
-  const fg = css.getPropertyValue("--md-default-fg-color").trim() || "#333";
-  const grid = css.getPropertyValue("--md-default-fg-color--lightest").trim() || "#ddd";
-  const themed = structuredClone(layout);
-  delete themed.width;
-  themed.autosize = true;
-  themed.height ??= 380;
-  themed.paper_bgcolor = "rgba(0,0,0,0)";
-  themed.plot_bgcolor = "rgba(0,0,0,0)";
-  themed.font = { family: css.fontFamily, ...themed.font, color: fg };
-  themed.margin ??= { t: 48, r: 16, b: 48, l: 64 };
-  if (themed.title) {
-    const size = themed.title.font?.size ?? (width < 600 ? 14 : 17);
-    themed.title = wrapTitle(themed.title, width - 40, size);
-    if (typeof themed.title === "object") themed.title.font = { size, ...themed.title.font };
-    const lines = (themed.title.text ?? "").split("<br>").length;
-    if (lines > 1) themed.margin = { ...themed.margin, t: (themed.margin.t ?? 48) + (lines - 1) * size * 1.3 };
-  }
-  for (const key of Object.keys(themed).filter((k) => /^[xy]axis\d*$/.test(k))) {
-    themed[key] = { gridcolor: grid, zerolinecolor: grid, linecolor: grid, ...themed[key] };
-  }
-  for (const key of ["xaxis", "yaxis"]) {
-    themed[key] = { gridcolor: grid, zerolinecolor: grid, linecolor: grid, ...themed[key] };
-  }
-  return themed;
+  return {
+    fg: css.getPropertyValue("--md-default-fg-color").trim() || "#333",
+    grid: css.getPropertyValue("--md-default-fg-color--lightest").trim() || "#ddd",
+    font: css.fontFamily,
+  };
 }
 
 function optionList(options = []) {
@@ -404,6 +360,9 @@ class Widget {
 
   // ----- DOM --------------------------------------------------------------------------------
   build() {
+    // The chart drawn at build time (tools/mkdocs_hooks.py) stands where the live chart will
+    // be until that is drawn (then the stylesheet hides it; print shows it instead).
+    this.static = this.root.querySelector(".labsim-static");
     this.root.querySelector(".labsim-ui")?.remove();
     this.form = el("form", { class: "labsim-controls", "aria-label": "Simulation parameters" });
     this.form.addEventListener("submit", (event) => event.preventDefault());
@@ -420,7 +379,7 @@ class Widget {
     this.transcriptBox = el("details", { class: "labsim-transcript" },
       el("summary", { text: "Commands behind this chart" }), el("pre", {}, this.transcript));
     const title = this.describe.title ? el("div", { class: "labsim-title", text: this.describe.title }) : null;
-    this.ui = el("div", { class: "labsim-ui" }, title, this.form, this.note, this.chart,
+    this.ui = el("div", { class: "labsim-ui" }, title, this.form, this.note, this.static, this.chart,
       el("div", { class: "labsim-bar" }, this.status, this.resetButton), this.summary, this.transcriptBox);
     this.root.append(this.ui);
     this.showValues();
@@ -616,7 +575,7 @@ class Widget {
   }
 
   layout() {
-    return themedLayout(this.figure.layout, this.chart.clientWidth || 700);
+    return themedLayout(this.figure.layout, this.chart.clientWidth || 700, pageTheme());
   }
 
   retheme() {
