@@ -509,8 +509,13 @@ def on_page_content(html_text: str, page, config, files, **kwargs) -> str:
     return slot + html_text
 
 
+# Material's search dialog has no accessible name (axe: aria-dialog-name, serious).
+SEARCH_DIALOG = re.compile(r'(<div class="md-search"(?![^>]*aria-label)[^>]*role="dialog")')
+
+
 def on_post_page(output: str, page, config, **kwargs) -> str:
     """Runs after the search index saw the page, so embedded JSON is not indexed as text."""
+    output = SEARCH_DIALOG.sub(r'\1 aria-label="Search"', output, count=1)
     has_widget = WIDGET_TAG.search(output) is not None
     has_terminal = TERMINAL_TAG.search(output) is not None
     if not has_widget and not has_terminal:

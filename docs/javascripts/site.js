@@ -52,6 +52,23 @@ function applyView() {
   else setInstructorView(storedView(), false);
 }
 
+// A table wider than the page scrolls sideways in Material's wrapper; a keyboard reaches it
+// only if it can take the focus (axe: scrollable-region-focusable).
+function focusableScrollers() {
+  for (const wrap of document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])")) {
+    if (wrap.scrollWidth <= wrap.clientWidth) continue;
+    wrap.tabIndex = 0;
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute("aria-label", "Table (scrolls sideways)");
+  }
+}
+
+let resizeTimer = 0;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(focusableScrollers, 200);
+});
+
 // Applied at once (before document$ exists in theory), then on every page swap.
 applyView();
 
@@ -67,7 +84,7 @@ async function syncSimulations() {
 }
 
 if (window.document$) {
-  window.document$.subscribe(() => { applyView(); syncSimulations(); });
+  window.document$.subscribe(() => { applyView(); focusableScrollers(); syncSimulations(); });
 } else {
   syncSimulations();
 }
