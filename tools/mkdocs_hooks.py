@@ -344,9 +344,9 @@ def _static_figure(scenario: str, params: str, base: str) -> str:
                  'drawn when the site was built. With JavaScript on, the chart is live and its '
                  'settings can be changed.</span></figcaption>')
     if result.get("transcript"):
-        parts.append('<details class="labsim-transcript"><summary>Commands behind this chart'
-                     f'</summary><pre><code>{html.escape(result["transcript"])}</code></pre>'
-                     '</details>')
+        commands = html.escape(result["transcript"])
+        parts.append('<details class="labsim-static__transcript"><summary>Commands behind '
+                     f'this chart</summary><pre><code>{commands}</code></pre></details>')
     parts.append("</figure>")
     return "".join(parts)
 

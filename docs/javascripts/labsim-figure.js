@@ -5,14 +5,12 @@
 // Pure functions: the caller passes the colours and font it wants.
 
 // Nothing in the mode bar may send the figure off the machine: plotly.js 4 offers "Share chart"
-// (an upload to Plotly Cloud) unless showSendToCloud is false.
+// (an upload to Plotly Cloud, plotlyServerURL) unless showSendToCloud is false. (Its config has
+// no showLink, sendData or showEditInChartStudio any more.)
 export const PLOT_CONFIG = Object.freeze({
   displaylogo: false,
   responsive: false, // a ResizeObserver per chart handles resizes (also inside tabs)
   showSendToCloud: false,
-  showEditInChartStudio: false,
-  showLink: false,
-  sendData: false,
   plotlyServerURL: "",
   modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines", "sendChartToCloud"],
 });
