@@ -14,6 +14,12 @@ On every build (``mkdocs build`` and ``mkdocs serve`` alike) this module
 * embeds, into every ``<div class="labsim-widget" data-scenario="...">`` of a page, the scenario's
   controls and first result computed here in CPython (``labsim.web.initial_payload``), so the
   first chart renders with plotly.js without waiting for Python in the browser;
+* draws each widget's first chart to SVG at build time (tools/static_figures.py: the same
+  figure, plotly.js bundle and layout theming in Debian's chromium, cached under
+  ``build/static-figures/``), shown without JavaScript, in print and until the live chart is
+  drawn; puts in each terminal the lesson's first session with labsim's output
+  (tools/terminal_transcripts.py), shown without JavaScript; marks "Things to try", which
+  names a widget's controls, to be hidden without JavaScript;
 * puts, under the title of every page with a ZFS terminal (one without ``data-network``) or a
   widget with a release control, an empty, hidden ``<div class="zfl-release">`` holding the
   releases the page's OpenZFS release selector offers (``labsim.web.release_choices``); the
