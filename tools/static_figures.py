@@ -6,9 +6,11 @@ draws the SAME figure with the SAME plotly.js bundle and the same layout theming
 (docs/javascripts/labsim-figure.js, ``staticSvg``) in Debian's headless chromium, and exports it
 with ``Plotly.toImage(..., {format: "svg"})``.
 
-(PyPI's kaleido 1.x does the same through choreographer and a Chrome it finds or is given, but
-with the plotly.js of the Python plotly package, not the site's bundle, so its images could
-differ from the live charts; Playwright and chromium are already what the browser tests use.)
+(PyPI's kaleido 1.5 does work offline with Debian's chromium, given BROWSER_PATH=/usr/bin/chromium:
+about 6 s for one figure here, with the full plotly.js 4.1.1 of the Python plotly package. It is
+not used: it would be one more dependency, would not apply the page's layout theming
+(labsim-figure.js), and would draw with another bundle than the page's; Playwright and
+chromium are what the browser tests use already.)
 
 Images are cached under ``build/static-figures/`` by a hash of the figure's JSON, the plotly.js
 bundle and labsim-figure.js: an unchanged build starts no browser.
