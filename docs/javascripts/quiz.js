@@ -71,6 +71,8 @@ function enhance(quiz, index, choices) {
     input.value = letter;
     label.append(input, ...Array.from(item.childNodes));
     item.replaceChildren(label);
+    // The list is a radiogroup now: its items are no list items (axe: listitem, serious).
+    if (options.getAttribute("role") === "radiogroup") item.setAttribute("role", "none");
     input.addEventListener("change", () => {
       const stored = loadChoices();
       stored[id] = letter;
