@@ -94,12 +94,12 @@ def transcript_html(terminal: Terminal, steps: list[Step], release: str) -> str:
     (shown only without JavaScript: docs/stylesheets/extra.css)."""
     mine = [s for s in steps if s.session == terminal.session]
     on = f" on {terminal.host}" if terminal.host else ""
-    by = (f"labsim (simulating OpenZFS {release})" if not terminal.network
-          else "labsim's simulated hosts")
+    by = (f"labsim (simulating OpenZFS {release}) gives" if not terminal.network
+          else "labsim's simulated hosts give")
     if mine:
         caption = (f"This terminal needs JavaScript. Below: the lesson's first session{on}, "
-                   f"with the output {by} gives each command (a simulation, not a recording "
-                   "of a real machine).")
+                   f"with the output {by} each command (a simulation, not a recording of a "
+                   "real machine).")
         lines = []
         for step in mine:
             lines.append(f'<span class="labsim-term-static__prompt">{html.escape(step.prompt)}'
