@@ -13,7 +13,7 @@ export NO_MKDOCS_2_WARNING := 1
 .PHONY: serve build bundle test test-host lint bench clean
 
 serve: $(VENV) $(NODE)            ## serve the course on http://127.0.0.1:8000 with working simulations
-	SITE_URL=http://$(HOST):$(PORT)/ $(PY) -m mkdocs serve --dev-addr $(HOST):$(PORT) --no-livereload
+	SITE_URL=http://$(HOST):$(PORT)/ ZFL_STATIC_FIGURES=optional $(PY) -m mkdocs serve --dev-addr $(HOST):$(PORT) --no-livereload
 
 build: $(VENV) $(NODE)            ## build the static site into site/
 	$(PY) -m mkdocs build --strict
