@@ -36,7 +36,8 @@ def create_pool(
     """A new pool striped over top-level vdevs: each a VdevSpec (mirror, RAID-Z or a
     single device) or a plain (path, size in bytes) for a single device."""
     vdevs = [build_vdev(i, spec, ashift, version) for i, spec in enumerate(devices)]
-    pool = Pool(name=name, version=version, vdevs=vdevs, datasets={name: Dataset(name)})
+    root = Dataset(name, sa_settled=False)  # its SA layouts: labsim.zfs.snapshots
+    pool = Pool(name=name, version=version, vdevs=vdevs, datasets={name: root})
     profile = version.create_metadata
     if profile is None:
         for vdev in vdevs:

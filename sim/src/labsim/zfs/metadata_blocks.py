@@ -62,6 +62,9 @@ ZBT_MICRO = (1 << 63) + 3
 # (VDEV_TOP_ZAP_MS_UNFLUSHED_PHYS_TXGS: a uint64 object of one 128K block, metaslab_sync()
 # in module/zfs/metaslab.c), a MOS object: LZ4 leaves 1K of it (zdb, 2.1.11 and 2.3.9).
 UNFLUSHED_TXGS_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
+# The SA layouts, a fat ZAP of two 16K blocks: the attribute layouts of the objects the
+# file system holds (sa_attr_register_sync(), module/zfs/sa.c).
+SA_LAYOUTS = MetaBlock(16 * KiB, 2 * KiB, copies=DATASET_METADATA_COPIES, count=2)
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,7 @@ def _filesystem_blocks(names: tuple[str, ...], objset_copies: ObjsetCopies,
         *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies) for n in per_block),
         MetaBlock(512, 512, once),  # the master node
         MetaBlock(1536, 512, once),  # SA attribute registration
-        MetaBlock(16 * KiB, 2 * KiB, once, count=2),  # SA layouts, a fat ZAP
+        replace(SA_LAYOUTS, copies=once),
     ]
     directory = directory_block(names)
     if directory is not None:
@@ -202,7 +205,8 @@ def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
     """The blocks a change to a file system rewrites, by group (labsim.zfs.snapshots
     follows them through a snapshot chain): "root", the objset_phys_t and the meta-dnode's
     indirect blocks, rewritten by any change; "dir", the dnode block holding the root
-    directory (its micro ZAP is embedded while it names few files); "dnode", the dnode
+    directory (its micro ZAP is embedded while it names few files); "sa", the SA layouts,
+    rewritten when the first regular file registers its layout; "dnode", the dnode
     block of a file written; "fresh", what a head made afresh (rolled back to, or promoted)
     rewrites besides. The copies of "dnode" (one) and the size of "fresh" (a dnode block)
     are the 2.1.11 calibration (tests/fixtures/real/2.1.11/06-snapshots*: 52K of unique
@@ -214,8 +218,13 @@ def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
                 MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
                           count=META_DNODE_LEVELS - 1))
     if group == "dir":
-        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(FS_OBJECTS_IN_SECOND_BLOCK),
-                          copies, count=2),)
+        # The first dnode block (the master node and a file) and the second (the root
+        # directory among the file system's own objects).
+        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), copies),
+                MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(FS_OBJECTS_IN_SECOND_BLOCK),
+                          copies))
+    if group == "sa":
+        return (SA_LAYOUTS,)
     if group == "dnode":
         return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), 1),)
     if group == "fresh":

@@ -96,6 +96,7 @@ def objset_changed(pool: Pool, dataset: Dataset) -> None:
     with the copies the dataset's ``copies`` gives now, and the pool's allocation follows
     the objset's blocks (sync_objset())."""
     dataset.changed_metadata_copies = metadata_copies(pool, dataset)
+    dataset.sa_settled = True
     sync_objset(pool, dataset)
 
 

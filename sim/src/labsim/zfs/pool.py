@@ -103,6 +103,11 @@ class Snapshot:
     # (recorded on 2.3.9: 8K of unique metadata after a rollback of an unchanged head,
     # 56K after one that had changed; lab 6's promoted origin, 56K).
     head_diverged: bool = False
+    # The head's objset as it was when the snapshot was taken: its blocks' copies
+    # (labsim.zfs.objset) and whether its SA layouts were settled (Dataset.sa_settled).
+    created_metadata_copies: int = 2
+    changed_metadata_copies: int = 2
+    sa_settled: bool = True
 
     @property
     def dataset(self) -> str:
@@ -144,6 +149,10 @@ class Dataset:
     # written once when it was created, and those every change rewrites.
     created_metadata_copies: int = 2
     changed_metadata_copies: int = 2
+    # Whether the objset's SA layouts have been written since it was made: the pool's
+    # root file system has them rewritten by the first file or directory made in it
+    # (labsim.zfs.snapshots); every other file system is settled from its creation.
+    sa_settled: bool = True
 
 
 @dataclass(frozen=True)
