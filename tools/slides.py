@@ -139,7 +139,7 @@ def deck_markdown(deck: Deck, figures: Sequence[Figure], lesson_url: str) -> str
     if len(figures) != deck.figures:
         raise SlideError(f"lesson {deck.lesson_id}: {deck.figures} widgets but "
                          f"{len(figures)} static figures")
-    front = ["---", "marp: true", "theme: default", "paginate: true", "size: 16:9",
+    front = ["---", "marp: true", "lang: en", "theme: default", "paginate: true", "size: 16:9",
              f"title: {json.dumps(deck.title)}", "style: |", STYLE, "---"]
     slides = [[f"<!-- _class: title -->\n<!-- _paginate: false -->\n\n# {deck.title}",
                f"{deck.duration}", f"ZFS Field Labs · [the lesson]({lesson_url})"]]
