@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 # pymdownx.details (???, ???+) and admonition (!!!): the kind, then an optional quoted title
@@ -154,10 +154,12 @@ def list_items(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class CodeBlock:
-    """A fenced console block, under the content tab it is in (``label``, "" outside tabs)."""
+    """A fenced console block, under the content tab it is in (``label``, "" outside tabs);
+    ``line``: where its fence is in the text it was found in."""
 
     label: str
     code: str
+    line: int = field(default=0, compare=False)
 
 
 def console_blocks(text: str) -> list[CodeBlock]:
@@ -182,7 +184,7 @@ def console_blocks(text: str) -> list[CodeBlock]:
             if indent_of(line) == 0:
                 label = ""
             body = textwrap.dedent("\n".join(lines[start:end]))
-            found.append(CodeBlock(label, body.strip("\n")))
+            found.append(CodeBlock(label, body.strip("\n"), number))
             number = end
         number += 1
     return found

@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 MARP_PACKAGE = REPO / "node_modules" / "@marp-team" / "marp-cli"
 MARP_CONFIG = REPO / "tools" / "marp.json"
 CACHE = REPO / "build" / "slides"
-STEP = re.compile(r"^\d+\.\s+\*\*([\w-]+)\*\*", re.M)
+STEP = re.compile(r"^(\d+)\.\s+\*\*([\w-]+)\*\*")
 TITLE = re.compile(r"^#\s+(.+?)\s*$", re.M)
 LIST_BUDGET = 800  # characters of list text per slide at the deck's font size
 CODE_LINES = 14  # lines of code per slide
@@ -42,6 +42,13 @@ class SlideError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Steps:
+    """A lab's steps, by name (the list ``[[lab:steps:NAME]]`` becomes on the page)."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Deck:
     lesson_id: str
     title: str
@@ -49,8 +56,32 @@ class Deck:
     objectives: tuple[str, ...]
     figures: int
     key_points: tuple[str, ...]
-    lab_steps: tuple[str, ...]
-    lab_commands: tuple[CodeBlock, ...]
+    lab: tuple[Steps | CodeBlock, ...]  # in the order of the page's lab section
+
+    @property
+    def lab_commands(self) -> tuple[CodeBlock, ...]:
+        return tuple(part for part in self.lab if isinstance(part, CodeBlock))
+
+
+def lab_parts(lab: str) -> tuple[Steps | CodeBlock, ...]:
+    """A lab section's step lists and console blocks, in order. A list starts again at 1."""
+    found: list[tuple[int, Steps | CodeBlock]] = []
+    names: list[str] = []
+    start = 0
+    for number, line in enumerate(lab.splitlines()):
+        step = STEP.match(line)
+        if not step:
+            continue
+        if step.group(1) == "1" and names:
+            found.append((start, Steps(tuple(names))))
+            names = []
+        if not names:
+            start = number
+        names.append(step.group(2))
+    if names:
+        found.append((start, Steps(tuple(names))))
+    found += [(block.line, block) for block in console_blocks(lab)]
+    return tuple(part for _, part in sorted(found, key=lambda pair: pair[0]))
 
 
 @dataclass(frozen=True)
@@ -78,8 +109,7 @@ def extract(markdown: str, lesson: course.Lesson) -> Deck:
     return Deck(lesson.id, title.group(1) if title else lesson.title,
                 f"{d.total} min: {d.teaching} teaching, {d.exercises} exercises, {d.lab} lab",
                 tuple(list_items(objectives)), len(course.page_simulations(markdown)),
-                tuple(list_items(key_points)), tuple(STEP.findall(lab)),
-                tuple(console_blocks(lab)))
+                tuple(list_items(key_points)), lab_parts(lab))
 
 
 def _chunks(items: Sequence[str], budget: int = LIST_BUDGET) -> list[list[str]]:
@@ -100,19 +130,21 @@ def _numbered(title: str, index: int, count: int) -> str:
 
 
 def _lab_slides(deck: Deck) -> list[list[str]]:
-    """The lab's slides: its steps, then its commands, CODE_LINES lines a slide at most."""
+    """The lab's slides: its steps and commands in order, CODE_LINES lines of code a slide at
+    most."""
     slides: list[list[str]] = [[]]
     lines = 0
-    if deck.lab_steps:
-        slides[0].append("Steps: " + " → ".join(f"**{step}**" for step in deck.lab_steps))
-    for block in deck.lab_commands:
-        size = block.code.count("\n") + 1
+    for part in deck.lab:
+        if isinstance(part, Steps):
+            slides[-1].append("Steps: " + " → ".join(f"**{name}**" for name in part.names))
+            continue
+        size = part.code.count("\n") + 1
         if lines and lines + size > CODE_LINES:
             slides.append([])
             lines = 0
-        if block.label:
-            slides[-1].append(f"{block.label}:")
-        slides[-1].append(f"```console\n{block.code}\n```")
+        if part.label:
+            slides[-1].append(f"{part.label}:")
+        slides[-1].append(f"```console\n{part.code}\n```")
         lines += size
     return [slide for slide in slides if slide]
 

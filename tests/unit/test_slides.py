@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import course  # noqa: E402
+import mkdocs_course_hooks  # noqa: E402
 import slides  # noqa: E402
 from lesson_markdown import CodeBlock, console_blocks, section  # noqa: E402
 
@@ -62,6 +63,15 @@ root@lab:~# zpool list
     $ sudo labkit run 09-example
     ```
 
+A second lab:
+
+1. **copy**: copy a file;
+2. **check**: check it.
+
+```console
+$ sudo labkit run 09-second
+```
+
 ## Exercises
 
 ```console
@@ -83,18 +93,20 @@ def test_extract_reads_what_a_deck_shows():
     assert deck.objectives == ("name the first thing;", "explain the second thing, over two lines.")
     assert deck.key_points == ("One.", "Two, with `code`.")
     assert deck.figures == 1
-    assert deck.lab_steps == ("files", "pool")
-    assert deck.lab_commands == (
+    assert deck.lab == (
+        slides.Steps(("files", "pool")),
         CodeBlock("", "# not a heading: a comment in a console block\nroot@lab:~# zpool list"),
         CodeBlock("In the simulator", "$ python -m labsim labs/scripts/09-example.sh"),
         CodeBlock("In the VM", "$ sudo labkit run 09-example"),
+        slides.Steps(("copy", "check")),
+        CodeBlock("", "$ sudo labkit run 09-second"),
     )
 
 
 def test_a_comment_in_code_does_not_end_a_section():
     lab = section(PAGE, "Lab")
     assert lab is not None and "09-example.sh" in lab and "not a lab command" not in lab
-    assert [b.label for b in console_blocks(lab)] == ["", "In the simulator", "In the VM"]
+    assert [b.label for b in console_blocks(lab)] == ["", "In the simulator", "In the VM", ""]
 
 
 def test_a_page_without_objectives_says_so():
@@ -116,15 +128,16 @@ def test_deck_has_a_slide_per_section():
     assert text.startswith("---\nmarp: true\n")
     assert _slide_titles(text) == ["9. Example", "Objectives", "Simulation", "Key points", "Lab"]
     assert "![Chart: A. h:520](../../assets/figures/f.svg)" in text
-    assert "Steps: **files** → **pool**" in text
-    assert "In the VM:\n\n```console\n$ sudo labkit run 09-example\n```" in text
+    assert "Steps: **files** → **pool**\n\n```console\n# not a heading" in text
+    assert ("In the VM:\n\n```console\n$ sudo labkit run 09-example\n```\n\n"
+            "Steps: **copy** → **check**\n\n```console\n$ sudo labkit run 09-second") in text
 
 
 def test_long_lists_and_labs_go_on_over_more_slides():
     items = tuple(f"point {n} " + "x" * 300 for n in range(5))
     commands = tuple(CodeBlock("", "\n".join(f"$ cmd {n}.{i}" for i in range(6)))
                      for n in range(3))
-    deck = slides.Deck("x", "X", "1 min", ("one",), 0, items, (), commands)
+    deck = slides.Deck("x", "X", "1 min", ("one",), 0, items, commands)
     text = slides.deck_markdown(deck, [], "../")
     assert _slide_titles(text) == ["X", "Objectives", "Key points (1/3)", "Key points (2/3)",
                                    "Key points (3/3)", "Lab (1/2)", "Lab (2/2)"]
@@ -140,7 +153,12 @@ def test_figures_must_match_the_widgets():
 
 @pytest.mark.parametrize("lesson", course.load().lessons, ids=lambda lesson: lesson.id)
 def test_every_lesson_has_a_deck(lesson):
-    deck = slides.extract((ROOT / "docs" / lesson.page).read_text(), lesson)
+    source = (ROOT / "docs" / lesson.page).read_text()
+    page, errors = mkdocs_course_hooks.steps_substitute(source, lesson.page)  # as the build does
+    assert errors == []
+    deck = slides.extract(page, lesson)
+    steps = [part for part in deck.lab if isinstance(part, slides.Steps)]
+    assert len(steps) == source.count("[[lab:steps:") and all(s.names for s in steps)
     assert len(deck.objectives) >= 3 and len(deck.key_points) >= 3
     assert deck.figures == len(lesson.simulations)
     assert deck.lab_commands and all(block.code for block in deck.lab_commands)
@@ -149,7 +167,8 @@ def test_every_lesson_has_a_deck(lesson):
 
 def test_marp_renders_a_deck_once(tmp_path):
     deck = slides.Deck("x", "A title", "1 min", ("one", "two"), 0,
-                       ("costs $5 or $6 a month",), ("s",), (CodeBlock("", "$ echo $HOME"),))
+                       ("costs $5 or $6 a month",),
+                       (slides.Steps(("s",)), CodeBlock("", "$ echo $HOME")))
     text = slides.deck_markdown(deck, [], "../")
     first = slides.render({"x": text}, cache=tmp_path)["x"]
     html = first.read_text()
