@@ -10,7 +10,7 @@ PORT    ?= 8000
 # Material for MkDocs prints a banner about its end of life on every build; keep output readable.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build bundle test test-host lint bench clean
+.PHONY: serve build bundle handouts test test-host lint bench clean
 
 serve: $(VENV) $(NODE)            ## serve the course on http://127.0.0.1:8000 with working simulations
 	SITE_URL=http://$(HOST):$(PORT)/ ZFL_STATIC_FIGURES=optional $(PY) -m mkdocs serve --dev-addr $(HOST):$(PORT) --no-livereload
@@ -20,6 +20,9 @@ build: $(VENV) $(NODE)            ## build the static site into site/
 
 bundle: $(VENV) $(NODE)           ## build/zfs-field-labs-offline.zip: the built site with a tiny local server (python3 serve.py), for use without the internet
 	$(PY) tools/bundle.py
+
+handouts: build                   ## PDFs of the handouts (each track, with and without solutions) and of every lesson's slides, into build/handouts/ (Debian chromium)
+	$(PY) tools/handouts_pdf.py site build/handouts
 
 test: $(VENV) $(NODE) host-tools  ## run the whole test suite: lint, model, site, browser, then every lab on real OpenZFS in a VM
 	bash tools/vm/host-packages.sh
