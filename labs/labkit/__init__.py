@@ -27,15 +27,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+# The step format is labsteps' (netkit reads the same markers); STEP_MARKER re-exported.
+from labsteps import EXPECT_FAIL, STEP_MARKER, StepResult, first_stray_line, sections  # noqa: F401
+
 LABS_ROOT = Path(__file__).resolve().parents[1]
 # Where every lab keeps its file vdevs. /var/tmp survives a reboot, unlike /tmp on some distros.
 LAB_DIR = "/var/tmp/labs"
-
-# A script line that ends with this comment shows a refusal on purpose: it must fail, and the
-# lab goes on after it. (bash and labsim both read it as a comment.)
-EXPECT_FAIL = "# expect-fail"
-
-STEP_MARKER = re.compile(r"^\s*#\s*step\s+([a-z][a-z0-9-]*)\s*:\s*(.+?)\s*$")
 
 
 class LabError(Exception):
@@ -110,6 +107,14 @@ class Verdict:
     def ok(self) -> bool:
         return not self.failures
 
+    def result(self, lab: str) -> StepResult:
+        """The verdict as labsteps reports it: the first unmet check as the detail."""
+        if self.ok:
+            return StepResult(lab, self.step.name, True)
+        check, seen = self.failures[0]
+        return StepResult(lab, self.step.name, False,
+                          f"expected {check.what} ({check.expectation()}), got {seen}")
+
     def line(self) -> str:
         """One line for the learner: done, or the first unmet check and the step's hint."""
         head = f"step {self.step.number} ({self.step.name})"
@@ -151,18 +156,11 @@ def split_steps(script_text: str) -> list[tuple[str, str, list[str]]]:
     Comment lines other than step markers and blank lines are not commands; a command before
     the first marker is an error, so no command can hide outside a step.
     """
-    steps: list[tuple[str, str, list[str]]] = []
-    for number, raw in enumerate(script_text.splitlines(), 1):
-        line = raw.strip()
-        marker = STEP_MARKER.match(line)
-        if marker:
-            steps.append((marker.group(1), marker.group(2), []))
-        elif line and not line.startswith("#"):
-            if not steps:
-                raise LabError(f"line {number}: command {line!r} comes before the first "
-                               "'# step NAME: title' marker")
-            steps[-1][2].append(line)
-    return steps
+    stray = first_stray_line(script_text)
+    if stray is not None:
+        raise LabError(f"line {stray[0]}: command {stray[1]!r} comes before the first "
+                       "'# step NAME: title' marker")
+    return [(s.name, s.title, list(s.lines)) for s in sections(script_text)]
 
 
 def load_lab(name: str, root: Path = LABS_ROOT) -> Lab:
