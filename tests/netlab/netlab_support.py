@@ -63,7 +63,7 @@ def netkit_unprivileged(*args: str, timeout: float = 120) -> subprocess.Complete
     assert python, "setpriv and a system python3 (3.11 or newer) to drop root"
     with tempfile.TemporaryDirectory(prefix="zfl-netkit-") as folder:
         labs = Path(folder) / "labs"
-        for part in ("netkit", "net"):
+        for part in ("netkit", "labsteps", "net"):
             shutil.copytree(LABS_DIR / part, labs / part,
                             ignore=shutil.ignore_patterns("__pycache__"))
         for path in [Path(folder), *Path(folder).rglob("*")]:
