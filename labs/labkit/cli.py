@@ -2,19 +2,24 @@
 
     python3 -m labkit list                    the labs and their steps
     python3 -m labkit verify LAB [STEP]       check the real state (all steps if none given)
+        --json                                the verdicts as JSON on stdout (the pull mode)
+        --report [URL]                        send them to the instructor's server (labsteps.report)
     python3 -m labkit solve LAB STEP          run a step's commands for you
     python3 -m labkit run LAB                 reset, then every step's commands and checks
     python3 -m labkit reset LAB               destroy the lab's own pools and files, nothing else
     python3 -m labkit check-script FILE.sh    would the runner refuse any line of this script?
 
 verify exits 0 when every checked step is done, 1 when one is not, 2 when there was nothing to
-check (netlab's convention). Other errors exit 2 with a one-line message.
+check (netlab's convention). Other errors exit 2 with a one-line message. Reporting never
+changes the exit status: an unreachable server leaves the results queued for the next run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import sys
 
 from labkit import (
     STEP_MARKER,
@@ -35,6 +40,18 @@ def _root_needed() -> None:
         raise LabError("run this as root (sudo): the labs use zpool and zfs")
 
 
+def send_report(results, url: str) -> None:
+    """Queue and send the results (labsteps.report); one line on stderr says how it went."""
+    from labsteps import report
+
+    try:
+        config = report.load_config(url or None)
+    except report.ReportError as err:
+        print(f"labkit: not reported: {err}", file=sys.stderr)
+        return
+    print(report.report(results, config).line(), file=sys.stderr)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m labkit",
                                      description="Run, check and reset the ZFS Field Labs.")
@@ -43,6 +60,10 @@ def main(argv: list[str]) -> int:
     p = sub.add_parser("verify", help="check a step (or every step) against the real system")
     p.add_argument("lab")
     p.add_argument("step", nargs="?")
+    p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    p.add_argument("--report", nargs="?", const="", metavar="URL",
+                   help="send the verdicts to the workshop's instructor server (URL, or the "
+                   "one of the workshop file)")
     p = sub.add_parser("solve", help="run a step's commands")
     p.add_argument("lab")
     p.add_argument("step")
@@ -88,8 +109,14 @@ def main(argv: list[str]) -> int:
             if not steps:
                 return 2
             verdicts = [verify(lab, s.name) for s in steps]
-            for v in verdicts:
-                print(v.line())
+            results = [v.result(lab.name) for v in verdicts]
+            if args.json:
+                print(json.dumps({"lab": lab.name, "results": [r.as_dict() for r in results]}))
+            else:
+                for v in verdicts:
+                    print(v.line())
+            if args.report is not None:
+                send_report(results, args.report)
             return 0 if all(v.ok for v in verdicts) else 1
         if args.command == "solve":
             solve(lab, args.step)

@@ -9,6 +9,11 @@
 * ``sim``: the same scripts and checks in labsim (no root needed).
 * ``exec LAB HOST -- COMMAND...``: one command on a host of a running lab.
 
+validate, run and sim take ``--json`` (the checks' results as labsteps.StepResult JSON on
+stdout, the check lines on stderr: the instructor's pull mode reads it) and ``--report-to
+[URL]`` (send them to the workshop's instructor server, labsteps.report; never changes the
+exit status: an unreachable server leaves them queued for the next run).
+
 up, validate, down and exec need root: the lab lives on between commands, in the machine's
 /run/netns. ``run`` puts itself in network and mount namespaces of its own with a private
 /run (`unshare -nm`; without root also a user namespace, `unshare -Urnm`): its lab vanishes
@@ -40,6 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("rest", nargs="*", help="exec: HOST -- COMMAND...")
     parser.add_argument("--variant", help="run the scripts of this variant of the lab")
     parser.add_argument("--report", help="write the checks' outcomes to this JSON file")
+    parser.add_argument("--json", action="store_true",
+                        help="validate, run, sim: the checks' results as JSON on stdout")
+    parser.add_argument("--report-to", nargs="?", const="", metavar="URL",
+                        help="validate, run, sim: send the checks' results to the workshop's "
+                        "instructor server (URL, or the one of the workshop file)")
     parser.add_argument("-q", "--quiet", action="store_true", help="do not echo the scripts")
     parser.add_argument("--wireguard", choices=real.WIREGUARD_MODES, default="auto",
                         help="up, run: make the runner's WireGuard interfaces with the kernel "
@@ -105,7 +115,31 @@ def _in_private_namespaces(argv: list[str]) -> int:
 
 
 def _log(args):
-    return (lambda text: None) if args.quiet else print
+    """Where the scripts' echo goes: nowhere (-q), stderr (--json: stdout is the JSON's)."""
+    if args.quiet:
+        return lambda text: None
+    return (lambda text: print(text, file=sys.stderr)) if args.json else print
+
+
+def _validate(args, topology: netkit.Topology,
+              shell: netkit.Shell) -> tuple[int, list[netkit.Outcome]]:
+    """netkit.validate, then the results as JSON (--json) and to the instructor's server
+    (--report-to); with --json the check lines go to stderr."""
+    log = (lambda text: print(text, file=sys.stderr)) if args.json else print
+    status, outcomes = netkit.validate(topology, shell, log)
+    results = [o.result(topology.name) for o in outcomes]
+    if args.json:
+        print(json.dumps({"lab": topology.name, "results": [r.as_dict() for r in results]}))
+    if args.report_to is not None:
+        from labsteps import report
+
+        try:
+            config = report.load_config(args.report_to or None)
+        except report.ReportError as err:
+            print(f"netkit: not reported: {err}", file=sys.stderr)
+        else:
+            print(report.report(results, config).line(), file=sys.stderr)
+    return status, outcomes
 
 
 def _report(args, topology: netkit.Topology, shell: netkit.Shell,
@@ -147,7 +181,7 @@ def _real(topology: netkit.Topology, args, wireguard: str = "go") -> int:
         if not real.namespaces(topology):
             raise NetkitError(f"{topology.name} is not up (run `netkit up` first)")
         shell = real.shell(topology)
-        status, outcomes = netkit.validate(topology, shell)
+        status, outcomes = _validate(args, topology, shell)
         _report(args, topology, shell, outcomes, "real")
         return status
     started = time.monotonic()
@@ -156,10 +190,11 @@ def _real(topology: netkit.Topology, args, wireguard: str = "go") -> int:
         shell = real.shell(topology)
         transcript = netkit.configure(topology, shell, args.variant, _log(args),
                                       real.installer(topology))
-        print(f"{topology.name} is up ({time.monotonic() - started:.1f} s)")
+        print(f"{topology.name} is up ({time.monotonic() - started:.1f} s)",
+              file=sys.stderr if args.json else sys.stdout)
         if args.command == "up":
             return 0
-        status, outcomes = netkit.validate(topology, shell)
+        status, outcomes = _validate(args, topology, shell)
         _report(args, topology, shell, outcomes, "real", transcript)
         return status
     except BaseException:
@@ -168,7 +203,8 @@ def _real(topology: netkit.Topology, args, wireguard: str = "go") -> int:
     finally:
         if args.command == "run":
             real.down(topology)
-            print(f"{topology.name}: run and down in {time.monotonic() - started:.1f} s")
+            print(f"{topology.name}: run and down in {time.monotonic() - started:.1f} s",
+                  file=sys.stderr if args.json else sys.stdout)
 
 
 def _sim(topology: netkit.Topology, args) -> int:
@@ -179,6 +215,6 @@ def _sim(topology: netkit.Topology, args) -> int:
     shell = sim.up(topology, "go" if args.wireguard == "go" else "kernel", args.firewall)
     transcript = netkit.configure(topology, shell, args.variant, _log(args),
                                   sim.installer(shell))
-    status, outcomes = netkit.validate(topology, shell)
+    status, outcomes = _validate(args, topology, shell)
     _report(args, topology, shell, outcomes, "labsim", transcript)
     return status
