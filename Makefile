@@ -26,13 +26,13 @@ handouts: build                   ## PDFs of the handouts (each track, with and 
 
 test: $(VENV) $(NODE) host-tools  ## run the whole test suite: lint, model, site, browser, then every lab on real OpenZFS in a VM
 	bash tools/vm/host-packages.sh
-	$(PY) -m ruff check sim tests tools labs
+	$(PY) -m ruff check sim tests tools labs instructor
 	$(PY) -m mypy --config-file sim/pyproject.toml
 	$(PY) -m pytest
 	bash tools/vm/run-labs.sh
 
 test-host: $(VENV) $(NODE) host-tools  ## everything in `make test` except the VM labs (no root needed)
-	$(PY) -m ruff check sim tests tools labs
+	$(PY) -m ruff check sim tests tools labs instructor
 	$(PY) -m mypy --config-file sim/pyproject.toml
 	$(PY) -m pytest
 
