@@ -38,6 +38,11 @@ lesson at the top level:
   which labsim agrees with real OpenZFS, for the tuning and the held-out seeds apart (the
   target: 95 % of held-out ones), and "labsim_alone", how many of the 400 scripts labsim
   runs to the end, in 2.3 and 2.1 mode, and what stops the others first.
+* instructor_load: the workshop instructor's server (instructor/loadtest.py, issue 18) on
+  loopback: BENCH_INSTRUCTOR_LEARNERS simulated learners (200) each posting a signed result
+  every second for BENCH_INSTRUCTOR_SECONDS (600), one live page following the event
+  stream; "lost" (acknowledged but not stored) and "lost_on_live_page" must be 0, p99_ms
+  is the posts' 99th percentile latency.
 
 Progress goes to stderr; stdout carries only the JSON.
 """
@@ -360,6 +365,20 @@ def corpus_counts() -> dict[str, int]:
     return counts(run_corpus())
 
 
+def instructor_load() -> dict:
+    """instructor/loadtest.py's figures, or what went wrong (bench never fails)."""
+    sys.path.insert(0, str(REPO))
+    try:
+        from instructor import loadtest
+
+        figures = loadtest.run(int(os.environ.get("BENCH_INSTRUCTOR_LEARNERS", "200")),
+                               float(os.environ.get("BENCH_INSTRUCTOR_SECONDS", "600")))
+    except Exception as err:  # noqa: BLE001 - reported, not raised
+        return {"error": f"{type(err).__name__}: {err}"}
+    log(f"instructor: p99 {figures['p99_ms']} ms, lost {figures['lost']}")
+    return figures
+
+
 def main() -> None:
     result: dict = {}
     with tempfile.TemporaryDirectory(prefix="zfl-bench-") as tmp:
@@ -403,6 +422,8 @@ def main() -> None:
     result["list_snapshots_cpython_ms"] = list_snapshots_ms()
     log("corpus of command lines…")
     result["corpus"] = corpus_counts()
+    log("instructor server under load…")
+    result["instructor_load"] = instructor_load()
     result["targets"] = TARGETS
     result["meets_targets"] = {
         key: result.get(key) is not None and result[key] <= limit
