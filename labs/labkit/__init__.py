@@ -462,8 +462,15 @@ class Notebook:
         reset(self.lab)
 
     def check(self, step: str | int) -> None:
+        """Print the step's verdict (and, in a workshop, report it: labsteps.report); raise
+        when the step is not done."""
+        from labsteps.report import report_if_workshop
+
         verdict = verify(self.lab, step)
         print(verdict.line())
+        delivery = report_if_workshop([verdict.result(self.lab.name)])
+        if delivery is not None:
+            print(delivery.line())
         if not verdict.ok:
             raise LabError(verdict.line())
 

@@ -250,3 +250,18 @@ def report(results: Iterable[StepResult], config: Config, path: Path | None = No
     path = queue_path() if path is None else path
     enqueue(path, config, results)
     return flush(path, config, timeout)
+
+
+def report_if_workshop(results: Iterable[StepResult],
+                       env: dict[str, str] | None = None) -> Delivery | None:
+    """What the notebooks call after each check: report when this machine is a workshop's
+    learner environment (a workshop file, or ZFL_WORKSHOP set), else do nothing (None).
+    Never raises: a lab does not stop for its report."""
+    env = dict(os.environ if env is None else env)
+    if not (env.get("ZFL_WORKSHOP")
+            or Path(env.get("ZFL_WORKSHOP_FILE", WORKSHOP_FILE)).is_file()):
+        return None
+    try:
+        return report(results, load_config(None, env), queue_path(env))
+    except (ReportError, OSError) as err:
+        return Delivery(0, 0, 0, f"not reported: {err}")

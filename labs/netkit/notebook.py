@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import netkit
+from labsteps.report import report_if_workshop
 from netkit import NetkitError, Outcome, Result, Topology, real
 
 
@@ -143,6 +144,10 @@ class NetLab:
         stops there), or with ``expect_failure`` when none does (a broken variant)."""
         shell = self._require_up()
         status, outcomes = netkit.validate(self.topology, shell, self.log)
+        # In a workshop, the instructor's live view gets them too (labsteps.report).
+        delivery = report_if_workshop([o.result(self.topology.name) for o in outcomes])
+        if delivery is not None:
+            self.log(delivery.line())
         failed = [o.check.name for o in outcomes if not o.passed]
         if status == netkit.NO_TESTS:
             raise NetLabError(f"{self.topology.name} has no checks")

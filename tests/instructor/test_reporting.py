@@ -179,3 +179,21 @@ def test_posts_stale_by_less_than_the_window_pass(tmp_path):
         assert signed_post(server, [{"id": "a1", "lab": "l", "step": "s", "passed": True,
                                      "at": time.time()}],
                            now=time.time() - guard.WINDOW + 5)[0] == 200
+
+
+def test_the_notebooks_report_only_in_a_workshop(tmp_path):
+    outside = {"ZFL_WORKSHOP_FILE": str(tmp_path / "none.toml"), "HOME": str(tmp_path)}
+    assert report.report_if_workshop(results("files"), outside) is None
+    assert not (tmp_path / ".local").exists()  # not even a queue
+    with running(tmp_path / "w.sqlite") as server:
+        path = tmp_path / "workshop.toml"
+        path.write_text(f'url = "{server.url}"\nworkshop = "w1"\n'
+                        f'key = "{server.workshop.key}"\nlearner = "learner-04"\n')
+        inside = {"ZFL_WORKSHOP_FILE": str(path), "ZFL_REPORT_QUEUE": str(tmp_path / "q")}
+        delivery = report.report_if_workshop(results("files", "pool"), inside)
+        assert (delivery.sent, delivery.queued) == (2, 0)
+        assert {row[0] for row in server.rows()} == {"learner-04"}
+        broken = {**inside, "ZFL_WORKSHOP_KEY": "", "ZFL_WORKSHOP_FILE": str(tmp_path / "x")}
+        broken["ZFL_WORKSHOP"] = "w1"
+        assert report.report_if_workshop(results("files"), broken).problem.startswith(
+            "not reported: reporting needs url, key")
