@@ -80,6 +80,9 @@ def make_app(db_path: str | Path, rate: float = 5.0, burst: float = 20.0,
 
     async def post_results(request: Request) -> Response:
         nonlocal posts
+        declared = request.headers.get("content-length", "")
+        if not declared.isdigit() or int(declared) > MAX_BODY:
+            return PlainTextResponse(f"give a Content-Length of at most {MAX_BODY}", 413)
         body = await request.body()
         if len(body) > MAX_BODY:
             return PlainTextResponse("too large", 413)

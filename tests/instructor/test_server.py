@@ -144,3 +144,10 @@ def test_deleting_a_workshop_removes_its_key_and_results(server):
     assert server.rows() == []
     assert server.admin("/export.csv")[0] == 404
     assert signed_post(server, [result()])[0] == 401
+
+
+def test_a_body_larger_than_the_limit_is_not_read(server):
+    body = b"{" + b" " * (70 * 1024) + b"}"
+    status, _ = http(server.url + report.ENDPOINT, body,
+                     report.signed_headers(server.workshop.key, body))
+    assert status == 413
