@@ -130,6 +130,16 @@ def _peak_rss_mib(pid: int) -> float | None:
     return None
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (/proc/PID/stat fields 14 and 15): what
+    the server cost, whatever else the machine was doing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(learners: int = 20, seconds: float = 10.0, interval: float = 1.0,
         seed: int = 1) -> dict:
     """Start a server on a fresh database, drive it, and report (JSON-ready)."""
@@ -148,6 +158,7 @@ def run(learners: int = 20, seconds: float = 10.0, interval: float = 1.0,
             tally = asyncio.run(_drive(host, int(port), made.key, made.admin, learners,
                                        seconds, interval, seed))
             rss = _peak_rss_mib(server.pid)
+            cpu = _cpu_seconds(server.pid)
         finally:
             server.terminate()
             server.wait(timeout=10)
@@ -169,4 +180,7 @@ def run(learners: int = 20, seconds: float = 10.0, interval: float = 1.0,
         # From when a post was due to its answer: includes any lag of the senders.
         "p99_from_due_ms": round(_percentile([x * 1000 for x in tally["late"]], 0.99), 2),
         "server_peak_rss_mib": rss,
+        "server_cpu_s": round(cpu, 2) if cpu is not None else None,
+        "server_cpu_ms_per_post": round(1000 * cpu / posts, 2) if cpu and posts else None,
+        "load_average_1min": round(os.getloadavg()[0], 2),
     }
