@@ -58,10 +58,11 @@ def cmd_status(args: argparse.Namespace, incus: Incus) -> int:
     if not rows:
         print(f"workshop {args.workshop}: no environments")
         return 0
-    print(f"{'instance':<14} {'pseudonym':<18} {'cgroup MiB':>10} {'RSS MiB':>8} {'procs':>6}")
+    print(f"{'instance':<14} {'pseudonym':<18} {'cgroup MiB':>10} {'PSS MiB':>8} "
+          f"{'RSS MiB':>8} {'procs':>6}")
     for row in rows:
         print(f"{row.instance:<14} {row.pseudonym:<18} {row.cgroup_bytes / 2**20:>10.1f} "
-              f"{row.rss_bytes / 2**20:>8.1f} {row.processes:>6}")
+              f"{row.pss_bytes / 2**20:>8.1f} {row.rss_bytes / 2**20:>8.1f} {row.processes:>6}")
     return 0
 
 

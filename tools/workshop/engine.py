@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,8 @@ from workshop.incus import Incus, IncusError
 REPO = Path(__file__).resolve().parents[2]
 LABS = REPO / "labs"
 READY_TIMEOUT = 180.0
+# Instances made or removed at the same time.
+PARALLEL = 4
 
 
 class WorkshopError(Exception):
@@ -97,7 +100,7 @@ def up(incus: Incus, settings: plan.Settings, box: images.Box, secret: Callable[
         incus.run("network", "create", name, *config)
         incus.run("profile", "create", name)
         incus.run("profile", "edit", name, stdin=json.dumps(plan.profile(settings)))
-        for learner in learners:
+        def prepare(learner: plan.Learner) -> None:
             log(f"{learner.instance}: {learner.pseudonym}")
             incus.run("init", alias, learner.instance, "--no-profiles", "-p", name,
                       "-c", f"{plan.WORKSHOP_KEY}={settings.workshop}",
@@ -110,13 +113,20 @@ def up(incus: Incus, settings: plan.Settings, box: images.Box, secret: Callable[
             for device, conf in plan.proxy_devices(settings, learner).items():
                 incus.run("config", "device", "add", learner.instance, device, conf["type"],
                           *[f"{k}={v}" for k, v in conf.items() if k != "type"])
-        for learner in learners:
             incus.run("start", learner.instance)
-        states = {}
-        for learner in learners:
-            states[learner.instance] = _wait_ready(incus, learner.instance, READY_TIMEOUT)
+
+        def finish(learner: plan.Learner) -> str:
+            state = _wait_ready(incus, learner.instance, READY_TIMEOUT)
             incus.exec(learner.instance, ["chpasswd"],
                        stdin=f"{plan.LEARNER_USER}:{learner.password}\n")
+            return state
+
+        # Each instance's root is unpacked from the image (seconds to tens of seconds on a
+        # `dir` pool): a few at a time.
+        with ThreadPoolExecutor(max_workers=min(PARALLEL, len(learners))) as pool:
+            list(pool.map(prepare, learners))
+            states = dict(zip([x.instance for x in learners], pool.map(finish, learners),
+                              strict=True))
     except BaseException:
         log("up failed: removing what it made")
         down(incus, settings.workshop, log=log)
@@ -127,10 +137,12 @@ def up(incus: Incus, settings: plan.Settings, box: images.Box, secret: Callable[
 def down(incus: Incus, workshop: str, remove_images: bool = False,
          log: Callable[[str], None] = print) -> list[str]:
     """Remove everything of the workshop; what was removed."""
-    removed = []
-    for instance in workshop_instances(incus, workshop):
-        incus.run("delete", "--force", instance)
-        removed.append(f"instance {instance}")
+    instances = workshop_instances(incus, workshop)
+    # Deleting an instance on a `dir` pool removes its whole root file system (tens of seconds
+    # each on a busy disk): all at once.
+    with ThreadPoolExecutor(max_workers=max(1, min(PARALLEL, len(instances)))) as pool:
+        list(pool.map(lambda name: incus.run("delete", "--force", name), instances))
+    removed = [f"instance {instance}" for instance in instances]
     for profile in incus.list_json("profile"):
         if profile.get("config", {}).get(plan.WORKSHOP_KEY) == workshop:
             incus.run("profile", "delete", profile["name"])
@@ -151,12 +163,15 @@ def down(incus: Incus, workshop: str, remove_images: bool = False,
 @dataclass(frozen=True)
 class Usage:
     """One instance's memory: the cgroup's (what the host must have, page cache included,
-    as `incus info` shows it) and the sum of its processes' resident sets."""
+    as `incus info` shows it), the sum of its processes' resident sets (pages shared between
+    processes counted in each) and of their proportional sets (PSS: shared pages divided
+    among the processes that share them, the fairest per-learner figure)."""
 
     instance: str
     pseudonym: str
     cgroup_bytes: int
     rss_bytes: int
+    pss_bytes: int
     processes: int
 
 
@@ -168,8 +183,15 @@ def usage(incus: Incus, workshop: str) -> list[Usage]:
             continue
         name = info["name"]
         state = incus.query(f"/1.0/instances/{name}/state")
-        rss_kib = incus.exec(name, ["ps", "-e", "-o", "rss="]).split()
+        rollups = incus.exec(name, ["sh", "-c", "cat /proc/[0-9]*/smaps_rollup 2>/dev/null"])
+        rss = pss = processes = 0
+        for line in rollups.splitlines():
+            field, _, rest = line.partition(":")
+            if field == "Rss":
+                rss += int(rest.split()[0]) * 1024
+                processes += 1
+            elif field == "Pss":
+                pss += int(rest.split()[0]) * 1024
         rows.append(Usage(name, config.get(plan.LEARNER_KEY, ""),
-                          int(state.get("memory", {}).get("usage", 0)),
-                          sum(int(v) for v in rss_kib) * 1024, len(rss_kib)))
+                          int(state.get("memory", {}).get("usage", 0)), rss, pss, processes))
     return rows

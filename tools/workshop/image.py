@@ -244,8 +244,8 @@ def build_container_image(incus: Incus, box: Box, log=print) -> str:
         log("  root file system copied; container-setup.sh in a chroot (apt: wireguard-go)")
         _chroot_setup(rootfs)
         squash = work / "rootfs.squashfs"
-        _run("mksquashfs", str(rootfs), str(squash), "-comp", "zstd", "-noappend", "-quiet",
-             "-no-progress")
+        _run("mksquashfs", str(rootfs), str(squash), "-comp", "zstd", "-Xcompression-level", "3",
+             "-noappend", "-quiet", "-no-progress")
         shutil.rmtree(rootfs)
         write_metadata_tar(work / "metadata.tar.gz", box, "ct", int(time.time()))
         incus.run("image", "import", str(work / "metadata.tar.gz"), str(squash),
