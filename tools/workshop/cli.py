@@ -78,10 +78,11 @@ def cmd_image(args: argparse.Namespace, incus: Incus) -> int:
         name = "zfl-vm-probe"
         try:
             incus.run("init", alias, name, "--vm", "--no-profiles", "-s", args.storage_pool,
+                      "-c", f"{plan.WORKSHOP_KEY}={args.workshop}",
                       *[a for k, v in images.vm_boot_config(box).items()
                         for a in ("-c", f"{k}={v}")])
             incus.run("start", name)
-            print(f"VM {name} started: incus console {name}")
+            print(f"VM {name} started: incus console {name} (`workshop down` removes it)")
         except IncusError as err:
             print(f"VM: {err}")
             return 1
