@@ -160,7 +160,7 @@ def test_k8s_vm_boots_the_ci_box_kernel_with_the_learner_cloud_config():
 
 def test_k8s_command_prints_the_rendered_manifest(capsys):
     from workshop.cli import main
-    assert main(["--workshop", "ws1", "k8s", "2", "--report-url", "https://i.example",
+    assert main(["k8s", "2", "--workshop", "ws1", "--report-url", "https://i.example",
                  "--key", "K"]) == 0
     workshop, portal = yaml.safe_load_all(capsys.readouterr().out)
     assert workshop["metadata"]["name"] == "zfl-ws1"
@@ -170,5 +170,7 @@ def test_k8s_command_prints_the_rendered_manifest(capsys):
 def test_cli_up_needs_a_report_url():
     with pytest.raises(SystemExit):
         parser().parse_args(["up", "3"])
-    args = parser().parse_args(["up", "3", "--report-url", "http://x"])
-    assert (args.count, args.memory, args.listen) == (3, "1GiB", "127.0.0.1")
+    args = parser().parse_args(["up", "3", "--report-url", "http://x", "--workshop", "w2"])
+    assert (args.count, args.memory, args.listen, args.workshop) == (3, "1GiB", "127.0.0.1",
+                                                                     "w2")
+    assert parser().parse_args(["down"]).workshop == "lab"

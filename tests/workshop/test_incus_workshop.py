@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 
 from workshop import engine, image, plan  # noqa: E402
-from workshop.incus import Incus, usable  # noqa: E402
+from workshop.incus import Incus, IncusError, usable  # noqa: E402
 
 pytestmark = pytest.mark.incus
 WORKSHOP = "zfltest"
@@ -84,4 +84,16 @@ def test_up_one_learner_run_a_lab_and_down_leaves_nothing_behind():
     finally:
         removed = engine.down(incus, WORKSHOP, log=lambda _: None)
     assert "profile zfl-zfltest" in removed and "network zfl-zfltest" in removed
+    assert snapshot(incus) == before
+
+
+def test_a_failed_up_removes_what_it_made():
+    incus, box = _ready()
+    engine.down(incus, WORKSHOP, log=lambda _: None)
+    before = snapshot(incus)
+    settings = plan.Settings(count=2, report_url="http://10.231.78.1:8000", key="k",
+                             workshop=WORKSHOP, subnet="10.231.78.1/24",
+                             storage_pool="zfl-no-such-pool")
+    with pytest.raises(IncusError, match="Storage pool not found"):
+        engine.up(incus, settings, box, secret=lambda: "s", log=lambda _: None)
     assert snapshot(incus) == before

@@ -13,6 +13,7 @@ chroot). See docs/workshop-environments.md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import secrets
 import sys
 from pathlib import Path
@@ -26,17 +27,16 @@ def _box(args: argparse.Namespace) -> images.Box:
     return images.Box(Path(args.box).resolve()) if args.box else images.find_box()
 
 
-def _settings(args: argparse.Namespace, count: int) -> plan.Settings:
-    return plan.Settings(count=count, report_url=args.report_url,
-                         key=args.key or secrets.token_urlsafe(24), workshop=args.workshop,
-                         seed=args.seed, subnet=args.subnet, nat=args.nat,
-                         listen=args.listen, public_host=args.public_host,
-                         ssh_base=args.ssh_base, jupyter_base=args.jupyter_base,
-                         memory=args.memory, cpus=args.cpus, storage_pool=args.storage_pool)
+def _settings(args: argparse.Namespace) -> plan.Settings:
+    """The Settings the command line gives (the rest: plan.Settings's defaults)."""
+    names = {field.name for field in dataclasses.fields(plan.Settings)}
+    values = {name: value for name, value in vars(args).items() if name in names}
+    values["key"] = values["key"] or secrets.token_urlsafe(24)
+    return plan.Settings(**values)
 
 
 def cmd_up(args: argparse.Namespace, incus: Incus) -> int:
-    settings = _settings(args, args.count)
+    settings = _settings(args)
     result = engine.up(incus, settings, _box(args), secret=lambda: secrets.token_urlsafe(12))
     print(f"\nworkshop {settings.workshop}: {len(result.learners)} learner environments up in "
           f"{result.seconds:.0f} s (image {result.image})")
@@ -90,7 +90,7 @@ def cmd_image(args: argparse.Namespace, incus: Incus) -> int:
 
 
 def cmd_k8s(args: argparse.Namespace, incus: Incus | None) -> int:
-    sys.stdout.write(k8s.render(_settings(args, args.count), container_disk=args.container_disk,
+    sys.stdout.write(k8s.render(_settings(args), container_disk=args.container_disk,
                                 kernel_image=args.kernel_image))
     return 0
 
@@ -98,8 +98,11 @@ def cmd_k8s(args: argparse.Namespace, incus: Incus | None) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="workshop", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--workshop", default="lab", help="the workshop's name (default lab)")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workshop", default=plan.Settings.workshop,
+                        help=f"the workshop's name (default {plan.Settings.workshop})")
     sub = p.add_subparsers(dest="command", required=True)
+    d = plan.Settings   # the defaults
 
     def learner_options(s: argparse.ArgumentParser) -> None:
         s.add_argument("count", type=int, help="number of learners")
@@ -108,39 +111,38 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("--key", default="", help="the workshop key (default: a new random one)")
         s.add_argument("--seed", type=int, default=0, help="seed of the pseudonyms")
 
-    up = sub.add_parser("up", help="make N learner environments")
+    up = sub.add_parser("up", parents=[common], help="make N learner environments")
     learner_options(up)
     up.add_argument("--box", help="CI box (default: the newest Debian 13 one in the cache)")
-    up.add_argument("--subnet", default="10.231.77.1/24", help="the bridge's address")
+    up.add_argument("--subnet", default=d.subnet, help=f"the bridge's address ({d.subnet})")
     up.add_argument("--nat", action="store_true", help="let the learners reach the internet")
-    up.add_argument("--listen", default="127.0.0.1",
+    up.add_argument("--listen", default=d.listen,
                     help="host address of the SSH and JupyterLab ports (0.0.0.0: all)")
-    up.add_argument("--public-host", default="", help="the host name learners connect to")
-    up.add_argument("--ssh-base", type=int, default=2200, help="learner i's SSH: base + i")
-    up.add_argument("--jupyter-base", type=int, default=8800, help="JupyterLab: base + i")
-    up.add_argument("--memory", default="1GiB", help="memory limit per learner")
-    up.add_argument("--cpus", default="", help="CPU limit per learner (default none)")
-    up.add_argument("--storage-pool", default="default")
+    up.add_argument("--public-host", default=d.public_host,
+                    help="the host name learners connect to (default: --listen)")
+    up.add_argument("--ssh-base", type=int, default=d.ssh_base,
+                    help=f"learner i's SSH port: base + i (base {d.ssh_base})")
+    up.add_argument("--jupyter-base", type=int, default=d.jupyter_base,
+                    help=f"learner i's JupyterLab port: base + i (base {d.jupyter_base})")
+    up.add_argument("--memory", default=d.memory, help=f"memory limit per learner ({d.memory})")
+    up.add_argument("--cpus", default=d.cpus, help="CPU limit per learner (default none)")
+    up.add_argument("--storage-pool", default=d.storage_pool)
 
-    down = sub.add_parser("down", help="remove the workshop's environments")
+    down = sub.add_parser("down", parents=[common], help="remove the workshop's environments")
     down.add_argument("--images", action="store_true",
                       help="also remove the images built from the CI box")
-    sub.add_parser("status", help="memory of each environment")
-    img = sub.add_parser("image", help="build the images from the CI box")
+    sub.add_parser("status", parents=[common], help="memory of each environment")
+    img = sub.add_parser("image", parents=[common], help="build the images from the CI box")
     img.add_argument("--box")
     img.add_argument("--vm", action="store_true", help="also import the VM image and boot it")
-    img.add_argument("--storage-pool", default="default")
-    kube = sub.add_parser("k8s", help="print the Kubernetes manifests (Educates + KubeVirt)")
+    img.add_argument("--storage-pool", default=d.storage_pool)
+    kube = sub.add_parser("k8s", parents=[common],
+                          help="print the Kubernetes manifests (Educates + KubeVirt)")
     learner_options(kube)
     kube.add_argument("--container-disk", default=k8s.DEFAULT_CONTAINER_DISK,
                       help="the KubeVirt containerDisk image holding the CI box's qcow2")
     kube.add_argument("--kernel-image", default=k8s.DEFAULT_KERNEL_IMAGE,
                       help="the container image with the box's /boot/vmlinuz, initrd.img")
-    for s in (up, kube):
-        for name in ("subnet", "listen", "public_host", "ssh_base", "jupyter_base", "memory",
-                     "cpus", "storage_pool", "nat"):
-            if not any(a.dest == name for a in s._actions):
-                s.set_defaults(**{name: getattr(plan.Settings, name)})
     return p
 
 

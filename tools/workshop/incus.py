@@ -30,16 +30,18 @@ class Incus:
             timeout: float | None = None) -> str:
         """Run ``incus ARGS``; its standard output, or :class:`IncusError`."""
         data = stdin.encode() if isinstance(stdin, str) else stdin
+        # The command as errors name it: its verb and object, never the values given with it
+        # (they carry the learners' passwords and the workshop key).
+        what = "incus " + " ".join(args[:2])
         try:
             done = subprocess.run([self.binary, "--force-local", *args], input=data,
                                   capture_output=True, timeout=timeout or self.timeout,
                                   check=False)
         except subprocess.TimeoutExpired:
-            raise IncusError(f"incus {' '.join(args)}: no answer in "
-                             f"{timeout or self.timeout:.0f} s") from None
+            raise IncusError(f"{what}: no answer in {timeout or self.timeout:.0f} s") from None
         if done.returncode != 0:
             err = done.stderr.decode(errors="replace").strip()
-            raise IncusError(f"incus {' '.join(args)}: {err or f'exit {done.returncode}'}")
+            raise IncusError(f"{what}: {err or f'exit {done.returncode}'}")
         return done.stdout.decode(errors="replace")
 
     def query(self, path: str) -> Any:
