@@ -174,3 +174,9 @@ def test_cli_up_needs_a_report_url():
     assert (args.count, args.memory, args.listen, args.workshop) == (3, "1GiB", "127.0.0.1",
                                                                      "w2")
     assert parser().parse_args(["down"]).workshop == "lab"
+
+
+def test_incus_missing_is_reported_not_raised():
+    from workshop.incus import Incus, usable
+    ok, why = usable(Incus(binary="zfl-no-such-incus"))
+    assert not ok and "not installed" in why
