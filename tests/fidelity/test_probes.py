@@ -60,6 +60,11 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         f"command {n} {LISTING_15M}: lab15m {column} real": MOS_GROWTH
         for n in (11, 16) for column in ("USED", "USEDCHILD", "LUSED")
     },
+    ("2.3.9", "lab15-objset-blocks"): {
+        "command 7 `zfs list -p -o name,used,refer,logicalreferenced lab15o lab15p lab15q`: "
+        f"lab15{p} USED real": MOS_CHUNKS for p in "oq"
+    } | {"command 14 `zfs list -p -r -t all -o name,used,refer,usedsnap lab15q`: lab15q USED "
+         "real": MOS_CHUNKS},
     ("2.3.9", "lab15-mos-commands"): {
         f"command {n} `zfs list -p": MOS_CHUNKS for n in (5, 9, 13, 21, 24, 27, 29, 33, 39)
     },

@@ -62,9 +62,14 @@ ZBT_MICRO = (1 << 63) + 3
 # (VDEV_TOP_ZAP_MS_UNFLUSHED_PHYS_TXGS: a uint64 object of one 128K block, metaslab_sync()
 # in module/zfs/metaslab.c), a MOS object: LZ4 leaves 1K of it (zdb, 2.1.11 and 2.3.9).
 UNFLUSHED_TXGS_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
-# The SA layouts, a fat ZAP of two 16K blocks: the attribute layouts of the objects the
-# file system holds (sa_attr_register_sync(), module/zfs/sa.c).
-SA_LAYOUTS = MetaBlock(16 * KiB, 2 * KiB, copies=DATASET_METADATA_COPIES, count=2)
+# The SA layouts, a fat ZAP of two 16K blocks (the attribute layouts of the objects the
+# file system holds, sa_attr_register_sync() in module/zfs/sa.c): its header, which LZ4
+# leaves one sector of, and a leaf of seven (zdb -dddddd on 2.3.9 at ashift 9,
+# tests/fixtures/real/2.3.9/probes/lab15-objset-blocks.txt: 200P and e00P). On RAID-Z the
+# split matters: parity and padding cost more for one block of seven sectors and one of
+# one than for two of four.
+SA_LAYOUTS = (MetaBlock(16 * KiB, 512, copies=DATASET_METADATA_COPIES),
+              MetaBlock(16 * KiB, 3584, copies=DATASET_METADATA_COPIES))
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ def _filesystem_blocks(names: tuple[str, ...], objset_copies: ObjsetCopies,
         *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies) for n in per_block),
         MetaBlock(512, 512, once),  # the master node
         MetaBlock(1536, 512, once),  # SA attribute registration
-        replace(SA_LAYOUTS, copies=once),
+        *(replace(block, copies=once) for block in SA_LAYOUTS),
     ]
     directory = directory_block(names)
     if directory is not None:
@@ -224,7 +229,7 @@ def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
                 MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(FS_OBJECTS_IN_SECOND_BLOCK),
                           copies))
     if group == "sa":
-        return (SA_LAYOUTS,)
+        return SA_LAYOUTS
     if group == "dnode":
         return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), 1),)
     if group == "fresh":
