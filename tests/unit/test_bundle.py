@@ -1,5 +1,5 @@
 """The offline archive (tools/bundle.py) and its server (tools/bundle_serve.py), on a tiny site;
-tests/browser/test_bundle.py runs the real one in chromium."""
+tests/browser/test_bundle_in_browser.py runs the real one in chromium."""
 
 import subprocess
 import sys

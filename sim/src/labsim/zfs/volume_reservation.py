@@ -3,13 +3,16 @@ USEDREFRESERV, and what a snapshot of the volume needs free (labsim.zfs.zvols te
 story and applies it to a pool's volumes; labsim.zfs.space counts it in AVAIL and USED).
 
 Pure functions of sizes, from zvol_volsize_to_reservation() in lib/libzfs/libzfs_dataset.c
-and dsl_dataset_snapshot_reserve_space() in module/zfs/dsl_dataset.c (OpenZFS 2.1.11).
+and dsl_dataset_snapshot_reserve_space() in module/zfs/dsl_dataset.c (OpenZFS 2.1.11 and
+2.3.9).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from labsim.zfs.layouts import raidz_asize
 from labsim.zfs.records import SPA_DVAS_PER_BP
 
 # DN_MAX_INDBLKSHIFT (include/sys/dnode.h): indirect blocks of 128 KiB, 1024 pointers each
@@ -37,13 +40,36 @@ def reservation_metadata_blocks(volsize: int, volblocksize: int, copies: int = 1
     return count * min(SPA_DVAS_PER_BP, copies + 1)
 
 
-def volsize_to_reservation(volsize: int, volblocksize: int, copies: int = 1) -> int:
-    """The refreservation ``zfs create -V`` gives a thick volume on a pool of single
-    devices or mirrors: the data blocks (volsize rounded down to whole blocks, times
-    ``copies``) plus the budgeted metadata counted as uncompressed 128 KiB blocks. On
-    RAID-Z, volsize_from_vdevs() also scales the data for parity and padding: not
-    modelled here."""
-    data = volsize // volblocksize * volblocksize * copies
+# A RAID-Z top-level vdev as volsize_from_vdevs() reads it from the pool's config:
+# (children, parity, ashift).
+RaidzGeometry = tuple[int, int, int]
+SPA_OLD_MAXBLOCKSIZE = 128 * 1024
+SPA_MINBLOCKSHIFT = 9
+
+
+def volsize_from_vdevs(nblocks: int, blksize: int,
+                       raidz: Sequence[RaidzGeometry] = ()) -> int:
+    """volsize_from_vdevs() (lib/libzfs/libzfs_dataset.c, 2.1.11 and 2.3.9): one copy of
+    the volume's data as it would land on the least space-efficient RAID-Z vdev, scaled
+    by what a 128K block costs there (the space accounting's deflate ratio), or the data
+    as it is on a pool without RAID-Z. A 16K block on a RAID-Z1 of five gives 1.2 times
+    the data; 8K on a RAID-Z2 of six, two times."""
+    largest = 0
+    for ndisks, nparity, ashift in raidz:
+        tsize = raidz_asize(SPA_OLD_MAXBLOCKSIZE, ashift, ndisks, nparity)
+        asize = raidz_asize(blksize, ashift, ndisks, nparity)
+        volsize = (nblocks * asize) // (tsize >> SPA_MINBLOCKSHIFT)
+        largest = max(largest, volsize * (SPA_OLD_MAXBLOCKSIZE >> SPA_MINBLOCKSHIFT))
+    return largest or nblocks * blksize
+
+
+def volsize_to_reservation(volsize: int, volblocksize: int, copies: int = 1,
+                           raidz: Sequence[RaidzGeometry] = ()) -> int:
+    """The refreservation ``zfs create -V`` gives a thick volume: the data blocks (volsize
+    rounded down to whole blocks, scaled for RAID-Z parity and padding by
+    volsize_from_vdevs(), times ``copies``) plus the budgeted metadata counted as
+    uncompressed 128 KiB blocks."""
+    data = volsize_from_vdevs(volsize // volblocksize, volblocksize, raidz) * copies
     return data + reservation_metadata_blocks(volsize, volblocksize, copies) * (
         1 << DN_MAX_INDBLKSHIFT)
 

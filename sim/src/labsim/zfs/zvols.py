@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from labsim.zfs import records as records_mod
 from labsim.zfs.datasets import create_dataset
 from labsim.zfs.errors import NotSimulated
+from labsim.zfs.layouts import RAIDZ
 from labsim.zfs.mos import grow_mos, objset_id
 from labsim.zfs.objset import objset_changed
 from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
@@ -86,6 +87,13 @@ def is_volume(dataset: Dataset) -> bool:
     return dataset.properties.get("type") == "volume"
 
 
+def raidz_geometry(pool: Pool) -> tuple[tuple[int, int, int], ...]:
+    """The pool's RAID-Z top-level vdevs as volsize_from_vdevs() reads them from its
+    config: children, parity, ashift."""
+    return tuple((v.layout.width, v.layout.nparity, v.ashift) for v in pool.vdevs
+                 if v.layout.kind == RAIDZ)
+
+
 def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
                   volblocksize: int | None = None,
                   properties: dict[str, object] | None = None) -> Dataset:
@@ -102,8 +110,8 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
     copies = int(str(props.get("copies", 1)))
     props.update({"type": "volume", "volsize": volsize, "volblocksize": block,
                   "recordsize": block,
-                  "refreservation": 0 if sparse else volsize_to_reservation(volsize, block,
-                                                                            copies)})
+                  "refreservation": 0 if sparse else volsize_to_reservation(
+                      volsize, block, copies, raidz_geometry(pool))})
     dataset = create_dataset(pool, name, props)
     # A volume's objset is smaller than a file system's (no ZPL master node, root
     # directory, delete queue or SA tables): metadata_blocks.volume_blocks(), which

@@ -153,7 +153,8 @@ def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, st
         copies = int(str(properties.get("copies", property_value(
             pool, pool.datasets[name.rsplit("/", 1)[0]], "copies")[0])))
         reserve = zvols.volsize_to_reservation(
-            size, block or pool.version.default_volblocksize, copies)
+            size, block or pool.version.default_volblocksize, copies,
+            zvols.raidz_geometry(pool))
         if reserve > dataset_available(pool, pool.datasets[name.rsplit("/", 1)[0]]):
             raise UsageError(f"cannot create '{name}': out of space", 1)
     try:
