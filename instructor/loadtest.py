@@ -11,6 +11,7 @@ standard library's HTTP clients block), so 200 of them cost one core at most."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import random
@@ -140,6 +141,14 @@ def _cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+
+def _run_apart(make, *args):
+    """asyncio.run(make(*args)) in a thread of its own: the caller's thread may already run
+    an event loop (a test session with Playwright's sync API running has one), where
+    asyncio.run() refuses. The coroutine is made in that thread, so none is left unawaited."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make(*args))).result()
+
 def run(learners: int = 20, seconds: float = 10.0, interval: float = 1.0,
         seed: int = 1) -> dict:
     """Start a server on a fresh database, drive it, and report (JSON-ready)."""
@@ -155,8 +164,8 @@ def run(learners: int = 20, seconds: float = 10.0, interval: float = 1.0,
         try:
             url = server.stdout.readline().split(" on ")[-1].strip().rstrip("/")
             host, port = url.removeprefix("http://").rsplit(":", 1)
-            tally = asyncio.run(_drive(host, int(port), made.key, made.admin, learners,
-                                       seconds, interval, seed))
+            tally = _run_apart(_drive, host, int(port), made.key, made.admin, learners,
+                               seconds, interval, seed)
             rss = _peak_rss_mib(server.pid)
             cpu = _cpu_seconds(server.pid)
         finally:

@@ -5,6 +5,7 @@ over an exec prefix; a short load test."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -172,6 +173,16 @@ def test_a_short_load_test_loses_nothing():
     assert figures["accepted"] == figures["posts"] == figures["stored"]
     assert figures["lost"] == 0 and figures["lost_on_live_page"] == 0
     assert figures["p99_ms"] > 0
+
+
+def test_the_load_test_runs_where_an_event_loop_is_running():
+    """In the whole suite, Playwright's sync API keeps an event loop running in the test
+    thread, where asyncio.run() refuses: the load test drives its learners apart."""
+    async def inside_a_loop():
+        return loadtest.run(learners=2, seconds=2.0)
+
+    figures = asyncio.run(inside_a_loop())
+    assert figures["posts"] >= 2 and figures["lost"] == 0
 
 
 def test_posts_stale_by_less_than_the_window_pass(tmp_path):
