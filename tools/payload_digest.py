@@ -8,7 +8,8 @@ control moved on its own from there to every option of a select, both values of 
 and the minimum, the middle step and the maximum of a range, as the page's
 labsim.web.Bridge.simulate returns it (the JSON string the worker hands the page). Then the
 benchmark's 1 TiB fill (tools/bench.py FILL_1TIB): the pool's whole state after it
-(repr of the dataclasses: every metaslab's free segments, every extent, the space maps).
+(repr of the dataclasses: every metaslab's free segments, every extent, the space maps),
+with PYTHONHASHSEED=0 so that sets print in the same order.
 
     .venv/bin/python tools/payload_digest.py > /tmp/before.jsonl
     (change the code)
@@ -97,6 +98,10 @@ def initial_json(scenario: str, params: dict) -> str:
 
 
 def main() -> None:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # The same order of every set in the reprs, run after run.
+        os.execve(sys.executable, [sys.executable, *sys.argv],
+                  {**os.environ, "PYTHONHASHSEED": "0"})
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--full", type=Path, help="also write each payload into this directory")
     parser.add_argument("--only", help="only cases whose name starts with this")

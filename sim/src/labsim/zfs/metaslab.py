@@ -43,8 +43,11 @@ weighted by zfs_frag_table.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from labsim.zfs.versions import (
     SPA_ALLOCATORS,
@@ -136,7 +139,13 @@ def allocator_for(objset: int, obj: int, level: int, blkid: int,
                   allocators: int = SPA_ALLOCATORS) -> int:
     """The allocator a block uses (zio_dva_throttle(), module/zfs/zio.c): objects are cut
     into regions of 2^20 blocks, and each (objset, object, level, region) hashes to one."""
-    return cityhash4(objset, obj, level, blkid >> 20) % allocators
+    return _region_allocator(objset, obj, level, blkid >> 20, allocators)
+
+
+@lru_cache(maxsize=4096)
+def _region_allocator(objset: int, obj: int, level: int, region: int, allocators: int) -> int:
+    # Pure, and asked for the same few blocks every txg (labsim.zfs.metadata_rewrite).
+    return cityhash4(objset, obj, level, region) % allocators
 
 
 @dataclass
@@ -201,6 +210,9 @@ class Metaslab:
     # whether each vdev is still allocatable (labsim.zfs.allocator.group_allocatable).
     _fragmentation: dict[tuple[int, tuple[int, ...]], int] = field(
         default_factory=dict, compare=False, repr=False)
+    # How many times the metaslab has changed (each _touch): what a vdev's FRAG, cached
+    # in a FragmentationMemo, checks its metaslabs against.
+    changes: int = field(default=0, compare=False, repr=False)
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -216,6 +228,7 @@ class Metaslab:
     def _touch(self) -> None:
         self._weights.clear()
         self._fragmentation.clear()
+        self.changes += 1
         self.has_space_map = True
         self.dirty = True
         self.unflushed = True
@@ -338,16 +351,60 @@ def group_fragmentation(metaslabs: list[Metaslab], ashift: int,
     as the release does it (MetaslabRules.group_fragmentation); None where OpenZFS has no
     valid metric (ZFS_FRAG_INVALID, printed "-"). Every labsim metaslab has one (the
     spacemap_histogram feature is always on)."""
-    if not metaslabs:
-        return 0
-    frags = [m.fragmentation(ashift, rules.frag_table) for m in metaslabs]
-    if rules.group_fragmentation is GroupFragmentation.MEAN:
-        return sum(frags) // len(frags)
-    # Weighted by free space, counted in 512-byte units ("to prevent overflows").
-    weights = [m.free // 512 for m in metaslabs]
-    if not sum(weights):
-        return None
-    return sum(f * w for f, w in zip(frags, weights, strict=True)) // sum(weights)
+    return FragmentationMemo().get(metaslabs, ashift, rules)
+
+
+@dataclass
+class FragmentationMemo:
+    """group_fragmentation() of one vdev's metaslabs, with each metaslab's part of it kept
+    until that metaslab changes: the allocator asks every vdev's FRAG at every txg
+    (labsim.zfs.allocator.group_allocatable), and a 1 TiB fill is a thousand txgs over
+    hundreds of metaslabs, of which a txg changes a few. The sums are of integers, so
+    updating them is exact."""
+
+    metaslabs: list[Metaslab] = field(default_factory=list)
+    changes: list[int] = field(default_factory=list)  # each metaslab's, when last read
+    ashift: int = -1
+    rules: MetaslabRules | None = None
+    frags: list[int] = field(default_factory=list)
+    # Free space in 512-byte units, the FREE_WEIGHTED average's weights.
+    weights: list[int] = field(default_factory=list)
+    frag_sum: int = 0
+    weight_sum: int = 0
+    weighted_sum: int = 0  # sum of frag * weight
+
+    def get(self, metaslabs: list[Metaslab], ashift: int, rules: MetaslabRules) -> int | None:
+        """group_fragmentation(metaslabs, ashift, rules)."""
+        changes = list(map(_changes, metaslabs))
+        if (ashift != self.ashift or rules is not self.rules
+                or len(metaslabs) != len(self.metaslabs)
+                or not all(map(operator.is_, metaslabs, self.metaslabs))):
+            self.metaslabs, self.ashift, self.rules = list(metaslabs), ashift, rules
+            self.frags = [m.fragmentation(ashift, rules.frag_table) for m in metaslabs]
+            # Weighted by free space, counted in 512-byte units ("to prevent overflows").
+            self.weights = [m.free // 512 for m in metaslabs]
+            self.frag_sum, self.weight_sum = sum(self.frags), sum(self.weights)
+            self.weighted_sum = sum(map(operator.mul, self.frags, self.weights))
+        else:
+            for i in itertools.compress(range(len(changes)),
+                                        map(operator.ne, changes, self.changes)):
+                ms = metaslabs[i]
+                frag, weight = ms.fragmentation(ashift, rules.frag_table), ms.free // 512
+                self.frag_sum += frag - self.frags[i]
+                self.weight_sum += weight - self.weights[i]
+                self.weighted_sum += frag * weight - self.frags[i] * self.weights[i]
+                self.frags[i], self.weights[i] = frag, weight
+        self.changes = changes
+        if not metaslabs:
+            return 0
+        if rules.group_fragmentation is GroupFragmentation.MEAN:
+            return self.frag_sum // len(metaslabs)
+        if not self.weight_sum:
+            return None
+        return self.weighted_sum // self.weight_sum
+
+
+_changes = operator.attrgetter("changes")
 
 
 def segment_weight(size: int, free: int, free_lengths: list[int],

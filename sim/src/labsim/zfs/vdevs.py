@@ -23,10 +23,10 @@ from labsim.zfs.layouts import (
     top_level_asize,
 )
 from labsim.zfs.metaslab import (
+    FragmentationMemo,
     GroupAllocators,
     Metaslab,
     group_allocate,
-    group_fragmentation,
     metaslab_shift,
 )
 from labsim.zfs.versions import (
@@ -141,6 +141,9 @@ class TopVdev:
     write_ops: int = 0
     write_bytes: int = 0
     guid: int = 0  # the top-level vdev's guid (ZPOOL_CONFIG_TOP_GUID in its labels)
+    # ``fragmentation`` as last computed, until a metaslab changes.
+    _fragmentation: FragmentationMemo = field(default_factory=FragmentationMemo,
+                                              compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.free < 0:
@@ -209,7 +212,7 @@ class TopVdev:
     @property
     def fragmentation(self) -> int | None:
         """metaslab_group_fragmentation() (labsim.zfs.metaslab.group_fragmentation)."""
-        return group_fragmentation(self.metaslabs, self.ashift, self.rules)
+        return self._fragmentation.get(self.metaslabs, self.ashift, self.rules)
 
     def take(self, nbytes: int, block: int = 0, allocator: int = 0,
              secondary: bool = False) -> list[tuple[int, int]]:
