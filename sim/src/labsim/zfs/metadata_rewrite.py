@@ -51,6 +51,10 @@ def rewrite_set() -> list[tuple[int, int, int]]:
     return dataset + mos
 
 
+_REWRITE_SET = tuple(rewrite_set())  # what every call rewrites (a constant)
+_REWRITE_COPIES = sum(copies for _, _, copies in _REWRITE_SET)
+
+
 def rewrite_metadata(pool: Pool, objset: int) -> None:
     """The metadata a txg that changed objset ``objset`` writes: a new copy of each block
     of rewrite_set(), the first on the rotor's next vdev and the others on the vdevs after
@@ -59,8 +63,8 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     pool's creation), which is freed (deferred). The pool's metadata keeps its size. A
     copy that fits nowhere leaves the block it would replace where it is. Nothing happens
     in a pool without a creation profile (labsim estimates its metadata)."""
-    blocks = rewrite_set()
-    count = sum(copies for _, _, copies in blocks)
+    blocks = _REWRITE_SET
+    count = _REWRITE_COPIES
     old = pool.rewritten_metadata
     if not old:
         old = [e for e in pool.metadata if e.length <= SMALL_BLOCK][-count:]
@@ -76,22 +80,27 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     # (vdev, allocator, secondary, size) -> copies: each group is allocated in one call,
     # block by block, which puts them where one call per copy would.
     groups: dict[tuple[int, int, bool, int], int] = {}
+    deferred, txg = pool.deferred, pool.txg
     for i, (owner, obj, copies) in enumerate(blocks):
         allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, pool.allocators)
         for d in range(copies):
             previous = next(replaced, None)
             if previous is None:  # an earlier txg had to gang a block: fewer, odd pieces
                 continue
-            # Each new copy takes what the copy it replaces took.
-            target = next(((first + i + d + k) % n for k in range(n)
-                           if room[(first + i + d + k) % n] >= previous.length), None)
-            if target is None:
+            # Each new copy takes what the copy it replaces took: on the first vdev from
+            # this copy's on that has the room.
+            length = previous.length
+            for k in range(n):
+                target = (first + i + d + k) % n
+                if room[target] >= length:
+                    break
+            else:
                 current.append(previous)
                 continue
-            room[target] -= previous.length
-            key = (target, allocator, d > 0 and n == 1, previous.length)
+            room[target] -= length
+            key = (target, allocator, d > 0 and n == 1, length)
             groups[key] = groups.get(key, 0) + 1
-            pool.deferred.append((pool.txg, previous))
+            deferred.append((txg, previous))
     current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
     for (target, allocator, secondary, size), count in groups.items():
         vdev = pool.vdevs[target]
