@@ -1,5 +1,7 @@
 """The rotor, aliquot and free-space bias of metaslab_alloc_dva() (module/zfs/metaslab.c)."""
 
+import dataclasses
+
 import pytest
 
 from labsim.zfs.allocator import (
@@ -84,3 +86,10 @@ def test_a_group_over_the_fragmentation_threshold_takes_nothing_while_another_ca
     assert rotor_shares(neither, ALIQUOT, 128 * KiB) == [1, 1]
     # The smallest block (SPA_MINBLOCKSIZE) is never refused.
     assert rotor_shares(groups, ALIQUOT, 512)[0] > 0
+
+
+def test_distribute_copies_every_field_of_group_state():
+    # Rotor.distribute() copies each GroupState field by field (faster than
+    # dataclasses.replace at every txg of a fill): a new field must be copied there too.
+    assert [f.name for f in dataclasses.fields(GroupState)] == [
+        "free", "speed", "asize", "aliquot", "allocatable"]

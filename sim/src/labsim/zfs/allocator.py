@@ -38,7 +38,7 @@ This follows metaslab_alloc_dva() in module/zfs/metaslab.c.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -140,10 +140,13 @@ class Rotor:
             live = [i for i in range(n) if capacity[i] > counts[i]]
             if not live:
                 break
+            # dataclasses.replace(g, free=...) spelled out, which is several times faster
+            # (this runs at every txg of a fill): every field of GroupState.
             state = [
-                replace(groups[i], free=(capacity[i] - counts[i]) * groups[i].block(asize)
-                        if i in live else 0)
-                for i in range(n)
+                GroupState(free=(capacity[i] - counts[i]) * g.block(asize) if i in live else 0,
+                           speed=g.speed, asize=g.asize, aliquot=g.aliquot,
+                           allocatable=g.allocatable)
+                for i, g in enumerate(groups)
             ]
             weights = self._weights(state, aliquot, asize, throttle_pressure)
             total_weight = sum(weights)

@@ -80,9 +80,9 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     # (vdev, allocator, secondary, size) -> copies: each group is allocated in one call,
     # block by block, which puts them where one call per copy would.
     groups: dict[tuple[int, int, bool, int], int] = {}
-    deferred, txg = pool.deferred, pool.txg
+    deferred, txg, allocators = pool.deferred, pool.txg, pool.allocators
     for i, (owner, obj, copies) in enumerate(blocks):
-        allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, pool.allocators)
+        allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, allocators)
         for d in range(copies):
             previous = next(replaced, None)
             if previous is None:  # an earlier txg had to gang a block: fewer, odd pieces
