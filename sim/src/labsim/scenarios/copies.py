@@ -217,11 +217,12 @@ def first_hits(picks: list[int]) -> list[int]:
 
 
 def first_lost_pick(files_at_risk: tuple[tuple[BlockCopies, ...], ...],
-                    first_hit: list[int]) -> list[int]:
+                    first_hit: list[int], never: int | None = None) -> list[int]:
     """Sorted, per file: the number of picks after which the file is lost (a file no
-    pick loses counts more than all of them). Files lost by the first n picks:
-    bisect_right(.., n)."""
-    never = max(first_hit) + 1
+    pick loses counts ``never``, more than all of them: max(first_hit) + 1 unless
+    given). Files lost by the first n picks: bisect_right(.., n)."""
+    if never is None:
+        never = max(first_hit) + 1
     out = []
     for blocks in files_at_risk:
         lost_at = never
@@ -233,10 +234,11 @@ def first_lost_pick(files_at_risk: tuple[tuple[BlockCopies, ...], ...],
     return sorted(out)
 
 
-def files_lost(name: str, first_hit: list[int], counts: list[int]) -> list[int]:
+def files_lost(name: str, first_hit: list[int], counts: list[int],
+               never: int | None = None) -> list[int]:
     """Files of layout ``name`` lost to the first n picks (``first_hit``: first_hits() of
-    them), for each n of ``counts``."""
-    lost_at = first_lost_pick(layout(name).files_at_risk, first_hit)
+    them), for each n of ``counts`` (``never``: as first_lost_pick() takes it)."""
+    lost_at = first_lost_pick(layout(name).files_at_risk, first_hit, never)
     return [bisect.bisect_right(lost_at, n) for n in counts]
 
 
@@ -245,7 +247,8 @@ def run(p: Params) -> ScenarioResult:
     counts = [garbage_count(level) for level in levels]
     picks = garbage_picks(max(counts), p.seed)
     first_hit = first_hits(picks)
-    lost = {name: files_lost(name, first_hit, counts) for name in LAYOUTS}
+    never = max(first_hit) + 1  # once for the three layouts: the disk has 131,072 blocks
+    lost = {name: files_lost(name, first_hit, counts, never) for name in LAYOUTS}
     session, pairs = pickle.loads(layout("copies=2").pickled)  # noqa: S301 - our own bytes
     shown_picks = picks[:garbage_count(p.percent)]
     damage_and_scrub(session, garbage_ranges(shown_picks))
