@@ -72,7 +72,8 @@ def first_session(markdown: str, terminals: list[Terminal]) -> list[tuple[Termin
     return found
 
 
-def _hosts(terminals: list[Terminal], network: str) -> str:
+def hosts_json(terminals: list[Terminal], network: str) -> str:
+    """The hosts of ``network`` as the page's worker passes them: [[host, setup], ...]."""
     return json.dumps([[t.host, t.setup] for t in terminals if t.network == network])
 
 
@@ -83,7 +84,7 @@ def run(web, terminals: list[Terminal], commands: list[tuple[Terminal, str]]) ->
     for terminal, command in commands:
         reply = json.loads(bridge.terminal(
             terminal.session, command, terminal.network, terminal.host,
-            _hosts(terminals, terminal.network) if terminal.network else "", ""))
+            hosts_json(terminals, terminal.network) if terminal.network else "", ""))
         output = "".join(text for _, text in reply["output"])
         steps.append(Step(terminal.session, terminal.prompt, command, output))
     return steps

@@ -17,9 +17,7 @@ the command's output.
 
 from __future__ import annotations
 
-import html
 import json
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,23 +28,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import console_blocks  # noqa: E402
+import terminal_transcripts  # noqa: E402
+from terminal_transcripts import Terminal  # noqa: E402
 
 from labsim.web import Bridge  # noqa: E402
 
 LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
-TERMINAL = re.compile(r"<div\b[^>]*\bclass=\"labsim-terminal\"[^>]*>")
-ATTR = re.compile(r"([\w:-]+)\s*=\s*(\"[^\"]*\"|'[^']*')")
 # The terminal's own commands (labsim-terminal-text.js OWN_COMMANDS): the page answers them.
 OWN_COMMANDS = ("help", "man", "clear")
-
-
-@dataclass(frozen=True)
-class Terminal:
-    session: str
-    prompt: str
-    network: str = ""
-    host: str = ""
-    setup: str = ""
 
 
 @dataclass
@@ -57,8 +46,7 @@ class Machines:
     bridge: Bridge = field(default_factory=Bridge)
 
     def hosts(self, network: str) -> str:
-        return json.dumps([[t.host, t.setup] for t in self.terminals.values()
-                           if t.network == network])
+        return terminal_transcripts.hosts_json(list(self.terminals.values()), network)
 
     def run(self, prompt: str, line: str) -> dict:
         t = self.terminals[prompt]
@@ -67,13 +55,9 @@ class Machines:
 
 
 def page_terminals(markdown: str) -> dict[str, Terminal]:
-    found = {}
-    for tag in TERMINAL.findall(markdown):
-        attrs = {k: html.unescape(v[1:-1]) for k, v in ATTR.findall(tag)}
-        prompt = attrs.get("data-prompt", "$ ")
-        found[prompt] = Terminal(attrs["data-session"], prompt, attrs.get("data-network", ""),
-                                 attrs.get("data-host", ""), attrs.get("data-setup", ""))
-    return found
+    """The page's terminals by prompt, read as the site build reads them
+    (tools/terminal_transcripts.py)."""
+    return {t.prompt: t for t in terminal_transcripts.page_terminals(markdown)}
 
 
 def _squash(text: str) -> str:
