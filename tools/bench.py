@@ -10,7 +10,7 @@ lesson at the top level:
   the worker's own time from its start to a ready labsim.web.Bridge;
 * rerun_ms: a control changed -> the chart re-rendered with the new result (median of N);
 * fill_1tib_pyodide_ms / fill_1tib_cpython_ms: the simulator filling a 1 TiB pool (two 512 GiB
-  vdevs, OpenZFS 2.1 allocator) with 128 KiB records until it is full;
+  vdevs, OpenZFS 2.3 allocator) with 128 KiB records until it is full;
 * seq_10m_cpython_s / seq_10m_pyodide_s: `seq 1 10000000 > FILE` (78,888,897 bytes of text)
   into a dataset with compression lz4, gzip and zstd (128K records), each record compressed
   for real (labsim.zfs.compressors), the compression cache emptied first;
@@ -24,6 +24,9 @@ lesson at the top level:
 * list_snapshots_cpython_ms: `zfs list -t snapshot` of one dataset holding 500, 1000 and
   2000 snapshots, in CPython (median of 3): linear in their number (issue 16: it was square,
   1.2 s at 1000);
+* create_file_cpython_ms_per_file: milliseconds per file of a shell loop creating 500,
+  1000 and 2000 files in one directory, in CPython: flat (issue 15's objset model made it
+  square once);
 * corpus: the command lines of tests/corpus/commands.txt, counted as simulated, honest
   notice ("not simulated") and wrong (issue 16; wrong must be 0);
 * terminal_input_s: navigation start -> the lesson's (first) terminal is visible and takes
@@ -356,6 +359,28 @@ def list_snapshots_ms(counts: tuple[int, ...] = (500, 1000, 2000),
     return out
 
 
+def create_files_ms(counts: tuple[int, ...] = (500, 1000, 2000)) -> dict[str, float]:
+    """Milliseconds per file of `for i in $(seq N); do echo x > /p/fN_$i; done` in a new
+    file system, for each N, in CPython: flat in N (every file rewrites the root
+    directory's micro ZAP; its LZ4 resumes before the new entry, labsim.zfs.metadata_blocks;
+    it was square in N, 400 files 0.5 s)."""
+    from labsim.shell.session import Session
+
+    out: dict[str, float] = {}
+    for count in counts:
+        session = Session()
+        session.step_limit = session.time_limit = 10 ** 9  # the whole loop, however long
+        for command in ("truncate -s 1G /var/tmp/p.raw", "zpool create p /var/tmp/p.raw",
+                        "zfs create p/fs"):
+            session.run(command)
+        t0 = time.perf_counter()
+        session.run(f"for i in $(seq {count}); do echo x > /p/fs/f$i; done")
+        out[str(count)] = round((time.perf_counter() - t0) * 1000 / count, 3)
+        listed = session.run("ls /p/fs | wc -l")
+        assert listed.stdout.strip() == str(count), listed.stdout
+    return out
+
+
 def corpus_counts() -> dict[str, int]:
     """tests/corpus: how many of the command lines learners type labsim simulates, answers
     with an honest "not simulated" notice, or gets wrong (the target: 0 wrong)."""
@@ -420,6 +445,8 @@ def main() -> None:
     result["difftest"] = difftest()
     log("zfs list -t snapshot…")
     result["list_snapshots_cpython_ms"] = list_snapshots_ms()
+    log("file creation…")
+    result["create_file_cpython_ms_per_file"] = create_files_ms()
     log("corpus of command lines…")
     result["corpus"] = corpus_counts()
     log("instructor server under load…")

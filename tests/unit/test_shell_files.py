@@ -92,3 +92,29 @@ def test_df_says_the_hosts_file_systems_are_not_simulated():
         result = session.run(line)
         assert "not simulated" in result.stderr and result.status == 1
     assert session.run("df /nothing").stderr == "df: /nothing: No such file or directory\n"
+
+
+def test_ls_lays_names_out_in_columns_only_on_the_terminal():
+    """GNU ls: columns when standard output is a terminal, one name a line into a pipe or a
+    file (ls.c: format = isatty(STDOUT_FILENO) ? many_per_line : one_per_line); -1 and -C
+    choose either way."""
+    session = _pool()
+    assert session.run("for i in $(seq 5); do touch /p/f$i; done").status == 0
+    assert session.run("ls /p").stdout == "f1  f2\tf3  f4\tf5  small\n"
+    assert session.run("ls /p | wc -l").stdout == "6\n"
+    assert session.run("ls -C /p | cat").stdout == "f1  f2\tf3  f4\tf5  small\n"
+    assert session.run("ls -1 /p").stdout == "f1\nf2\nf3\nf4\nf5\nsmall\n"
+    session.run("ls /p > /root/listing")
+    assert session.run("cat /root/listing").stdout.splitlines() == [
+        "f1", "f2", "f3", "f4", "f5", "small"]
+
+
+def test_touch_makes_a_file_the_dataset_accounts_for():
+    """A new empty file is a dnode and a directory entry: the file system's REFER grows
+    once enough of them no longer fit the embedded directory block."""
+    session = _pool()
+    before = session.run("zfs get -Hp -o value referenced p/small").stdout
+    for i in range(40):
+        assert session.run(f"touch /p/small/f{i}").status == 0
+    after = session.run("zfs get -Hp -o value referenced p/small").stdout
+    assert int(after) > int(before)

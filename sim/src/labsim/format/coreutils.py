@@ -209,6 +209,8 @@ def _indent(start: int, stop: int, tabsize: int = 8) -> str:
 
 
 _MIN_COLUMN_WIDTH = 3  # ls.c: "only 1 character for the file name and 2 separators"
+LS_WIDTH = 80  # the terminal's columns
+ONE_PER_LINE = 0  # ls_lines(width=ONE_PER_LINE): ls -1, and ls into a pipe or a file
 
 
 def ls_columns(names: Sequence[str], width: int = 80) -> str:
@@ -277,7 +279,8 @@ def ls_lines(entries: Sequence[LsItem], *, long: bool = False,
     ``total`` prints the "total N" line ``ls -l`` (or ``-s``) shows for a directory.
     ``blocks`` (``-s``) puts each entry's allocated size first, right-aligned to the
     widest in the listing ("%*s ", print_long_format() / print_file_name_and_frills()).
-    Without ``long`` the names are laid out in columns as on a terminal."""
+    Without ``long`` the names are laid out in columns ``width`` wide as on a terminal,
+    or one a line with ``width=ONE_PER_LINE``."""
     items = [_entry(e) for e in entries]
     head = ls_total(items, human) if total else ""
     counts = [ls_block_count(e, human) for e in items]
@@ -287,10 +290,11 @@ def ls_lines(entries: Sequence[LsItem], *, long: bool = False,
         if blocks:
             lines = [f"{c:>{w_blocks}} {line}" for c, line in zip(counts, lines, strict=True)]
         return head + "".join(lines)
-    if blocks:
-        return head + ls_columns([f"{c:>{w_blocks}} {e.name}" for c, e in
-                                  zip(counts, items, strict=True)], width)
-    return ls_columns([e.name for e in items], width)
+    names = [f"{c:>{w_blocks}} {e.name}" for c, e in zip(counts, items, strict=True)] \
+        if blocks else [e.name for e in items]
+    if width == ONE_PER_LINE:
+        return head + "".join(f"{name}\n" for name in names)
+    return head + ls_columns(names, width)
 
 
 def ls_cannot_access(name: str, reason: str = ENOENT) -> str:

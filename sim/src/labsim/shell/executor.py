@@ -160,10 +160,12 @@ class _Logged(list):
 
 @dataclass
 class Sink:
-    """What commands wrote: standard output as content, standard error as text."""
+    """What commands wrote: standard output as content, standard error as text.
+    ``terminal``: standard output is the terminal (isatty(1)), not a pipe or a file."""
 
     out: list[Content] = field(default_factory=list)
     err: list[str] = field(default_factory=list)
+    terminal: bool = False
 
     def write(self, text: str) -> None:
         if text:
@@ -181,7 +183,7 @@ def _text(text: str) -> Content:
 def run_line(session: Session, line: str, stdin: Input | None = None) -> CommandResult:
     """One command line as the terminal runs it: what it printed and its status."""
     log: list[tuple[int, Content | str]] = []
-    sink = Sink(out=_Logged(1, log), err=_Logged(2, log))
+    sink = Sink(out=_Logged(1, log), err=_Logged(2, log), terminal=True)
     line = line.encode("utf-8", "replace").decode()  # no lone surrogates
     if len(line) > MAX_LINE:
         return CommandResult.fail(msg.notice(f"a command line of more than {MAX_LINE} "
@@ -473,7 +475,9 @@ class Executor:
             sink.err.append(f"bash: {argv[0]}: command not found\n")
             return 127
         try:
-            if registry.takes(handler, "stdin_data"):
+            if registry.takes(handler, "stdout_is_terminal"):
+                result = handler(self.session, argv, stdout_is_terminal=sink.terminal)
+            elif registry.takes(handler, "stdin_data"):
                 result = handler(self.session, argv,
                                  stdin_data=stdin.rest() if stdin is not None else None)
             elif registry.takes(handler, "stdin"):

@@ -25,6 +25,7 @@ that the two give the same sizes."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 
 HASH_MULTIPLIER = 2654435761
@@ -37,7 +38,7 @@ HASH_LOG = 12  # COMPRESSIONLEVEL; LZ4_compress64kCtx uses HASH_LOG + 1
 RUN_MASK = 15
 
 
-def _words(src: bytes) -> list[int]:
+def words_of(src: bytes) -> list[int]:
     """The little-endian 32-bit word at every offset of ``src`` (A32(p)), zeros past the
     end."""
     n = len(src)
@@ -61,6 +62,58 @@ def _last_literals(run: int, out: int, osize: int) -> int:
 
 def lz4_size(src: bytes, osize: int) -> int:
     """Bytes real_LZ4_compress(src, dest, len(src), osize) writes, 0 if they do not fit."""
+    return _compress(src, osize, None)
+
+
+@dataclass(frozen=True)
+class Lz4State:
+    """The compressor between two sequences: ``anchor`` is where the next literals start
+    (the search goes on from ``anchor + 1``), ``out`` the bytes written so far, ``table``
+    the hash table. It follows from the first ``anchor + 5`` bytes of the input alone
+    (the hash and the comparisons so far read no further), and from whether the input is
+    under LZ4_64KLIMIT (``small``), so it holds for any input that starts with those bytes
+    and is as large or larger."""
+
+    small: bool
+    anchor: int
+    out: int
+    osize: int
+    table: tuple[int, ...]
+
+
+def lz4_size_resumed(src: bytes, osize: int, state: Lz4State | None, keep: int,
+                     words: list[int] | None = None) -> tuple[int, Lz4State | None]:
+    """``lz4_size(src, osize)``, started from ``state`` (None: from the first byte), and
+    the state at the last sequence boundary that depends only on ``src[:keep]``: what a
+    later call on an input that differs from ``src`` only from ``keep`` on can start
+    from. For a block that grows at its end, such as a micro ZAP gaining an entry, each
+    call then compresses the new end instead of the whole block.
+
+    The caller vouches that ``src`` starts with the bytes ``state`` was made from; a
+    state made for another size class or a larger output limit is not used. ``words``,
+    when given, are ``src``'s words (words_of()), which a caller that keeps them as its
+    block grows need not have made again."""
+    small = len(src) < LZ4_64KLIMIT
+    if state is not None and (state.small != small or state.osize > osize
+                              or state.anchor + 5 > len(src)):
+        state = None
+    w = words if words is not None else words_of(src)
+    tops: list[int] = []
+    size = _compress(src, osize, state, w, tops=tops)
+    usable = [a for a in tops if a + 5 <= keep]
+    if not usable or len(src) < MINLENGTH:
+        return size, state
+    table: list[int] = []
+    out = _compress(src, osize, state, w, stop_at=usable[-1], table_out=table)
+    return size, Lz4State(small, usable[-1], out, osize, tuple(table))
+
+
+def _compress(src: bytes, osize: int, state: Lz4State | None,
+              w: list[int] | None = None, *, tops: list[int] | None = None,
+              stop_at: int | None = None, table_out: list[int] | None = None) -> int:
+    """The compressor, from ``state`` or the start. ``tops`` collects the anchor of every
+    sequence boundary passed; with ``stop_at`` it stops at the boundary of that anchor,
+    returns the bytes written so far and leaves the hash table in ``table_out``."""
     isize = len(src)
     if isize < MINLENGTH:
         return _last_literals(isize, 0, osize)
@@ -68,13 +121,23 @@ def lz4_size(src: bytes, osize: int) -> int:
     log = HASH_LOG + 1 if small else HASH_LOG
     shift = 32 - log
     mul = HASH_MULTIPLIER
-    table = [0] * (1 << log)  # zeroed: an empty slot points at the first byte
-    w = _words(src)
+    if w is None:
+        w = words_of(src)
     mflimit, matchlimit = isize - MFLIMIT, isize - LASTLITERALS
-    out = anchor = 0
-    ip = 1
+    if state is None:
+        table = [0] * (1 << log)  # zeroed: an empty slot points at the first byte
+        out = anchor = 0
+    else:
+        table = list(state.table)
+        out, anchor = state.out, state.anchor
+    ip = anchor + 1
     forward_h = ((w[ip] * mul) & 0xFFFFFFFF) >> shift
     while True:
+        if tops is not None:
+            tops.append(anchor)
+        if anchor == stop_at and table_out is not None:
+            table_out[:] = table
+            return out
         attempts = 67  # (1 << SKIPSTRENGTH) + 3
         forward = ip
         while True:  # find a match

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from labsim.zfs import compression
-from labsim.zfs.lz4_zfs import lz4_size
+from labsim.zfs.lz4_zfs import Lz4State, lz4_size_resumed, words_of
 from labsim.zfs.records import indirect_compressed
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import KiB, MetaBlock, MinSavings
@@ -57,6 +57,10 @@ FIRST_FILE_OBJECT = 2
 # flags), then 64-byte entries (value, collision differentiator, a 50-byte name).
 MZAP_ENT_LEN = 64
 MZAP_NAME_LEN = 50
+DT_DIR, DT_REG = 4, 8  # <dirent.h>
+# The first object number of another CPU's chunk (dmu_object_alloc_impl(): each CPU takes
+# dmu_object_alloc_chunk_shift, 128 objects, at a time).
+OTHER_CHUNK_FIRST_OBJECT = 128
 ZBT_MICRO = (1 << 63) + 3
 # A top-level vdev's array of its metaslabs' unflushed txgs
 # (VDEV_TOP_ZAP_MS_UNFLUSHED_PHYS_TXGS: a uint64 object of one 128K block, metaslab_sync()
@@ -109,31 +113,146 @@ def dnode_block_compressed(dnodes: int) -> int:
             + compression.length_bytes(DNODE_BLOCK_SIZE - dnodes * 512))
 
 
-def micro_zap_bytes(names: Iterable[str], salt_seed: int = 0) -> bytes:
-    """A micro ZAP block naming ``names`` (object numbers from 2), as mzap_phys_t lays it
-    out: the smallest multiple of 512 bytes that holds the header and every entry
-    (mzap_upgrade() past zap_micro_max_size is not modelled)."""
-    names = list(names)
-    size = max(512, -(-(MZAP_ENT_LEN * (len(names) + 1)) // 512) * 512)
-    out = bytearray(size)
-    out[0:8] = ZBT_MICRO.to_bytes(8, "little")
-    out[8:16] = random.Random(salt_seed).getrandbits(64).to_bytes(8, "little")
-    for i, name in enumerate(names):
-        at = MZAP_ENT_LEN * (i + 1)
-        out[at:at + 8] = (FIRST_FILE_OBJECT + i).to_bytes(8, "little")
-        encoded = name.encode()[:MZAP_NAME_LEN - 1]
-        out[at + 14:at + 14 + len(encoded)] = encoded
-    return bytes(out)
+def micro_zap_bytes(entries: Iterable[tuple[str, int]], salt_seed: int = 0) -> bytes:
+    """A micro ZAP block of ``entries`` (name, value) in order, as mzap_phys_t lays them
+    out: a 64-byte header, then 64-byte entries (value, collision differentiator, name).
+    The block is 512 bytes and grows by 512 whenever an entry finds every chunk taken
+    (zap_lockdir_impl() in module/zfs/zap_micro.c), so it is the smallest multiple of 512
+    with a chunk for every entry. The salt comes from ``salt_seed`` (_mzap_header())."""
+    body = b"".join([_mzap_header(salt_seed), *(_mzap_entry(name, value)
+                                               for name, value in entries)])
+    size = max(512, -(-len(body) // 512) * 512)
+    return body + bytes(size - len(body))
 
 
-def directory_block(names: Iterable[str]) -> MetaBlock | None:
+@lru_cache(maxsize=16)
+def _mzap_header(salt_seed: int) -> bytes:
+    """mzap_phys_t's header. The salt is two kernel addresses XORed (the dbuf's and the
+    transaction's, mzap_create_impl() in module/zfs/zap_micro.c): both lie in the kernel's
+    direct map, so their high bytes cancel and, in a VM of a few GiB, only the low four
+    bytes vary. labsim draws those from ``salt_seed``."""
+    salt = random.Random(salt_seed).getrandbits(32) | 1
+    return (ZBT_MICRO.to_bytes(8, "little") + salt.to_bytes(8, "little")
+            + bytes(MZAP_ENT_LEN - 16))
+
+
+@lru_cache(maxsize=8192)
+def _mzap_entry(name: str, value: int) -> bytes:
+    """mzap_ent_phys_t: the value, a collision differentiator of 0, two bytes of padding,
+    the name NUL-padded to MZAP_NAME_LEN."""
+    encoded = name.encode()[:MZAP_NAME_LEN - 1]
+    return value.to_bytes(8, "little") + bytes(6) + encoded.ljust(MZAP_NAME_LEN, b"\0")
+
+
+def _object_numbers(first: int, count: int) -> list[int]:
+    """Object numbers handed to new files from ``first`` on, skipping the file system's own
+    objects (32-36, the second dnode block)."""
+    skip_from = DNODES_PER_BLOCK
+    return [n if n < skip_from else n + FS_OBJECTS_IN_SECOND_BLOCK
+            for n in range(first, first + count)]
+
+
+def directory_entries(files: Iterable[str], subdirectories: Iterable[str] = (),
+                      other_chunk: Iterable[str] = ()) -> tuple[tuple[str, int], ...]:
+    """A root directory's entries in the order they were added: the files, with object
+    numbers from 2 (skipping the file system's own objects), its subdirectories in the
+    same chunk of object numbers, then those made from another CPU's chunk
+    (labsim.zfs.objset)."""
+    files, subdirectories = tuple(files), tuple(subdirectories)
+    numbers = _object_numbers(FIRST_FILE_OBJECT, len(files) + len(subdirectories))
+    regular, directory = DT_REG << 60, DT_DIR << 60
+    entries = [*zip(files, [regular | n for n in numbers[:len(files)]], strict=True),
+               *zip(subdirectories, [directory | n for n in numbers[len(files):]],
+                    strict=True)]
+    entries.extend((name, directory | (OTHER_CHUNK_FIRST_OBJECT + i))
+                   for i, name in enumerate(other_chunk))
+    return tuple(entries)
+
+
+@dataclass
+class _CompressedDirectory:
+    """A micro ZAP's bytes, their words (lz4_zfs.words_of()), LZ4's state before its last
+    entry's slot, and its compressed size."""
+
+    data: bytes
+    words: list[int]
+    state: Lz4State | None
+    lz4: int
+
+
+Names = tuple[str, ...]
+DirectoryKey = tuple[Names, Names, Names]  # files, subdirectories, other chunk
+
+
+class _DirectoryMemo:
+    """The compressed sizes of the last directories seen, and what a directory one file
+    longer can be compressed from. A directory gains its entries at its end, so the next
+    block starts with the bytes of the last: LZ4 resumes before the new entry
+    (lz4_zfs.lz4_size_resumed()), and the bytes and words grow in place, so that creating
+    N files costs about N entries' worth of work instead of N squared. A bounded memo:
+    it changes no result, and a directory not found in it is compressed from scratch."""
+
+    LIMIT = 16
+
+    def __init__(self) -> None:
+        self.known: dict[DirectoryKey, _CompressedDirectory] = {}
+
+    def lz4(self, key: DirectoryKey) -> tuple[int, int]:
+        """(block size, LZ4's bytes) of the micro ZAP of the directory ``key`` names."""
+        found = self.known.get(key)
+        if found is None:
+            found = self._grown(key) or self._compressed(key)
+            if len(self.known) >= self.LIMIT:
+                del self.known[next(iter(self.known))]
+            self.known[key] = found
+        return len(found.data), found.lz4
+
+    def _compressed(self, key: DirectoryKey) -> _CompressedDirectory:
+        entries = directory_entries(*key)
+        data = micro_zap_bytes(entries)
+        words = words_of(data)
+        size, state = lz4_size_resumed(data, len(data), None,
+                                       MZAP_ENT_LEN * (len(entries) + 1), words)
+        return _CompressedDirectory(data, words, state, size)
+
+    def _grown(self, key: DirectoryKey) -> _CompressedDirectory | None:
+        """The directory of ``key`` from the one without its last file, taken out of the
+        memo (its bytes and words are reused in place). Only a directory whose files come
+        last (no subdirectories) grows at its end."""
+        files, subdirectories, other_chunk = key
+        if not files or subdirectories or other_chunk:
+            return None
+        before = self.known.pop((files[:-1], (), ()), None)
+        if before is None:
+            return None
+        slot = MZAP_ENT_LEN * len(files)
+        number = _object_numbers(FIRST_FILE_OBJECT + len(files) - 1, 1)[0]
+        body = before.data[:slot] + _mzap_entry(files[-1], DT_REG << 60 | number)
+        data = body + bytes(max(512, -(-len(body) // 512) * 512) - len(body))
+        words = before.words
+        del words[max(0, slot - 3):]
+        words.extend(words_of(data[max(0, slot - 3):]))
+        size, state = lz4_size_resumed(data, len(data), before.state, slot + MZAP_ENT_LEN,
+                                       words)
+        return _CompressedDirectory(data, words, state, size)
+
+
+_directory_memo = _DirectoryMemo()
+
+
+def directory_block(files: Names, subdirectories: Names = (),
+                    other_chunk: Names = ()) -> MetaBlock | None:
     """The directory's micro ZAP as a block, or None when it is embedded in its block
-    pointer (it compresses to BPE_PAYLOAD_SIZE or less)."""
-    data = micro_zap_bytes(names)
-    compressed = lz4_size(data, len(data)) + compression.ZFS_LZ4_HEADER
+    pointer (it compresses to BPE_PAYLOAD_SIZE or less). mzap_upgrade() to a fat ZAP, past
+    zap_micro_max_size (128K: 2,047 entries) or for a name of 50 bytes or more, is not
+    modelled: such a directory is counted as a micro ZAP of the names cut short."""
+    size, lz4 = _directory_memo.lz4((files, subdirectories, other_chunk))
+    if not lz4:  # LZ4 did not fit: stored as it is
+        return MetaBlock(size, size, copies=DATASET_METADATA_COPIES)
+    compressed = lz4 + compression.ZFS_LZ4_HEADER
     if compressed <= compression.BPE_PAYLOAD_SIZE:
         return None
-    return MetaBlock(len(data), compressed, copies=DATASET_METADATA_COPIES)
+    return MetaBlock(size, compressed, copies=DATASET_METADATA_COPIES)
 
 
 @dataclass(frozen=True)
@@ -152,16 +271,21 @@ DEFAULT_COPIES = ObjsetCopies()
 
 def filesystem_blocks(file_names: Iterable[str] = (),
                       copies: ObjsetCopies = DEFAULT_COPIES,
+                      subdirectories: Iterable[str] = (),
                       other_chunk: Iterable[str] = ()) -> tuple[MetaBlock, ...]:
-    return _filesystem_blocks(tuple(file_names), copies, tuple(other_chunk))
+    return _filesystem_blocks(tuple(file_names), copies, tuple(subdirectories),
+                              tuple(other_chunk))
 
 
 @lru_cache(maxsize=256)
-def _filesystem_blocks(names: tuple[str, ...], objset_copies: ObjsetCopies,
+def _filesystem_blocks(files: tuple[str, ...], objset_copies: ObjsetCopies,
+                       subdirectories: tuple[str, ...] = (),
                        other_chunk: tuple[str, ...] = ()) -> tuple[MetaBlock, ...]:
-    """The metadata blocks of a ZPL file system holding ``file_names`` in its root
-    directory, and ``other_chunk``, objects made there from another CPU's chunk of object
-    numbers (labsim.zfs.objset; files' own indirect blocks are counted with the files)."""
+    """The metadata blocks of a ZPL file system holding ``files`` and ``subdirectories``
+    in its root directory, and ``other_chunk``, directories made there from another CPU's
+    chunk of object numbers (labsim.zfs.objset; files' own indirect blocks are counted
+    with the files)."""
+    names = files + subdirectories
     copies, once = objset_copies.changed, objset_copies.created
     # Dnode blocks: the first holds the master node and the files (objects 2-31), the
     # second the file system's own objects, later ones the files after object 31, and
@@ -174,7 +298,6 @@ def _filesystem_blocks(names: tuple[str, ...], objset_copies: ObjsetCopies,
         rest -= DNODES_PER_BLOCK
     if other_chunk:
         per_block.append(min(len(other_chunk), DNODES_PER_BLOCK))
-    names = names + other_chunk  # all of them are entries of the root directory
     blocks = [
         MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
         # L5 to L2 of the meta-dnode point at one block each; L1 at the dnode blocks.
@@ -186,7 +309,7 @@ def _filesystem_blocks(names: tuple[str, ...], objset_copies: ObjsetCopies,
         MetaBlock(1536, 512, once),  # SA attribute registration
         *(replace(block, copies=once) for block in SA_LAYOUTS),
     ]
-    directory = directory_block(names)
+    directory = directory_block(files, subdirectories, other_chunk)
     if directory is not None:
         blocks.append(replace(directory, copies=copies))
     return tuple(blocks)

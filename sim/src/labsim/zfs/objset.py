@@ -88,7 +88,7 @@ def objset_blocks(pool: Pool, dataset: Dataset,
     # not keep which mountpoint directories there were when it was taken.
     mounted = mountpoint_names(pool, dataset) if pool.datasets.get(dataset.name) is dataset \
         else []
-    return filesystem_blocks([*dataset.files, *mounted[:1]], copies, mounted[1:])
+    return filesystem_blocks(dataset.files, copies, mounted[:1], mounted[1:])
 
 
 def objset_changed(pool: Pool, dataset: Dataset) -> None:

@@ -23,7 +23,7 @@ from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, HostFile, UsageError
 from labsim.shell.commands.textutils import read_file
 from labsim.shell.registry import command, register
-from labsim.zfs.pool import File
+from labsim.zfs.write_path import write_file
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
@@ -205,7 +205,8 @@ def touch(session: Session, argv: list[str]) -> CommandResult:
         if hit is not None and hit.name:
             file = hit.dataset.files.get(hit.name)
             if file is None and not no_create:
-                hit.dataset.files[hit.name] = File(hit.name)
+                # A new empty file: its dnode and directory entry (labsim.zfs.objset).
+                write_file(hit.pool, hit.dataset, hit.name, 0, "zero")
                 file = hit.dataset.files[hit.name]
             if file is not None:
                 file.mtime = session.clock
@@ -316,7 +317,9 @@ def fallocate(session: Session, argv: list[str]) -> CommandResult:
         bavail = available >> (bsize.bit_length() - 1)
         file = hit.dataset.files.get(hit.name)
         if file is None:
-            file = hit.dataset.files[hit.name] = File(hit.name, mtime=session.clock)
+            write_file(hit.pool, hit.dataset, hit.name, 0, "zero")
+            file = hit.dataset.files[hit.name]
+            file.mtime = session.clock
         if length > bavail * (bsize * 100 // FALLOCATE_RESERVE_PERCENT):
             return CommandResult.fail("fallocate: fallocate failed: No space left on device", 1)
         if not keep and offset + length > file.size:

@@ -136,12 +136,20 @@ def rm(session: Session, argv: list[str]) -> CommandResult:
 
 
 @command("ls")
-def ls(session: Session, argv: list[str]) -> CommandResult:
+def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> CommandResult:
+    """ls [-lhas1C] [NAME]...: names in columns on a terminal, one a line into a pipe or a
+    file (GNU ls's format follows isatty(1); -1 and -C choose)."""
     try:
-        opts, names = getopt.gnu_getopt(argv[1:], "lhaS1s", ["human-readable", "size"])
+        opts, names = getopt.gnu_getopt(argv[1:], "lhaS1sC", ["human-readable", "size"])
     except getopt.GetoptError as err:
         raise _usage("ls", fmt.getopt_message(err)) from None
+    columns = stdout_is_terminal
+    for key, _ in opts:
+        if key in ("-1", "-C"):
+            columns = key == "-C"
+    width = fmt.LS_WIDTH if columns else fmt.ONE_PER_LINE
     long = any(k == "-l" for k, _ in opts)
+    show_all = any(k == "-a" for k, _ in opts)
     blocks = any(k in ("-s", "--size") for k, _ in opts)
     human = any(k in ("-h", "--human-readable") for k, _ in opts)
     names = names or ["."]
@@ -160,13 +168,13 @@ def ls(session: Session, argv: list[str]) -> CommandResult:
     files.sort()
     if files:
         out.append(fmt.ls_lines(files, long=long, human=human, now=session.clock,
-                                blocks=blocks))
+                                blocks=blocks, width=width))
     for i, (name, path) in enumerate(sorted(dirs)):
-        entries = sorted(_listdir(session, path))
+        entries = sorted(_listdir(session, path, dots=show_all), key=lambda e: e.name)
         if len(names) > 1:
             out.append(("\n" if (i or files) else "") + f"{name}:\n")
         out.append(fmt.ls_lines(entries, long=long, human=human, now=session.clock,
-                                total=long or blocks, blocks=blocks))
+                                total=long or blocks, blocks=blocks, width=width))
     return CommandResult(stdout="".join(out), stderr="".join(errors),
                          status=2 if errors else 0)
 
@@ -210,7 +218,8 @@ def du(session: Session, argv: list[str]) -> CommandResult:
         if entry is not None:
             allocated = entry[1]
         elif fs.is_dir(session, path):
-            allocated = sum(e[2] for e in _listdir(session, path))
+            allocated = sum(e.allocated for e in _listdir(session, path)
+                            if not e.mode.startswith("d"))
         else:
             errors.append(f"du: cannot access '{name}': No such file or directory\n")
             continue
@@ -220,20 +229,49 @@ def du(session: Session, argv: list[str]) -> CommandResult:
                          status=1 if errors else 0)
 
 
-def _listdir(session: Session, path: str) -> list[tuple[str, int, int, float]]:
+def _listdir(session: Session, path: str, dots: bool = False) -> list[fmt.LsEntry]:
+    """The entries of directory ``path``, with "." and ".." when ``dots`` (ls -a)."""
     prefix = path.rstrip("/") + "/"
     entries = []
     for name, host_file in session.host_files.items():
         if name.startswith(prefix) and "/" not in name[len(prefix):]:
-            entries.append((name[len(prefix):], host_file.size, 0, host_file.mtime))
+            entries.append(fmt.LsEntry(name[len(prefix):], host_file.size, 0, host_file.mtime))
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name == "":
         for name, file in hit.dataset.files.items():
-            entries.append((name, file.size, zfs_allocated(hit.pool, file), file.mtime))
+            entries.append(fmt.LsEntry(name, file.size, zfs_allocated(hit.pool, file),
+                                       file.mtime))
     # /dev/zvol/POOL: udev's links to the volumes (lab 7); shown by name only.
     for name in zvols.volume_links(session.pools, path) or []:
-        entries.append((name, 0, 0, session.clock))
+        entries.append(fmt.LsEntry(name, 0, 0, session.clock))
+    listed = {entry.name for entry in entries}
+    for name in fs.entries(session, path):
+        if name not in listed:
+            entries.append(_directory_entry(session, prefix + name, name))
+    if dots:
+        parent = path.rstrip("/").rsplit("/", 1)[0] or "/"
+        entries += [_directory_entry(session, path, "."),
+                    _directory_entry(session, parent, "..")]
     return entries
+
+
+# A directory on the host's file system (ext4): one 4K block.
+HOST_DIRECTORY_SIZE = 4096
+
+
+def _directory_entry(session: Session, path: str, name: str) -> fmt.LsEntry:
+    """A subdirectory as stat(2) shows it: two links and one more for each directory in
+    it. A file system's root on ZFS has the size of its entries plus two (zfs_getattr():
+    z_size counts "." and "..") and its micro ZAP's sector (labsim does not track a
+    directory's own blocks); a host directory its 4K block."""
+    inside = fs.entries(session, path)
+    subdirs = sum(1 for entry in inside if fs.is_dir(session, f"{path}/{entry}"))
+    hit = fs.mounted_dataset(session, path)
+    if hit is not None and hit.name == "":
+        return fmt.LsEntry(name, len(inside) + 2, 512, session.clock, "drwxr-xr-x",
+                           2 + subdirs)
+    return fmt.LsEntry(name, HOST_DIRECTORY_SIZE, HOST_DIRECTORY_SIZE, session.clock,
+                       "drwxr-xr-x", 2 + subdirs)
 
 
 REFLINK_MODES = ("auto", "always", "never")
@@ -328,9 +366,8 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
         same_fs = same_dataset if both_in_pools else (src is None and dst is None)
         reason = "Operation not supported" if same_fs else "Invalid cross-device link"
         if dst is not None and dst.name:
-            if dst.name in dst.dataset.files:
-                remove_file(dst.pool, dst.dataset, dst.name)  # opened with O_TRUNC
-            dst.dataset.files[dst.name] = File(dst.name, mtime=session.clock)
+            write_file(dst.pool, dst.dataset, dst.name, 0, "zero")  # opened with O_TRUNC
+            dst.dataset.files[dst.name].mtime = session.clock
         else:
             session.host_files[dst_path] = HostFile(0, session.clock)
         return CommandResult.fail(f"cp: failed to clone '{shown}' from '{source}': {reason}")
