@@ -106,6 +106,22 @@ def test_promote_moves_the_origin_snapshot_and_its_space(session):
     assert int(rows["p/d"]["usedbydataset"]) < 256 * KiB
 
 
+def test_a_root_promoted_away_from_keeps_only_what_it_wrote_since(session):
+    """zfs promote of a clone of the pool root's snapshot makes the root a clone: its
+    USEDDS is what it wrote after the origin (dd_origin_txg), and the data moves to the
+    promoted file system under USEDCHILD (seed 35 of the generated scripts, 2.3.9: the
+    root's USEDDS 95232 of a REFER of 18659520)."""
+    run_all(session, "dd if=/dev/urandom of=/p/a bs=1M count=2 status=none\n"
+            "zfs snapshot p@s\nzfs clone p@s p/c\nzfs promote p/c")
+    rows = listing(session, "-r", "p")
+    assert rows["p"]["origin"] == "p/c@s"
+    assert int(rows["p"]["refer"]) > 2 << 20
+    assert int(rows["p"]["usedbydataset"]) < 256 * KiB
+    assert int(rows["p"]["usedbychildren"]) > 2 << 20
+    assert sum(int(rows["p"][k]) for k in ("usedbysnapshots", "usedbydataset",
+                                            "usedbychildren")) == int(rows["p"]["used"])
+
+
 def test_rollback_returns_the_files_and_frees_what_only_the_head_held(session):
     run_all(session, "zfs snapshot p/d@s\n"
             "dd if=/dev/urandom of=/p/d/x bs=1M count=1 status=none\n"

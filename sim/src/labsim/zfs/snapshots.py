@@ -317,7 +317,9 @@ def space(pool: Pool, dataset: Dataset) -> Space:
         used = pool.dsl_used + unallocated_metadata(pool)
         # Unfilled refreservations (thick volumes) count as used (labsim.zfs.zvols).
         used += sum(usedbyrefreservation(pool, d) for d in pool.datasets.values())
-        own = referenced(pool, dataset)
+        # A root promoted away from (zfs promote of a clone of one of its snapshots) is a
+        # clone itself: only what it wrote since that origin is its own.
+        own = usedbydataset(pool, dataset)
         return Space(used, snaps, own, max(0, used - own - snaps))
     own = usedbydataset(pool, dataset)
     children = sum(space(pool, child).used for child in children_of(pool, dataset))
