@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labsim.zfs.objset import at_creation, objset_changed, sync_objset
+from labsim.zfs.objset import at_creation, child_mounted, child_unmounted, sync_objset
 from labsim.zfs.pool import Dataset, Pool
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.write_path import remove_file
@@ -17,9 +17,8 @@ def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Data
     dataset.created_metadata_copies = dataset.changed_metadata_copies = copies
     pool.datasets[name] = dataset
     sync_objset(pool, dataset)
-    parent = pool.datasets.get(name.rsplit("/", 1)[0])
-    if parent is not None and properties.get("type") != "volume":
-        objset_changed(pool, parent)  # `zfs create` mounts it: a directory made in its parent
+    if properties.get("type") != "volume":
+        child_mounted(pool, name)  # `zfs create` mounts it: a directory made in its parent
     advance_txg(pool)
     return dataset
 
@@ -31,7 +30,5 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
     for extent in dataset.objset_extents:
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     del pool.datasets[dataset.name]
-    parent = pool.datasets.get(dataset.name.rsplit("/", 1)[0])
-    if parent is not None:
-        objset_changed(pool, parent)  # its mountpoint directory removed
+    child_unmounted(pool, dataset.name)  # its mountpoint directory removed
     advance_txg(pool)

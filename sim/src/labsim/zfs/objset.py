@@ -69,12 +69,23 @@ def is_volume(dataset: Dataset) -> bool:
     return dataset.properties.get("type") == "volume"
 
 
-def mountpoint_names(pool: Pool, dataset: Dataset) -> list[str]:
-    """The directories made in ``dataset`` for its child file systems' mountpoints."""
-    prefix = dataset.name + "/"
-    return [name[len(prefix):] for name, child in pool.datasets.items()
-            if name.startswith(prefix) and "/" not in name[len(prefix):]
-            and not is_volume(child)]
+def child_mounted(pool: Pool, name: str) -> None:
+    """A file system ``name`` was mounted in its parent: the directory of its mountpoint is
+    made there if it is missing (Dataset.mountpoint_dirs)."""
+    parent = pool.datasets.get(name.rsplit("/", 1)[0])
+    short = name.rsplit("/", 1)[-1]
+    if parent is not None and short not in parent.mountpoint_dirs:
+        parent.mountpoint_dirs.append(short)
+        objset_changed(pool, parent)
+
+
+def child_unmounted(pool: Pool, name: str) -> None:
+    """A file system ``name`` was destroyed: its mountpoint's directory goes."""
+    parent = pool.datasets.get(name.rsplit("/", 1)[0])
+    short = name.rsplit("/", 1)[-1]
+    if parent is not None and short in parent.mountpoint_dirs:
+        parent.mountpoint_dirs.remove(short)
+        objset_changed(pool, parent)
 
 
 def objset_blocks(pool: Pool, dataset: Dataset,
@@ -84,10 +95,7 @@ def objset_blocks(pool: Pool, dataset: Dataset,
                                     dataset.changed_metadata_copies)
     if is_volume(dataset):
         return volume_blocks(copies)
-    # A snapshot's shape (labsim.zfs.snapshots.referenced()) is not the head: labsim does
-    # not keep which mountpoint directories there were when it was taken.
-    mounted = mountpoint_names(pool, dataset) if pool.datasets.get(dataset.name) is dataset \
-        else []
+    mounted = dataset.mountpoint_dirs
     return filesystem_blocks(dataset.files, copies, mounted[:1], mounted[1:])
 
 

@@ -108,6 +108,9 @@ class Snapshot:
     created_metadata_copies: int = 2
     changed_metadata_copies: int = 2
     sa_settled: bool = True
+    # The directories its root held for child file systems' mountpoints
+    # (Dataset.mountpoint_dirs).
+    mountpoint_dirs: tuple[str, ...] = ()
 
     @property
     def dataset(self) -> str:
@@ -153,6 +156,12 @@ class Dataset:
     # root file system has them rewritten by the first file or directory made in it
     # (labsim.zfs.snapshots); every other file system is settled from its creation.
     sa_settled: bool = True
+    # The directories in its root made for child file systems' mountpoints, in the order
+    # they were made: `zfs create` and `zfs clone` mount the child there (mkdir), `zfs
+    # destroy` removes it (remove_mountpoint() in lib/libzfs/libzfs_mount.c rmdirs a
+    # mountpoint it inherited), and `zfs rollback`, done with the file system suspended
+    # and not unmounted (zfs_ioc_rollback()), brings back the snapshot's.
+    mountpoint_dirs: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
+from labsim.zfs.objset import child_mounted
 from labsim.zfs.pool import Dataset, File, Pool, Snapshot, file_is_referenced
 from labsim.zfs.space import dataset_referenced, file_used_bytes, usedbyrefreservation
 from labsim.zfs.txg import advance_txg
@@ -144,7 +145,11 @@ def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
     block, a name created or removed the directory (whose group covers the dnode blocks a
     removal touches: the recordings show no more for a removal)."""
     changed = {("dnode", n) for n in new.files if old.files.get(n) is not new.files[n]}
-    if old.files.keys() != new.files.keys():
+    # A child's mountpoint directory made: its dnode, and the directory.
+    changed |= {("dnode", n + "/") for n in new.mountpoint_dirs
+                if n not in old.mountpoint_dirs}
+    if (old.files.keys() != new.files.keys()
+            or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)):
         changed.add(("dir", ""))
     if changed or (isinstance(old, Snapshot) and old.fresh_head and old.head_diverged):
         changed.add(("root", ""))
@@ -185,6 +190,8 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
                 versions[("sa", "")] += 1
         for name in member.files:
             versions.setdefault(("dnode", name), 0)
+        for name in member.mountpoint_dirs:
+            versions.setdefault(("dnode", name + "/"), 0)
         if id(member) not in live:
             continue
         tokens = {(g, w, v) for (g, w), v in versions.items()}
@@ -213,6 +220,7 @@ def referenced(pool: Pool, objset: Objset) -> int:
     head = pool.datasets.get(objset.dataset)  # its type decides the objset's size
     shape = Dataset(objset.dataset, files=objset.files,
                     properties=head.properties if head else {})
+    shape.mountpoint_dirs = list(objset.mountpoint_dirs)
     if isinstance(objset, Snapshot):  # the copies its blocks had when it was taken
         shape.created_metadata_copies = objset.created_metadata_copies
         shape.changed_metadata_copies = objset.changed_metadata_copies
@@ -350,7 +358,8 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
     snap = Snapshot(name, pool.txg, dict(dataset.files), now,
                     created_metadata_copies=dataset.created_metadata_copies,
                     changed_metadata_copies=dataset.changed_metadata_copies,
-                    sa_settled=dataset.sa_settled)
+                    sa_settled=dataset.sa_settled,
+                    mountpoint_dirs=tuple(dataset.mountpoint_dirs))
     dataset.snapshots.append(snap)
     if "snapshots_changed" in pool.version.dataset_properties_added:
         # 2.2+: the first snapshot zapifies the dsl_dir (labsim.zfs.mos.ZAPIFIED_DIR); the
@@ -372,8 +381,10 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       next_object=source.next_object,
                       created_metadata_copies=snap.created_metadata_copies,
                       changed_metadata_copies=snap.changed_metadata_copies,
-                      sa_settled=snap.sa_settled)
+                      sa_settled=snap.sa_settled,
+                      mountpoint_dirs=list(snap.mountpoint_dirs))
     pool.datasets[name] = dataset
+    child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     grow_mos(pool, MOS_BYTES_PER_CHANGE)
     advance_txg(pool)
     return dataset
@@ -462,6 +473,10 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
                or any(f is not snap.files[n] for n, f in dataset.files.items())
                or any(s.txg > snap.txg for s in dataset.destroyed_snapshots))
     dataset.files = dict(snap.files)
+    # Rolled back suspended, not unmounted (zfs_ioc_rollback()): its children stay
+    # mounted, but the directories their mountpoints were made in after the snapshot are
+    # gone from it.
+    dataset.mountpoint_dirs = list(snap.mountpoint_dirs)
     snap.fresh_head = True
     snap.head_diverged = snap.head_diverged or changed
     # The new head is a copy of the snapshot: what the old one rewrote is history.
