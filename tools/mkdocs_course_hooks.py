@@ -4,8 +4,9 @@
   error, so that nobody edits a list the build ignores).
 * ``on_page_markdown``: ``[[lab:steps:NAME]]`` becomes the numbered list of lab NAME's steps,
   each ``**name**: summary`` from labs/steps/NAME.toml (the file ``labkit verify`` checks the
-  steps with), so a page never holds a copy of a lab's steps. A lesson page's durations come
-  from the manifest: minutes in its front matter are an error.
+  steps with); for a network lab (labs/net/NAME/), each step with its hosts and the titles of
+  their scripts' ``# step`` markers. So a page never holds a copy of a lab's steps. A lesson
+  page's durations come from the manifest: minutes in its front matter are an error.
 * ``on_page_content``: under a lesson's title, how long it takes (every reader sees it); and
   every console block's copy button copies its commands only (tools/console_blocks.py).
 """
@@ -40,9 +41,13 @@ def lab_steps_markdown(name: str, labs: Path = LABS) -> str:
     """Lab ``name``'s steps as a Markdown numbered list: ``1. **files**: summary;`` ... the
     last ending in a full stop. The names and order are those of the script's ``# step``
     markers (labkit.load_lab); each summary is the step's ``summary`` in labs/steps/NAME.toml.
+    A network lab (labs/net/NAME/) lists its hosts' steps instead (:func:`net_steps_markdown`).
     ValueError names what is missing."""
     if str(labs) not in sys.path:
         sys.path.insert(0, str(labs))
+    if not (labs / "steps" / f"{name}.toml").is_file() \
+            and (labs / "net" / name / "topology.toml").is_file():
+        return net_steps_markdown(name, labs)
     import labkit
 
     try:
@@ -59,6 +64,47 @@ def lab_steps_markdown(name: str, labs: Path = LABS) -> str:
         end = "." if step.number == len(lab.steps) else ";"
         text = " ".join(summaries[step.name].split()).rstrip(".;")
         items.append(f"{step.number}. **{step.name}**: {text}{end}")
+    return "\n".join(items)
+
+
+def net_steps_markdown(name: str, labs: Path = LABS) -> str:
+    """Network lab ``name``'s steps as a Markdown numbered list, in the order netkit runs them
+    (netkit.steps.plan: each step where it first appears, hosts in the topology's order). Each
+    item names the hosts that take part and the title of their ``# step NAME: title`` marker:
+    ``1. **keys** (alice, bob): title;`` where the hosts share one title, a nested list of
+    ``host: title`` where they do not. ValueError names what is wrong."""
+    if str(labs) not in sys.path:
+        sys.path.insert(0, str(labs))
+    import netkit
+
+    from labsteps import sections
+
+    try:
+        topology = netkit.load(labs / "net" / name)
+        scripts = topology.scripts()
+    except netkit.NetkitError as err:
+        raise ValueError(str(err)) from err
+    titles: dict[str, list[tuple[str, str]]] = {}
+    for host, script in scripts.items():
+        for part in sections(script.read_text()):
+            if part.name:
+                titles.setdefault(part.name, []).append((host, " ".join(part.title.split())))
+    if not titles:
+        raise ValueError(f"labs/net/{name}: no `# step NAME: title` marker in any host's script")
+    items = []
+    for number, (step, hosts) in enumerate(titles.items(), start=1):
+        end = "." if number == len(titles) else ";"
+        untitled = [host for host, title in hosts if not title]
+        if untitled:
+            raise ValueError(f"labs/net/{name}: step {step!r} has no title on {untitled}")
+        if len({title for _host, title in hosts}) == 1:
+            names = ", ".join(host for host, _title in hosts)
+            items.append(f"{number}. **{step}** ({names}): {hosts[0][1].rstrip('.;')}{end}")
+        else:
+            items.append(f"{number}. **{step}**:")
+            items += [f"    - {host}: {title.rstrip('.;')}"
+                      + (end if index == len(hosts) - 1 else ";")
+                      for index, (host, title) in enumerate(hosts)]
     return "\n".join(items)
 
 

@@ -154,3 +154,39 @@ def test_the_step_list_is_the_step_files(tmp_path):
         (tmp_path / "steps" / "x.toml").read_text().replace('summary = "one `file`"\n', ""))
     with pytest.raises(ValueError, match=r"steps \['a'\] have no `summary`"):
         mkdocs_course_hooks.lab_steps_markdown("x", tmp_path)
+
+
+NETKIT_LABS = [(lesson, lab) for lesson in MANIFEST.lessons for lab in lesson.labs
+               if lab.kind == "netkit"]
+
+
+@pytest.mark.parametrize(("lesson", "lab"), NETKIT_LABS, ids=lambda x: getattr(x, "name", ""))
+def test_a_network_lesson_lists_its_labs_steps_from_the_hosts_scripts(lesson, lab):
+    """W1-W5: the page has the token, and the list it becomes names every step netkit runs,
+    in netkit's order (netkit.steps.plan), each with the hosts that take part."""
+    sys.path.insert(0, str(ROOT / "labs"))
+    import netkit
+    from netkit.steps import plan
+
+    text = (ROOT / "docs" / lesson.page).read_text()
+    assert f"[[lab:steps:{lab.name}]]" in text
+    listed = mkdocs_course_hooks.lab_steps_markdown(lab.name)
+    order = list(dict.fromkeys(step for step, _host, _lines in plan(netkit.load(lab.name))))
+    assert re.findall(r"^\d+\. \*\*([\w-]+)\*\*", listed, re.M) == order
+    items = dict(zip(order, re.split(r"^\d+\. ", listed, flags=re.M)[1:], strict=True))
+    for step, host, _lines in plan(netkit.load(lab.name)):
+        assert re.search(rf"\b{re.escape(host)}\b", items[step]), f"{step}: {host} not named"
+    assert listed.endswith(".")
+
+
+def test_a_network_step_list_names_hosts_and_titles(tmp_path):
+    lab = tmp_path / "net" / "x"
+    lab.mkdir(parents=True)
+    (lab / "topology.toml").write_text(
+        'title = "x"\n[lan]\nprefix = "192.168.50.0/24"\n'
+        '[hosts.a]\naddress = "192.168.50.10/24"\nscript = "a.sh"\n'
+        '[hosts.b]\naddress = "192.168.50.11/24"\nscript = "b.sh"\n')
+    (lab / "a.sh").write_text("# step one: the same\ntrue\n# step two: a's own\ntrue\n")
+    (lab / "b.sh").write_text("# step one: the same\ntrue\n# step two: b's own\ntrue\n")
+    assert mkdocs_course_hooks.lab_steps_markdown("x", tmp_path) == (
+        "1. **one** (a, b): the same;\n2. **two**:\n    - a: a's own;\n    - b: b's own.")
