@@ -18,6 +18,9 @@ up, validate, down and exec need root: the lab lives on between commands, in the
 /run/netns. ``run`` puts itself in network and mount namespaces of its own with a private
 /run (`unshare -nm`; without root also a user namespace, `unshare -Urnm`): its lab vanishes
 with it, and two runs of one lab at the same time (two terminals, two CI jobs) cannot meet.
+Its ``--report-to`` is sent from outside them: a fresh network namespace has no route to the
+instructor's server, not even its loopback up, so the run in the namespaces leaves its results
+in a file and the ``run`` that made the namespaces sends them.
 """
 
 from __future__ import annotations
@@ -29,13 +32,17 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import netkit
 from netkit import NetkitError, real
 
 # Set in the environment of a `run` that is in its private namespaces already.
 PRIVATE_ENV = "NETKIT_PRIVATE"
+# The file where such a run leaves the results --report-to sends (from outside).
+RESULTS_ENV = "NETKIT_RESULTS_FILE"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         private = os.environ.get(PRIVATE_ENV) == "1"
         if args.command == "run" and not private:
-            return _in_private_namespaces(argv if argv is not None else sys.argv[1:])
+            return _in_private_namespaces(argv if argv is not None else sys.argv[1:],
+                                          args.report_to)
         if private:
             # Our own /run, so that /run/netns and /run/netkit die with us.
             subprocess.run(["mount", "-t", "tmpfs", "netkit", "/run"], check=True)
@@ -104,14 +112,24 @@ def _privileges(command: str, wireguard: str = "go") -> str | None:
     return None
 
 
-def _in_private_namespaces(argv: list[str]) -> int:
-    env = {**os.environ, PRIVATE_ENV: "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(netkit.LABS_ROOT),
-                                                       os.environ.get("PYTHONPATH")]))}
+def _in_private_namespaces(argv: list[str], report_to: str | None) -> int:
+    """This `run` again, in namespaces of its own; then, with --report-to, the results it
+    left in RESULTS_ENV's file sent from here, where the server is reachable."""
     unshare = shutil.which("unshare") or "unshare"
     namespaces = "-nm" if os.geteuid() == 0 else "-Urnm"
-    return subprocess.run([unshare, namespaces, "--propagation", "private", sys.executable,
-                           "-m", "netkit", *argv], env=env).returncode
+    with tempfile.TemporaryDirectory(prefix="netkit-") as folder:
+        results = Path(folder) / "results.json"
+        env = {**os.environ, PRIVATE_ENV: "1", RESULTS_ENV: str(results),
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(netkit.LABS_ROOT),
+                                                           os.environ.get("PYTHONPATH")]))}
+        status = subprocess.run([unshare, namespaces, "--propagation", "private",
+                                 sys.executable, "-m", "netkit", *argv], env=env).returncode
+        if report_to is not None and results.is_file():
+            from labsteps import StepResult
+
+            _send([StepResult.from_dict(r) for r in json.loads(results.read_text())],
+                  report_to)
+    return status
 
 
 def _log(args):
@@ -131,15 +149,24 @@ def _validate(args, topology: netkit.Topology,
     if args.json:
         print(json.dumps({"lab": topology.name, "results": [r.as_dict() for r in results]}))
     if args.report_to is not None:
-        from labsteps import report
-
-        try:
-            config = report.load_config(args.report_to or None)
-        except report.ReportError as err:
-            print(f"netkit: not reported: {err}", file=sys.stderr)
+        deferred = os.environ.get(RESULTS_ENV) if os.environ.get(PRIVATE_ENV) == "1" else None
+        if deferred:   # `run` in its own network namespace: the run outside sends them
+            Path(deferred).write_text(json.dumps([r.as_dict() for r in results]))
         else:
-            print(report.report(results, config).line(), file=sys.stderr)
+            _send(results, args.report_to)
     return status, outcomes
+
+
+def _send(results, url: str) -> None:
+    """--report-to: queue and send the results (labsteps.report); one line on stderr."""
+    from labsteps import report
+
+    try:
+        config = report.load_config(url or None)
+    except report.ReportError as err:
+        print(f"netkit: not reported: {err}", file=sys.stderr)
+    else:
+        print(report.report(results, config).line(), file=sys.stderr)
 
 
 def _report(args, topology: netkit.Topology, shell: netkit.Shell,

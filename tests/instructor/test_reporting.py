@@ -109,6 +109,29 @@ def test_netkit_sim_reports_its_checks(tmp_path):
         assert {row[0] for row in server.rows()} == {"learner-05"}
 
 
+def test_netkit_run_reports_from_outside_its_own_network_namespace(tmp_path):
+    """`netkit run` checks the lab in a network namespace of its own, where even the host's
+    loopback is out of reach: the results still reach the server (the run that made the
+    namespace sends them), and the JSON on stdout is the lab's alone."""
+    sys.path.insert(0, str(REPO / "labs"))
+    from netkit import real
+
+    missing = real.missing_tools()
+    assert not missing, f"the real labs need {', '.join(missing)}: apt-get install " + (
+        real.PACKAGES)
+    with running(tmp_path / "w.sqlite") as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "netkit", "run", "01-wg-peers", "-q", "--json",
+             "--report-to", server.url], cwd=REPO / "labs", capture_output=True, text=True,
+            env=cli_env(server, tmp_path, "learner-08"), timeout=300)
+        assert done.returncode == 0, done.stderr
+        printed = json.loads(done.stdout)
+        assert "report: 6 sent" in done.stderr, done.stderr
+        assert sorted((r["step"], r["passed"]) for r in printed["results"]) == sorted(
+            (step, bool(passed)) for _l, _lab, step, passed in server.rows())
+        assert {row[0] for row in server.rows()} == {"learner-08"}
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="labkit verify runs as root (zpool, zfs)")
 def test_labkit_verify_reports_every_step_done_or_not(tmp_path):
     sys.path.insert(0, str(REPO / "labs"))
