@@ -13,7 +13,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 
-from workshop import image, k8s, plan  # noqa: E402
+from workshop import cli, image, k8s, plan  # noqa: E402
 from workshop.cli import parser  # noqa: E402
 
 
@@ -54,6 +54,7 @@ def test_learners_get_their_own_instance_ports_and_secrets():
     (dict(count=100), "learners"),
     (dict(report_url="10.0.0.1:8000"), "report URL"),
     (dict(key=""), "key"),
+    (dict(instructor_workshop="Zfs 2026"), "instructor workshop"),
     (dict(ssh_base=65530, count=9), "ports"),
 ])
 def test_settings_refuse_what_incus_or_the_learners_could_not_use(changes, message):
@@ -67,6 +68,17 @@ def test_workshop_file_is_the_toml_labkit_reads():
     data = tomllib.loads(plan.workshop_toml(s, learner))
     assert data == {"url": 'http://host:8000/w"x', "workshop": "lab",
                     "learner": learner.pseudonym, "key": 'a"b\\c'}
+
+
+def test_the_instructor_servers_workshop_id_may_differ_from_the_incus_name():
+    s = settings(instructor_workshop="zfs-2026-11")
+    learner = plan.plan_learners(s, counter())[0]
+    assert tomllib.loads(plan.workshop_toml(s, learner))["workshop"] == "zfs-2026-11"
+    assert plan.profile(s)["config"][plan.WORKSHOP_KEY] == "lab"
+    assert learner.instance == "zfl-lab-01"
+    args = parser().parse_args(["up", "3", "--report-url", "http://h:1", "--workshop", "lab",
+                                "--instructor-workshop", "zfs-2026-11"])
+    assert cli._settings(args).reported_workshop == "zfs-2026-11"
 
 
 def test_cloud_config_carries_the_same_files_as_an_incus_learner_gets():

@@ -110,6 +110,9 @@ def parser() -> argparse.ArgumentParser:
                        help="the instructor server's URL as the learners reach it")
         s.add_argument("--key", default="", help="the workshop key (default: a new random one)")
         s.add_argument("--seed", type=int, default=0, help="seed of the pseudonyms")
+        s.add_argument("--instructor-workshop", default="",
+                       help="the workshop's id on the instructor server (`python -m "
+                       "instructor create ID`; default: --workshop)")
 
     up = sub.add_parser("up", parents=[common], help="make N learner environments")
     learner_options(up)

@@ -31,6 +31,8 @@ WORKSHOP_FILE = "/etc/zfl/workshop.toml"
 JUPYTER_DROPIN = "/etc/systemd/system/zfl-jupyterlab.service.d/workshop.conf"
 LEARNER_USER = "learner"
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]{0,10}$")
+# A workshop id on the instructor server (instructor/store.py WORKSHOP_ID).
+SERVER_WORKSHOP_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 MAX_LEARNERS = 99
 
 ADJECTIVES = ("amber", "brisk", "calm", "dusty", "eager", "fuzzy", "gentle", "hazel", "icy",
@@ -61,11 +63,18 @@ class Settings:
     memory: str = "1GiB"                # limits.memory per learner
     cpus: str = ""                      # limits.cpu per learner ("" = no limit)
     storage_pool: str = "default"
+    # The workshop's id on the instructor server (`python -m instructor create ID`), which
+    # may be longer than an Incus name and have dashes; "" = the same as ``workshop``.
+    instructor_workshop: str = ""
 
     def __post_init__(self) -> None:
         if not NAME_PATTERN.match(self.workshop):
             raise ValueError(f"workshop name {self.workshop!r}: 1-11 lower-case letters and "
                              "digits, starting with a letter (it names an Incus bridge)")
+        if self.instructor_workshop and not SERVER_WORKSHOP_PATTERN.match(
+                self.instructor_workshop):
+            raise ValueError(f"instructor workshop {self.instructor_workshop!r}: up to 40 of "
+                             "a-z, 0-9 and '-' (as `python -m instructor create` takes)")
         if not 1 <= self.count <= MAX_LEARNERS:
             raise ValueError(f"learners: 1 to {MAX_LEARNERS}, not {self.count}")
         if not self.report_url.startswith(("http://", "https://")):
@@ -75,6 +84,11 @@ class Settings:
         top = max(self.ssh_base, self.jupyter_base) + self.count
         if top > 65535 or min(self.ssh_base, self.jupyter_base) < 1:
             raise ValueError("ports out of range")
+
+    @property
+    def reported_workshop(self) -> str:
+        """The workshop the learners' results go to on the instructor server."""
+        return self.instructor_workshop or self.workshop
 
     @property
     def resource_name(self) -> str:
@@ -122,7 +136,7 @@ def workshop_toml(settings: Settings, learner: Learner) -> str:
     lines = ["# ZFS Field Labs workshop: written by `workshop up` (tools/workshop).",
              "# Your results go to the instructor under this pseudonym, never your name.",
              f"url = {_toml_string(settings.report_url)}",
-             f"workshop = {_toml_string(settings.workshop)}",
+             f"workshop = {_toml_string(settings.reported_workshop)}",
              f"learner = {_toml_string(learner.pseudonym)}",
              f"key = {_toml_string(settings.key)}"]
     return "\n".join(lines) + "\n"
