@@ -80,7 +80,9 @@ def connect(path: str | Path) -> sqlite3.Connection:
 def create_workshop(db: sqlite3.Connection, workshop: str, now: float | None = None) -> Workshop:
     if not WORKSHOP_ID.match(workshop):
         raise StoreError(f"workshop id {workshop!r}: up to 40 of a-z, 0-9 and '-'")
-    made = Workshop(workshop, secrets.token_urlsafe(32), secrets.token_urlsafe(24),
+    # The key in hex: it goes on command lines (`workshop up --key KEY`), where a URL-safe
+    # token that starts with "-" reads as an option. The admin token only goes in URLs.
+    made = Workshop(workshop, secrets.token_hex(32), secrets.token_urlsafe(24),
                     time.time() if now is None else now)
     try:
         db.execute("INSERT INTO workshops VALUES (?, ?, ?, ?)",

@@ -5,6 +5,7 @@ refused, the rate per learner, the admin token, the event stream, deletion."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import urllib.parse
@@ -13,6 +14,7 @@ from http.client import HTTPConnection
 import pytest
 from instructor_support import http, result, running, signed_post
 
+from instructor import store
 from labsteps import report
 
 
@@ -34,6 +36,14 @@ def test_a_signed_post_is_stored_and_exported(server):
     assert sorted(line.split(",")[:4] for line in lines[1:]) == [
         ["learner-01", "01-pools-vdevs", "files", "pass"],
         ["learner-01", "01-pools-vdevs", "pool", "fail"]]
+
+
+def test_workshop_keys_can_be_given_on_a_command_line(tmp_path):
+    """`workshop up --key KEY` (argparse) takes a key starting with "-" for an option."""
+    db = store.connect(tmp_path / "keys.sqlite")
+    keys = [store.create_workshop(db, f"w{i}").key for i in range(40)]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", key) for key in keys)
+    assert len(set(keys)) == 40
 
 
 def test_unsigned_posts_are_refused(server):
