@@ -4,60 +4,24 @@ Skips, saying why, when Incus is not installed or its daemon does not answer, wh
 or when the learner container image has not been built from the CI box yet (building it takes
 minutes: `python3 tools/workshop image`). Otherwise it brings up one learner container, runs
 commands in it (the workshop file, a network lab for real with wireguard-go) and takes it down,
-checking that Incus's instances, profiles and networks and the host's nftables chains are as
-before. About 30-60 s. Leave it out with `-m "not incus"`.
+checking that Incus's instances, profiles, networks and storage volumes and the host's nftables
+chains are as before. About 30-60 s. Leave it out with `-m "not incus"`.
 """
 
-import os
 import secrets
-import subprocess
-import sys
 import tomllib
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tools"))
-
-from workshop import engine, image, plan  # noqa: E402
-from workshop.incus import Incus, IncusError, usable  # noqa: E402
+from incus_support import ready, snapshot
+from workshop import engine, plan
+from workshop.incus import IncusError
 
 pytestmark = pytest.mark.incus
 WORKSHOP = "zfltest"
 
 
-def _ready() -> tuple[Incus, image.Box]:
-    ok, why = usable()
-    if not ok:
-        pytest.skip(f"Incus not usable: {why}")
-    if os.geteuid() != 0:
-        pytest.skip("needs root (Incus's admin socket)")
-    try:
-        box = image.find_box()
-    except FileNotFoundError as err:
-        pytest.skip(str(err))
-    incus = Incus()
-    if not image.has_image(incus, image.image_alias(box, "ct")):
-        pytest.skip(f"no learner image for {box.key} yet: build it with "
-                    "`python3 tools/workshop image` (several minutes)")
-    return incus, box
-
-
-def snapshot(incus: Incus) -> dict[str, list[str]]:
-    nft = subprocess.run(["nft", "list", "ruleset"], capture_output=True, text=True,
-                         check=False).stdout
-    return {
-        "instances": sorted(i["name"] for i in incus.list_json("")),
-        "profiles": sorted(p["name"] for p in incus.list_json("profile")),
-        "networks": sorted(n["name"] for n in incus.list_json("network")),
-        "nft chains": sorted(line.split()[1] for line in nft.splitlines()
-                             if line.strip().startswith("chain ")),
-    }
-
-
 def test_up_one_learner_run_a_lab_and_down_leaves_nothing_behind():
-    incus, box = _ready()
+    incus, box = ready()
     engine.down(incus, WORKSHOP, log=lambda _: None)      # a crashed earlier run
     before = snapshot(incus)
     settings = plan.Settings(count=1, report_url="http://10.231.78.1:8000", key="test-key",
@@ -88,7 +52,7 @@ def test_up_one_learner_run_a_lab_and_down_leaves_nothing_behind():
 
 
 def test_a_failed_up_removes_what_it_made():
-    incus, box = _ready()
+    incus, box = ready()
     engine.down(incus, WORKSHOP, log=lambda _: None)
     before = snapshot(incus)
     settings = plan.Settings(count=2, report_url="http://10.231.78.1:8000", key="k",
