@@ -113,7 +113,7 @@ def run_lab(instance: str) -> subprocess.CompletedProcess:
                    LAB_TIMEOUT, f"netkit run {LAB} in {instance}")
 
 
-# Every (learner, step) of EXPECTED has a passed cell on the page.
+# Whether every (learner, step) given has a passed cell on the page.
 ALL_PASSED = """([learners, steps]) => {
   const passed = new Set([...document.querySelectorAll("#grid td.pass")]
     .map((td) => `${td.dataset.learner}\\u0000${td.dataset.step}`));
@@ -121,13 +121,74 @@ ALL_PASSED = """([learners, steps]) => {
 }"""
 
 
+def learners_pass_on_the_live_page(url: str, live_path: str, db: Path, incus,
+                                   instances: list[str], pseudonyms: list[str],
+                                   steps: list[str]) -> None:
+    """The instructor's live page open in chromium while the learners run the lab: each
+    learner's checks appear as passed, pushed to the page; the export has them; the page
+    deletes the workshop's data."""
+    from playwright.sync_api import TimeoutError as PageTimeout
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        problems: list[str] = []
+        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.on("console", lambda m: m.type == "error" and problems.append(
+            f"console: {m.text} @ {m.location}"))
+        page.on("response", lambda r: r.status >= 400 and problems.append(
+            f"HTTP {r.status}: {r.request.method} {r.url}"))
+        page.set_default_timeout(PAGE_TIMEOUT * 1000)
+        page.goto(url + live_path)
+        page.wait_for_selector("#status.live")
+        page.evaluate("window.__samePage = true")
+        assert page.locator("#grid tbody tr").count() == 0   # nothing reported yet
+
+        with ThreadPoolExecutor(LEARNERS) as pool:
+            runs = list(pool.map(run_lab, instances))
+        for instance, run in zip(instances, runs, strict=True):
+            assert f"{len(steps)} of {len(steps)} checks passed" in run.stdout, (
+                instance, run.stdout)
+            assert f"report: {len(steps)} sent" in run.stderr, (instance, run.stderr)
+
+        try:
+            page.wait_for_function(ALL_PASSED, arg=[pseudonyms, steps],
+                                   timeout=PAGE_TIMEOUT * 1000)
+        except PageTimeout:
+            rows = store.latest(store.connect(db), SERVER_WORKSHOP)
+            pytest.fail(f"the live page did not show {pseudonyms} passing {steps} in "
+                        f"{PAGE_TIMEOUT} s; it shows "
+                        f"{page.locator('#summary').inner_text()!r}; the server has "
+                        f"{[(r.learner, r.step, r.passed) for r in rows]}")
+        assert page.evaluate("window.__samePage === true")   # pushed, not reloaded
+        assert page.locator("#summary").inner_text() == (
+            f"{LEARNERS} learner(s), {len(steps)} step(s), {LEARNERS * len(steps)} passed")
+
+        memory = engine.usage(incus, WORKSHOP)
+        limit = int(MEMORY.removesuffix("MiB")) * 2**20
+        assert sorted(m.pseudonym for m in memory) == sorted(pseudonyms)
+        assert all(0 < m.cgroup_bytes < limit and m.pss_bytes > 0 for m in memory)
+        print("\nper learner (cgroup / PSS MiB): " + ", ".join(
+            f"{m.pseudonym} {m.cgroup_bytes / 2**20:.0f} / {m.pss_bytes / 2**20:.0f}"
+            for m in memory))
+
+        exported = page.request.get(url + page.get_attribute("#export", "href")).text()
+        assert sorted(line.split(",")[:4] for line in exported.splitlines()[1:]) == sorted(
+            [p, LAB, step, "pass"] for p in pseudonyms for step in steps)
+
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#delete")
+        page.wait_for_selector("#status:text('this workshop\\'s data was deleted')")
+        assert page.locator("#grid tbody tr").count() == 0
+        assert not problems, problems
+        browser.close()
+
+
 def test_three_learners_pass_a_lab_on_the_live_page_and_down_leaves_nothing(tmp_path):
     incus, _box = ready()
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no chromium at {CHROMIUM}: `make test` installs Debian's chromium")
-    from playwright.sync_api import TimeoutError as PageTimeout
-    from playwright.sync_api import sync_playwright
-
     started = time.monotonic()
     engine.down(incus, WORKSHOP, log=lambda _: None)      # what a crashed earlier run left
     before = snapshot(incus)
@@ -147,59 +208,12 @@ def test_three_learners_pass_a_lab_on_the_live_page_and_down_leaves_nothing(tmp_
             assert f"{pseudonym} (zfl-{WORKSHOP}-" in up
         instances = engine.workshop_instances(incus, WORKSHOP)
         assert len(instances) == LEARNERS
-        with serving(db, port) as url, sync_playwright() as playwright:
-            browser = launch(playwright)
-            page = browser.new_page()
-            problems: list[str] = []
-            page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-            page.on("console", lambda m: m.type == "error" and problems.append(
-                f"console: {m.text} @ {m.location}"))
-            page.on("response", lambda r: r.status >= 400 and problems.append(
-                f"HTTP {r.status}: {r.request.method} {r.url}"))
-            page.set_default_timeout(PAGE_TIMEOUT * 1000)
-            page.goto(url + live_path)
-            page.wait_for_selector("#status.live")
-            page.evaluate("window.__samePage = true")
-            assert page.locator("#grid tbody tr").count() == 0   # nothing reported yet
-
-            with ThreadPoolExecutor(LEARNERS) as pool:
-                runs = list(pool.map(run_lab, instances))
-            for instance, run in zip(instances, runs, strict=True):
-                assert f"{len(steps)} of {len(steps)} checks passed" in run.stdout, (
-                    instance, run.stdout)
-                assert f"report: {len(steps)} sent" in run.stderr, (instance, run.stderr)
-
-            try:
-                page.wait_for_function(ALL_PASSED, arg=[pseudonyms, steps],
-                                       timeout=PAGE_TIMEOUT * 1000)
-            except PageTimeout:
-                rows = store.latest(store.connect(db), SERVER_WORKSHOP)
-                pytest.fail(f"the live page did not show {pseudonyms} passing {steps} in "
-                            f"{PAGE_TIMEOUT} s; it shows "
-                            f"{page.locator('#summary').inner_text()!r}; the server has "
-                            f"{[(r.learner, r.step, r.passed) for r in rows]}")
-            assert page.evaluate("window.__samePage === true")   # pushed, not reloaded
-            assert page.locator("#summary").inner_text() == (
-                f"{LEARNERS} learner(s), {len(steps)} step(s), {LEARNERS * len(steps)} passed")
-
-            memory = engine.usage(incus, WORKSHOP)
-            limit = int(MEMORY.removesuffix("MiB")) * 2**20
-            assert sorted(m.pseudonym for m in memory) == sorted(pseudonyms)
-            assert all(0 < m.cgroup_bytes < limit and m.pss_bytes > 0 for m in memory)
-            print("\nper learner (cgroup / PSS MiB): " + ", ".join(
-                f"{m.pseudonym} {m.cgroup_bytes / 2**20:.0f} / {m.pss_bytes / 2**20:.0f}"
-                for m in memory))
-
-            exported = page.request.get(url + page.get_attribute("#export", "href")).text()
-            assert sorted(line.split(",")[:4] for line in exported.splitlines()[1:]) == sorted(
-                [p, LAB, step, "pass"] for p in pseudonyms for step in steps)
-
-            page.once("dialog", lambda dialog: dialog.accept())
-            page.click("#delete")
-            page.wait_for_selector("#status:text('this workshop\\'s data was deleted')")
-            assert page.locator("#grid tbody tr").count() == 0
-            assert not problems, problems
-            browser.close()
+        with serving(db, port) as url, ThreadPoolExecutor(1) as apart:
+            # Playwright's sync API in a thread of its own: in the whole suite this thread
+            # drives the browser tests' Playwright already (tests/browser/conftest.py), and
+            # its loop refuses a second one here.
+            apart.submit(learners_pass_on_the_live_page, url, live_path, db, incus,
+                         instances, pseudonyms, steps).result()
         assert store.workshop(store.connect(db), SERVER_WORKSHOP) is None
         assert store.count(store.connect(db), SERVER_WORKSHOP) == 0
     finally:
