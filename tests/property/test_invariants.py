@@ -33,7 +33,7 @@ def build(sizes_mib, ashift, version_name):
 @given(vdev_sizes, st.sampled_from([9, 12, 13]), st.sampled_from(sorted(VERSIONS)), operations)
 def test_alloc_never_exceeds_size_and_bytes_are_conserved(sizes, ashift, version, ops):
     pool = build(sizes, ashift, version)
-    base = pool.alloc - sum(e.length for _, e in pool.deferred)
+    base = pool.alloc - sum(e.length for _, e in pool.deferred) - _mos(pool)
     ds = pool.root
     for n, (op, amount, content) in enumerate(ops):
         if op == "write":
@@ -45,17 +45,24 @@ def test_alloc_never_exceeds_size_and_bytes_are_conserved(sizes, ashift, version
         for vdev in pool.vdevs:
             assert 0 <= vdev.alloc <= vdev.space
             assert sum(m.free for m in vdev.metaslabs) == vdev.free
-        # every allocated byte belongs to a file, to the pool's own metadata, to what the
-        # root's objset holds beyond a new pool's (its files' dnodes and directory), or to
-        # a block freed so recently that it is still deferred
-        assert pool.alloc == (base + sum(f.allocated for f in ds.files.values())
+        # every allocated byte belongs to a file, to the pool's own metadata (the MOS,
+        # space maps included), to what the root's objset holds beyond a new pool's (its
+        # files' dnodes and directory), or to a block freed so recently that it is still
+        # deferred
+        assert pool.alloc == (base + _mos(pool) + sum(f.allocated for f in ds.files.values())
                               + sum(e.length for e in ds.objset_extents)
                               + sum(e.length for _, e in pool.deferred))
     for name in list(ds.files):
         remove_file(pool, ds, name)
     # and with the files gone, the objset is a new pool's again
     assert not ds.objset_extents
-    assert pool.alloc == base + sum(e.length for _, e in pool.deferred)
+    assert pool.alloc == base + _mos(pool) + sum(e.length for _, e in pool.deferred)
+
+
+def _mos(pool) -> int:
+    """The pool's own blocks: the MOS's (space maps among them) and those the last txg
+    that changed a dataset rewrote (labsim.zfs.metadata_rewrite)."""
+    return sum(e.length for e in [*pool.metadata, *pool.rewritten_metadata])
 
 
 @settings(max_examples=30, deadline=None)

@@ -244,9 +244,6 @@ class Pool:
     # Pool properties set by zpool set or zpool create -o that labsim keeps without
     # modelling (labsim.zfs.pool_property_table), and user properties: name -> value.
     properties: dict[str, str] = field(default_factory=dict)
-    # MOS blocks of the metaslabs' space maps made since the pool was created, counted in
-    # USED and AVAIL but not placed (SPACE_MAP_MOS_BYTES).
-    space_map_bytes: int = 0
     # The most space map objects (metaslabs' and log) the pool has held: labsim.zfs.txg.
     space_map_peak: int = 0
     # The physical bytes of one copy of each MOS block (what the root's logicalused
@@ -294,7 +291,7 @@ class Pool:
     def dsl_used(self) -> int:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
-        return (self.dalloc + self.space_map_bytes
+        return (self.dalloc
                 - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred)
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.

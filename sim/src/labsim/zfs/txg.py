@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from labsim.zfs import metadata_blocks, raidz_expansion, spacemaps
+from labsim.zfs import raidz_expansion, spacemaps
+from labsim.zfs.mos import add_mos_blocks
 from labsim.zfs.pool import TXG_DEFER_SIZE, Pool
 from labsim.zfs.versions import KiB, MetaBlock
 
@@ -13,8 +14,8 @@ from labsim.zfs.versions import KiB, MetaBlock
 # is a new MOS object of one block: 128K of a few entries (zfs_metaslab_sm_blksz_with_log,
 # module/zfs/metaslab.c), which LZ4 leaves at 1K or less (zdb at ashift 9, OpenZFS 2.3.9:
 # every "SPA space map" block has a physical size of 1K), stored with the MOS's three
-# copies: 3K in all at ashift 9 and 12K at ashift 12 on a mirror. labsim counts them in USED
-# and AVAIL (Pool.space_map_bytes) and in the MOS's logical size, without placing them.
+# copies: 3K in all at ashift 9 and 12K at ashift 12 on a mirror. labsim places them as it
+# places the MOS's blocks (labsim.zfs.mos.add_mos_blocks), so ALLOC counts them as USED does.
 SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 
 
@@ -41,11 +42,7 @@ def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
     new = count - pool.space_map_peak
     if new > 0:
         pool.space_map_peak = count
-        spent = metadata_blocks.cost([replace(SPACE_MAP_BLOCK, count=new)], pool.vdevs[0],
-                                     pool.version.compression_min_savings)
-        pool.space_map_bytes += spent.allocated
-        if pool.mos_physical is not None:
-            pool.mos_physical += spent.physical
+        add_mos_blocks(pool, (replace(SPACE_MAP_BLOCK, count=new),))
 
 
 def advance_txg(pool: Pool) -> None:
