@@ -95,23 +95,25 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
             maps.unflushed_phys[vdev_id] = maps.new_object()
     # One pass over every metaslab (a 1 TiB pool has hundreds, and a fill syncs a
     # thousand txgs): sync the changed ones and find the oldest unflushed one.
+    # Only metaslabs changed since their last flush have anything to do (a change makes
+    # a metaslab dirty and unflushed; a sync clears dirty, a flush unflushed).
+    changed = [ms for group in metaslab_groups for ms in group if ms.unflushed or ms.dirty]
     entries = 0
     new_maps = 0
     oldest: Metaslab | None = None
-    for group in metaslab_groups:
-        for ms in group:
-            if ms.dirty:
-                new_maps += not ms.sm_object
-                entries += sync_metaslab(ms, txg, maps)
-            if ms.unflushed and ms.sm_object and (
-                    oldest is None
-                    or (ms.unflushed_txg, ms.start) < (oldest.unflushed_txg, oldest.start)):
-                oldest = ms
+    for ms in changed:
+        if ms.dirty:
+            new_maps += not ms.sm_object
+            entries += sync_metaslab(ms, txg, maps)
+        if ms.unflushed and ms.sm_object and (
+                oldest is None
+                or (ms.unflushed_txg, ms.start) < (oldest.unflushed_txg, oldest.start)):
+            oldest = ms
     if entries:
         maps.logs.append(LogSpaceMap(maps.new_object(), txg, entries, net_alloc))
     if oldest is not None:
         flush_metaslab(oldest, txg)
-    _drop_old_logs(metaslab_groups, maps)
+    _drop_old_logs([changed], maps)  # the others are flushed
     return new_maps
 
 

@@ -4,9 +4,10 @@ get space maps, and a RAID-Z expansion moves on by a step."""
 from __future__ import annotations
 
 from dataclasses import replace
+from operator import attrgetter
 
 from labsim.zfs import metadata_blocks, raidz_expansion, spacemaps
-from labsim.zfs.pool import TXG_DEFER_SIZE, Pool
+from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, Pool
 from labsim.zfs.versions import KiB, MetaBlock
 
 # A metaslab's first space map (space_map_alloc() when it is first synced with changes)
@@ -21,8 +22,12 @@ SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 def space_map_objects(pool: Pool) -> int:
     """Space map objects holding a block: metaslabs' own (once allocated) and the log space
     maps still needed."""
-    return (sum(1 for v in pool.vdevs for ms in v.metaslabs if ms.sm_object)
+    return (sum(len(v.metaslabs) - list(map(_sm_object, v.metaslabs)).count(0)
+                for v in pool.vdevs)
             + len(pool.space_maps.logs))
+
+
+_sm_object = attrgetter("sm_object")
 
 
 def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
@@ -55,11 +60,33 @@ def advance_txg(pool: Pool) -> None:
     sync_space_maps(pool)
     pool.txg += 1
     keep = []
-    for freed, extent in pool.deferred:
-        if freed + TXG_DEFER_SIZE <= pool.txg:
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    due = []
+    last = pool.txg - TXG_DEFER_SIZE
+    for item in pool.deferred:
+        if item[0] <= last:
+            due.append(item[1])
         else:
-            keep.append((freed, extent))
+            keep.append(item)
     pool.deferred = keep
+    release_runs(pool, due)
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
+
+
+def release_runs(pool: Pool, extents: list[Extent]) -> None:
+    """Free ``extents``, each run of them that lie end to end on one vdev in one release:
+    the free segments come out the same (they are kept sorted and merged), in fewer
+    steps (a txg's metadata rewrite frees two dozen sectors, mostly in a handful of
+    runs)."""
+    if not extents:
+        return
+    vdevs = pool.vdevs
+    first = extents[0]
+    vdev, start, end = first.vdev, first.offset, first.offset + first.length
+    for extent in extents[1:]:
+        if extent.vdev == vdev and extent.offset == end:
+            end += extent.length
+            continue
+        vdevs[vdev].release(start, end - start)
+        vdev, start, end = extent.vdev, extent.offset, extent.offset + extent.length
+    vdevs[vdev].release(start, end - start)
