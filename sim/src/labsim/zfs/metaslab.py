@@ -43,7 +43,6 @@ weighted by zfs_frag_table.
 from __future__ import annotations
 
 import bisect
-import itertools
 import operator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -259,23 +258,27 @@ class Metaslab:
         if length > self.free or (length and max(self.free_lengths) < length
                                   and block_fit(self.free_lengths, block) < length):
             raise ValueError("metaslab allocation larger than its free space")
+        starts, lengths = self.free_starts, self.free_lengths
         pieces: list[tuple[int, int]] = []
         remaining = length
         i = 0
         while remaining > 0:
-            seg_start, seg_len = self.free_starts[i], self.free_lengths[i]
-            take = min(seg_len // block * block, remaining)
+            seg_len = lengths[i]
+            take = seg_len - seg_len % block  # whole blocks
             if take == 0:
                 i += 1
                 continue
+            if take > remaining:
+                take = remaining
+            seg_start = starts[i]
             pieces.append((seg_start, take))
             remaining -= take
             if take == seg_len:
-                del self.free_starts[i]
-                del self.free_lengths[i]
+                del starts[i]
+                del lengths[i]
             else:
-                self.free_starts[i] = seg_start + take
-                self.free_lengths[i] = seg_len - take
+                starts[i] = seg_start + take
+                lengths[i] = seg_len - take
                 i += 1
         self.free -= length
         self._touch()
@@ -395,9 +398,13 @@ class FragmentationMemo:
     hundreds of metaslabs, of which a txg changes a few. A metaslab the memo has counted
     reports its next change to the memo's ``changed`` list (Metaslab._touch), so a read
     looks at those alone. The sums are of integers, so updating them is exact. One memo
-    per list of metaslabs (a vdev's): a second would take the reports from the first."""
+    per list of metaslabs (a vdev's): a second would take the reports from the first; and
+    the list keeps its members (metaslabs are added at its end, never replaced)."""
 
-    metaslabs: list[Metaslab] = field(default_factory=list)
+    # The list counted (a vdev's metaslabs, which only ever grows: vdev_expand() adds
+    # metaslabs at its end) and how many it held.
+    source: list[Metaslab] | None = None
+    count: int = 0
     changed: list[Metaslab] = field(default_factory=list)
     ashift: int = -1
     rules: MetaslabRules | None = None
@@ -408,11 +415,8 @@ class FragmentationMemo:
     def get(self, metaslabs: list[Metaslab], ashift: int, rules: MetaslabRules) -> int | None:
         """group_fragmentation(metaslabs, ashift, rules)."""
         changed = self.changed
-        if (ashift != self.ashift or rules is not self.rules
-                or len(metaslabs) != len(self.metaslabs)
-                or not all(map(operator.is_, metaslabs, self.metaslabs))
-                or not all(map(operator.is_, map(_memo_changes, metaslabs),
-                               itertools.repeat(changed)))):
+        if (metaslabs is not self.source or len(metaslabs) != self.count
+                or ashift != self.ashift or rules is not self.rules):
             self._count_all(metaslabs, ashift, rules)
         elif changed:
             frag_table = rules.frag_table
@@ -430,7 +434,8 @@ class FragmentationMemo:
 
     def _count_all(self, metaslabs: list[Metaslab], ashift: int,
                    rules: MetaslabRules) -> None:
-        self.metaslabs, self.ashift, self.rules = list(metaslabs), ashift, rules
+        self.source, self.count = metaslabs, len(metaslabs)
+        self.ashift, self.rules = ashift, rules
         self.changed = []
         self.frag_sum = self.weight_sum = self.weighted_sum = 0
         for ms in metaslabs:
@@ -441,8 +446,6 @@ class FragmentationMemo:
             ms._memo_counted = (frag, weight)
             ms._memo_changes, ms._memo_reported = self.changed, False
 
-
-_memo_changes = operator.attrgetter("_memo_changes")
 
 
 def segment_weight(size: int, free: int, free_lengths: list[int],
@@ -483,17 +486,14 @@ def _candidates(metaslabs: list[Metaslab], ashift: int,
                 exclude: AbstractSet[int]) -> list[tuple[int, int, int, int]]:
     """(-bucket, -count, offset, index) of every inactive metaslab with free space: the
     smallest is the one find_valid_metaslab() tries first."""
-    keyed = []
-    for i, ms in enumerate(metaslabs):
-        if ms.free and i not in exclude:
-            bucket, count = ms.weight(ashift)
-            keyed.append((-bucket, -count, ms.start, i))
-    return keyed
+    return [(-bucket, -count, ms.start, i) for i, ms in enumerate(metaslabs)
+            if ms.free and i not in exclude for bucket, count in (ms.weight(ashift),)]
 
 
 def _fits(ms: Metaslab, block: int) -> bool:
-    # metaslab_should_allocate(): the largest free segment must hold the block.
-    return ms.free >= block and ms.largest_free_segment() >= block
+    # metaslab_should_allocate(): the largest free segment must hold the block (a block
+    # is at least a sector: with that much free, there are segments).
+    return ms.free >= block and max(ms.free_lengths) >= block
 
 
 def _activate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
@@ -562,7 +562,9 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
     slots = group.secondary if secondary else group.primary
     remaining = nbytes
     while remaining > 0:
-        index = _activate(metaslabs, group, allocator, block, ashift, secondary)
+        index = slots[allocator]
+        if index is None or not _fits(metaslabs[index], block):
+            index = _activate(metaslabs, group, allocator, block, ashift, secondary)
         if index is None:
             # No free segment holds a whole block: OpenZFS would write a gang block
             # (pieces under one header, zio_write_gang_block()); labsim takes the rest
@@ -577,8 +579,8 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             grab = min(grab, block_fit(ms.free_lengths, block))
         pieces.extend(ms.allocate(grab, block))
         remaining -= grab
-        if slots[allocator] == index and (_may_passivate(ms, ashift, fill_fresh)
-                                          or not _fits(ms, block)):
+        if slots[allocator] == index and (not _fits(ms, block)
+                                          or _may_passivate(ms, ashift, fill_fresh)):
             ms.activation_index = 0
             slots[allocator] = None
     return pieces

@@ -294,8 +294,9 @@ class Pool:
     def dsl_used(self) -> int:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
+        vdevs = self.vdevs
         return (self.dalloc + self.space_map_bytes
-                - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred)
+                - sum([vdevs[e.vdev].deflate(e.length) for _, e in self.deferred])
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
                 + self.brt.saved)

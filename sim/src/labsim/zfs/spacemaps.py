@@ -50,6 +50,9 @@ class PoolSpaceMaps:
     next_object: int = FIRST_SPACE_MAP_OBJECT
     unflushed_phys: dict[int, int] = field(default_factory=dict)
     logs: list[LogSpaceMap] = field(default_factory=list)
+    # Metaslabs of the pool that have a space map object (sync_metaslab() gives each its
+    # one, never taken back): kept here so that a txg's sync does not count them again.
+    metaslab_maps: int = field(default=0, repr=False, compare=False)
 
     def new_object(self) -> int:
         number = self.next_object
@@ -66,6 +69,7 @@ def sync_metaslab(ms: Metaslab, txg: int, maps: PoolSpaceMaps) -> int:
     ms.dirty = False
     if not ms.sm_object:
         ms.sm_object = maps.new_object()
+        maps.metaslab_maps += 1
         ms.unflushed_txg = txg
     return 2
 

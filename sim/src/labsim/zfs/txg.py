@@ -4,7 +4,6 @@ get space maps, and a RAID-Z expansion moves on by a step."""
 from __future__ import annotations
 
 from dataclasses import replace
-from operator import attrgetter
 
 from labsim.zfs import metadata_blocks, raidz_expansion, spacemaps
 from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, Pool
@@ -22,12 +21,7 @@ SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 def space_map_objects(pool: Pool) -> int:
     """Space map objects holding a block: metaslabs' own (once allocated) and the log space
     maps still needed."""
-    return (sum(len(v.metaslabs) - list(map(_sm_object, v.metaslabs)).count(0)
-                for v in pool.vdevs)
-            + len(pool.space_maps.logs))
-
-
-_sm_object = attrgetter("sm_object")
+    return pool.space_maps.metaslab_maps + len(pool.space_maps.logs)
 
 
 def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
@@ -59,16 +53,10 @@ def advance_txg(pool: Pool) -> None:
     Changed metaslabs get space maps, and one is flushed (labsim.zfs.spacemaps)."""
     sync_space_maps(pool)
     pool.txg += 1
-    keep = []
-    due = []
-    last = pool.txg - TXG_DEFER_SIZE
-    for item in pool.deferred:
-        if item[0] <= last:
-            due.append(item[1])
-        else:
-            keep.append(item)
-    pool.deferred = keep
-    release_runs(pool, due)
+    last = pool.txg - TXG_DEFER_SIZE  # frees of this txg and before are due
+    deferred = pool.deferred
+    pool.deferred = [item for item in deferred if item[0] > last]
+    release_runs(pool, [extent for freed, extent in deferred if freed <= last])
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
 
