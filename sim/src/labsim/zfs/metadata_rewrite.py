@@ -100,9 +100,11 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
                                         secondary=secondary):
             if length % size:  # a gang block's piece (no free segment held a copy whole)
                 current.append(Extent(target, offset, length))
-            else:
-                current.extend(Extent(target, offset + k * size, size)
-                               for k in range(length // size))
+            else:  # one extent a copy
+                copies = length // size
+                current.extend(map(Extent, itertools.repeat(target, copies),
+                                   range(offset, offset + length, size),
+                                   itertools.repeat(size, copies)))
     pool.rewritten_metadata = current
 
 

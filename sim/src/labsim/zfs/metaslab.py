@@ -536,14 +536,14 @@ def _gang(metaslabs: list[Metaslab], nbytes: int) -> list[tuple[int, int]]:
     raise ValueError("vdev allocation larger than its free space")
 
 
-def _may_passivate(ms: Metaslab, ashift: int, fill_fresh: bool) -> bool:
+def _may_passivate(ms: Metaslab, ashift: int, fill_fresh: bool, largest: int) -> bool:
     """metaslab_segment_may_passivate(): give the metaslab up once its weight has fallen
     zfs_metaslab_switch_threshold buckets below the weight it was activated with; from
-    2.3.1 (``fill_fresh``) not while one free segment holds more than 15/16 of its free
-    space."""
+    2.3.1 (``fill_fresh``) not while one free segment (the ``largest``) holds more than
+    15/16 of its free space."""
     if not ms.activation_index:
         return False
-    if fill_fresh and ms.largest_free_segment() > ms.free * 15 // 16:
+    if fill_fresh and largest > ms.free * 15 // 16:
         return False
     return ms.weight(ashift)[0] <= ms.activation_index - ZFS_METASLAB_SWITCH_THRESHOLD
 
@@ -563,7 +563,8 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
     remaining = nbytes
     while remaining > 0:
         index = slots[allocator]
-        if index is None or not _fits(metaslabs[index], block):
+        if index is None or (metaslabs[index].free < block  # _fits(), spelled out
+                             or max(metaslabs[index].free_lengths) < block):
             index = _activate(metaslabs, group, allocator, block, ashift, secondary)
         if index is None:
             # No free segment holds a whole block: OpenZFS would write a gang block
@@ -572,15 +573,18 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             pieces.extend(_gang(metaslabs, remaining))
             return pieces
         ms = metaslabs[index]
+        lengths = ms.free_lengths  # changed in place by allocate()
         step = max(block, (ms.size >> 4) // block * block)
         grab = min(remaining, step)
         # Whole blocks the metaslab holds, counted only when no one segment holds them.
-        if grab % block or max(ms.free_lengths) < grab:
-            grab = min(grab, block_fit(ms.free_lengths, block))
+        if grab % block or max(lengths) < grab:
+            grab = min(grab, block_fit(lengths, block))
         pieces.extend(ms.allocate(grab, block))
         remaining -= grab
-        if slots[allocator] == index and (not _fits(ms, block)
-                                          or _may_passivate(ms, ashift, fill_fresh)):
-            ms.activation_index = 0
-            slots[allocator] = None
+        if slots[allocator] == index:
+            largest = max(lengths) if lengths else 0
+            if (ms.free < block or largest < block  # no longer _fits()
+                    or _may_passivate(ms, ashift, fill_fresh, largest)):
+                ms.activation_index = 0
+                slots[allocator] = None
     return pieces
