@@ -89,7 +89,7 @@ def test_a_group_over_the_fragmentation_threshold_takes_nothing_while_another_ca
 
 
 def test_distribute_copies_every_field_of_group_state():
-    # Rotor.distribute() copies each GroupState field by field (faster than
-    # dataclasses.replace at every txg of a fill): a new field must be copied there too.
+    # Rotor.distribute() reads each GroupState field into a list of its own (faster than
+    # new GroupStates at every txg of a fill): a new field must be read there too.
     assert [f.name for f in dataclasses.fields(GroupState)] == [
         "free", "speed", "asize", "aliquot", "allocatable"]

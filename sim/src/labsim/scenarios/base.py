@@ -15,6 +15,7 @@ simulation is one new file.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -114,12 +115,16 @@ def typed_fields(cls: type, values: Mapping[str, object]) -> dict[str, Any]:
     """The fields of dataclass ``cls`` other than ``notes`` from ``values`` (checked ones),
     each converted to its field's type: a number control's value may be 8 or 8.0. (Any:
     each value is checked against its field's type here, which mypy cannot follow.)"""
+    return {name: _as(kind, values[name], name) for name, kind in _field_types(cls)}
+
+
+@functools.lru_cache(maxsize=128)
+def _field_types(cls: type) -> tuple[tuple[str, object], ...]:
+    """(name, type) of each field of dataclass ``cls`` but ``notes``: read once per class,
+    since resolving the annotations (typing.get_type_hints) is slow, in Pyodide most of
+    all (about 10 ms a widget run)."""
     hints = typing.get_type_hints(cls)
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name != "notes":
-            out[f.name] = _as(hints[f.name], values[f.name], f.name)
-    return out
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.name != "notes")
 
 
 def _as(kind: object, value: object, name: str) -> object:

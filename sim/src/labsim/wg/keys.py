@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import random
 import string
+from functools import lru_cache
 
 KEY_LEN = 32
 """Bytes in a private key, a public key and a shared secret (wireguard-tools' WG_KEY_LEN)."""
@@ -49,6 +50,7 @@ def clamp(scalar: bytes) -> bytes:
     return bytes(clamped)
 
 
+@lru_cache(maxsize=1024)
 def x25519(scalar: bytes, u: bytes) -> bytes:
     """The u-coordinate of ``scalar`` times the point with u-coordinate ``u``, both 32 bytes
     little-endian (RFC 7748 section 5).
@@ -57,6 +59,8 @@ def x25519(scalar: bytes, u: bytes) -> bytes:
     key. With a peer's public key as ``u`` this is the Diffie-Hellman shared secret of
     RFC 7748 section 6.1; the all-zero result that a small-order ``u`` gives is returned
     as it is, and refusing it is left to the caller (WireGuard's handshake refuses it).
+    Results are kept: a widget's re-run derives the same keys again, and the ladder takes
+    milliseconds in Pyodide.
     """
     _check_length("a scalar", scalar)
     _check_length("a u-coordinate", u)

@@ -94,19 +94,28 @@ def records_per_turn(bias: int, aliquot: int, asize: int) -> int:
 
 def rotor_shares(groups: list[GroupState], aliquot: int, asize: int) -> list[int]:
     """Blocks each vdev takes per full turn of the rotor (0 for vdevs that are full)."""
-    live = [g for g in groups if g.free >= g.block(asize)]
-    class_free = sum(g.free for g in live)
+    return _shares([g.free for g in groups], [g.block(asize) for g in groups],
+                   [g.turn(aliquot) for g in groups], [g.allocatable for g in groups], asize)
+
+
+def _shares(free: list[int], block: list[int], turn: list[int], allocatable: list[bool],
+            asize: int) -> list[int]:
+    """rotor_shares() of groups given field by field (GroupState.free, .block(asize),
+    .turn(aliquot), .allocatable): Rotor.distribute() asks at every txg."""
+    n = len(free)
+    live = [i for i in range(n) if free[i] >= block[i]]
+    class_free = sum(free[i] for i in live)
     # mc_alloc_groups; with a single group (mc_groups <= 1) nothing is ever skipped.
-    alloc_groups = sum(1 for g in live if g.allocatable)
-    skip_unallocatable = len(groups) > 1 and alloc_groups > 0 and asize > SPA_MINBLOCKSIZE
+    alloc_groups = sum(1 for i in live if allocatable[i])
+    skip_unallocatable = n > 1 and alloc_groups > 0 and asize > SPA_MINBLOCKSIZE
+    bias_groups = alloc_groups if n > 1 else len(live)
     shares = []
-    for g in groups:
-        if g.free < g.block(asize) or (skip_unallocatable and not g.allocatable):
+    for i in range(n):
+        if free[i] < block[i] or (skip_unallocatable and not allocatable[i]):
             shares.append(0)
             continue
-        bias = free_space_bias(g.free, class_free, alloc_groups if len(groups) > 1
-                               else len(live), g.turn(aliquot))
-        shares.append(records_per_turn(bias, g.turn(aliquot), g.block(asize)))
+        bias = free_space_bias(free[i], class_free, bias_groups, turn[i])
+        shares.append(records_per_turn(bias, turn[i], block[i]))
     return shares
 
 
@@ -134,21 +143,22 @@ class Rotor:
         if len(self.owed) < n:
             self.owed.extend([0.0] * (n - len(self.owed)))
         counts = [0] * n
-        capacity = [g.free // g.block(asize) for g in groups]
+        # Each GroupState field, as lists (a txg of a fill asks this).
+        sizes = [g.block(asize) for g in groups]
+        turns = [g.turn(aliquot) for g in groups]
+        allocatable = [g.allocatable for g in groups]
+        speeds = [g.speed for g in groups]
+        capacity = [g.free // size for g, size in zip(groups, sizes, strict=True)]
         remaining = blocks
         while remaining > 0:
             live = [i for i in range(n) if capacity[i] > counts[i]]
             if not live:
                 break
-            # dataclasses.replace(g, free=...) spelled out, which is several times faster
-            # (this runs at every txg of a fill): every field of GroupState.
-            state = [
-                GroupState(free=(capacity[i] - counts[i]) * g.block(asize) if i in live else 0,
-                           speed=g.speed, asize=g.asize, aliquot=g.aliquot,
-                           allocatable=g.allocatable)
-                for i, g in enumerate(groups)
-            ]
-            weights = self._weights(state, aliquot, asize, throttle_pressure)
+            # The groups as they are now: what is left of each vdev's capacity.
+            free = [(capacity[i] - counts[i]) * sizes[i] if capacity[i] > counts[i] else 0
+                    for i in range(n)]
+            weights = _weights(_shares(free, sizes, turns, allocatable, asize), speeds,
+                               throttle_pressure)
             total_weight = sum(weights)
             given = 0
             for i in live:
@@ -168,20 +178,20 @@ class Rotor:
             remaining -= given
         return counts
 
-    @staticmethod
-    def _weights(
-        groups: list[GroupState], aliquot: int, asize: int, throttle_pressure: float
-    ) -> list[float]:
-        shares = rotor_shares(groups, aliquot, asize)
-        total = sum(shares)
-        if total == 0:
-            return [0.0] * len(groups)
-        weights = [s / total for s in shares]
-        if throttle_pressure > 0:
-            speed_total = sum(g.speed for g, s in zip(groups, shares, strict=True) if s)
-            weights = [
-                (1 - throttle_pressure) * w
-                + throttle_pressure * (g.speed / speed_total if s else 0.0)
-                for w, g, s in zip(weights, groups, shares, strict=True)
-            ]
-        return weights
+
+def _weights(shares: list[int], speeds: list[float], throttle_pressure: float) -> list[float]:
+    """Each vdev's part of a txg's blocks: its share of a rotor turn, and under the
+    throttle, in part its share of the write speed (GroupState.speed) of the vdevs that
+    take blocks."""
+    total = sum(shares)
+    if total == 0:
+        return [0.0] * len(shares)
+    weights = [s / total for s in shares]
+    if throttle_pressure > 0:
+        speed_total = sum(speed for speed, s in zip(speeds, shares, strict=True) if s)
+        weights = [
+            (1 - throttle_pressure) * w
+            + throttle_pressure * (speed / speed_total if s else 0.0)
+            for w, speed, s in zip(weights, speeds, shares, strict=True)
+        ]
+    return weights

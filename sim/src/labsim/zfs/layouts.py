@@ -98,6 +98,11 @@ def deflated(space: int, ratio: int) -> int:
     return (space >> SPA_MINBLOCKSHIFT) * ratio
 
 
+def deflated_total(spaces: list[int], ratio: int) -> int:
+    """The sum of deflated(space, ratio) over ``spaces``, multiplied once."""
+    return sum([space >> SPA_MINBLOCKSHIFT for space in spaces]) * ratio
+
+
 def top_level_asize(layout: Layout, leaf_sizes: list[int]) -> int:
     """Allocatable bytes of a top-level vdev whose leaves are ``leaf_sizes`` bytes.
 

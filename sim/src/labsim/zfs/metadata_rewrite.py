@@ -27,6 +27,11 @@ right after the last data written, not where the pool's creation put it.
 
 from __future__ import annotations
 
+import itertools
+import operator
+from collections.abc import Iterator
+from functools import lru_cache
+
 from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.pool import Extent, Pool
 
@@ -63,7 +68,6 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     pool's creation), which is freed (deferred). The pool's metadata keeps its size. A
     copy that fits nowhere leaves the block it would replace where it is. Nothing happens
     in a pool without a creation profile (labsim estimates its metadata)."""
-    blocks = _REWRITE_SET
     count = _REWRITE_COPIES
     old = pool.rewritten_metadata
     if not old:
@@ -72,16 +76,51 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
             return
         moving = {id(e) for e in old}  # from now on rewritten, no longer fixed
         pool.metadata = [e for e in pool.metadata if id(e) not in moving]
-    replaced = iter(old)
-    n = len(pool.vdevs)
     first = _rotor_vdev(pool)
     room = [v.free for v in pool.vdevs]
     current: list[Extent] = []
+    placement = None
+    if len(old) == count:
+        placement = _placement(first, len(room), objset, pool.allocators,
+                               tuple(map(_length, old)))
+        if not all(map(operator.le, placement[1], room)):
+            placement = None
+    if placement is not None:
+        # Every vdev has room for all the copies it is given: each copy goes where
+        # _place_copies() would put it at its first try, and every old copy is freed.
+        groups = placement[0]
+        pool.deferred.extend(zip(itertools.repeat(pool.txg), old))
+    else:
+        replaced = iter(old)
+        groups = tuple(_place_copies(pool, objset, replaced, first, room, current).items())
+        current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
+    for (target, allocator, secondary, size), count in groups:
+        vdev = pool.vdevs[target]
+        for offset, length in vdev.take(count * size, size, allocator=allocator,
+                                        secondary=secondary):
+            if length % size:  # a gang block's piece (no free segment held a copy whole)
+                current.append(Extent(target, offset, length))
+            else:  # one extent a copy
+                copies = length // size
+                current.extend(map(Extent, itertools.repeat(target, copies),
+                                   range(offset, offset + length, size),
+                                   itertools.repeat(size, copies)))
+    pool.rewritten_metadata = current
+
+
+def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],
+                  first: int, room: list[int],
+                  current: list[Extent]) -> dict[tuple[int, int, bool, int], int]:
+    """rewrite_metadata()'s placement copy by copy: on the first vdev from each copy's
+    own that has the room for it. Frees (defers) each copy replaced; a copy that fits
+    nowhere keeps its old block (added to ``current``). Returns the copies to allocate
+    by (vdev, allocator, secondary, size), in the order they are first met."""
+    n = len(pool.vdevs)
     # (vdev, allocator, secondary, size) -> copies: each group is allocated in one call,
     # block by block, which puts them where one call per copy would.
     groups: dict[tuple[int, int, bool, int], int] = {}
     deferred, txg, allocators = pool.deferred, pool.txg, pool.allocators
-    for i, (owner, obj, copies) in enumerate(blocks):
+    for i, (owner, obj, copies) in enumerate(_REWRITE_SET):
         allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, allocators)
         for d in range(copies):
             previous = next(replaced, None)
@@ -101,17 +140,31 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
             key = (target, allocator, d > 0 and n == 1, length)
             groups[key] = groups.get(key, 0) + 1
             deferred.append((txg, previous))
-    current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
-    for (target, allocator, secondary, size), count in groups.items():
-        vdev = pool.vdevs[target]
-        for offset, length in vdev.take(count * size, size, allocator=allocator,
-                                        secondary=secondary):
-            if length % size:  # a gang block's piece (no free segment held a copy whole)
-                current.append(Extent(target, offset, length))
-            else:
-                current.extend(Extent(target, offset + k * size, size)
-                               for k in range(length // size))
-    pool.rewritten_metadata = current
+    return groups
+
+
+@lru_cache(maxsize=256)
+def _placement(first: int, n: int, objset: int, allocators: int, lengths: tuple[int, ...]
+               ) -> tuple[tuple[tuple[tuple[int, int, bool, int], int], ...], tuple[int, ...]]:
+    """_place_copies() when no vdev runs short, for old copies of ``lengths``: the groups
+    it returns, and the bytes it puts on each vdev (which must fit for this to hold). A
+    fill rewrites the same set a thousand times."""
+    groups: dict[tuple[int, int, bool, int], int] = {}
+    need = [0] * n
+    j = 0
+    for i, (owner, obj, copies) in enumerate(_REWRITE_SET):
+        allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, allocators)
+        for d in range(copies):
+            length = lengths[j]
+            j += 1
+            target = (first + i + d) % n
+            need[target] += length
+            key = (target, allocator, d > 0 and n == 1, length)
+            groups[key] = groups.get(key, 0) + 1
+    return tuple(groups.items()), tuple(need)
+
+
+_length = operator.attrgetter("length")
 
 
 def _rotor_vdev(pool: Pool) -> int:

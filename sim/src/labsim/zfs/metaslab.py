@@ -43,7 +43,6 @@ weighted by zfs_frag_table.
 from __future__ import annotations
 
 import bisect
-import itertools
 import operator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -210,9 +209,12 @@ class Metaslab:
     # whether each vdev is still allocatable (labsim.zfs.allocator.group_allocatable).
     _fragmentation: dict[tuple[int, tuple[int, ...]], int] = field(
         default_factory=dict, compare=False, repr=False)
-    # How many times the metaslab has changed (each _touch): what a vdev's FRAG, cached
-    # in a FragmentationMemo, checks its metaslabs against.
-    changes: int = field(default=0, compare=False, repr=False)
+    # The FragmentationMemo keeping its vdev's FRAG: the list a change of this metaslab is
+    # reported to (once until the memo reads it), and the (fragmentation, weight) the memo
+    # last counted for it.
+    _memo_changes: list[Metaslab] | None = field(default=None, compare=False, repr=False)
+    _memo_reported: bool = field(default=False, compare=False, repr=False)
+    _memo_counted: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -223,12 +225,19 @@ class Metaslab:
         return self.size - self.free
 
     def largest_free_segment(self) -> int:
-        return max(self.free_lengths, default=0)
+        lengths = self.free_lengths
+        return max(lengths) if lengths else 0
 
     def _touch(self) -> None:
-        self._weights.clear()
-        self._fragmentation.clear()
-        self.changes += 1
+        # Emptied only when they hold something (a fill touches metaslabs tens of
+        # thousands of times, most often with nothing cached since the last change).
+        if self._weights:
+            self._weights.clear()
+        if self._fragmentation:
+            self._fragmentation.clear()
+        if self._memo_changes is not None and not self._memo_reported:
+            self._memo_reported = True
+            self._memo_changes.append(self)
         self.has_space_map = True
         self.dirty = True
         self.unflushed = True
@@ -245,26 +254,31 @@ class Metaslab:
         block = block or (1 << SPA_MINBLOCKSHIFT)
         if length % block:
             raise ValueError("allocation is not a whole number of blocks")
-        fits = sum(seg // block for seg in self.free_lengths) * block
-        if fits < length:
+        # One segment holding it all is enough (length is whole blocks); otherwise count.
+        if length > self.free or (length and max(self.free_lengths) < length
+                                  and block_fit(self.free_lengths, block) < length):
             raise ValueError("metaslab allocation larger than its free space")
+        starts, lengths = self.free_starts, self.free_lengths
         pieces: list[tuple[int, int]] = []
         remaining = length
         i = 0
         while remaining > 0:
-            seg_start, seg_len = self.free_starts[i], self.free_lengths[i]
-            take = min(seg_len // block * block, remaining)
+            seg_len = lengths[i]
+            take = seg_len - seg_len % block  # whole blocks
             if take == 0:
                 i += 1
                 continue
+            if take > remaining:
+                take = remaining
+            seg_start = starts[i]
             pieces.append((seg_start, take))
             remaining -= take
             if take == seg_len:
-                del self.free_starts[i]
-                del self.free_lengths[i]
+                del starts[i]
+                del lengths[i]
             else:
-                self.free_starts[i] = seg_start + take
-                self.free_lengths[i] = seg_len - take
+                starts[i] = seg_start + take
+                lengths[i] = seg_len - take
                 i += 1
         self.free -= length
         self._touch()
@@ -330,6 +344,11 @@ class Metaslab:
         return cached
 
 
+def block_fit(free_lengths: list[int], block: int) -> int:
+    """Bytes of whole ``block``-byte blocks the free segments hold."""
+    return sum(seg // block for seg in free_lengths) * block
+
+
 def histogram_fragmentation(histogram: list[int], sm_shift: int,
                             frag_table: tuple[int, ...]) -> int:
     """metaslab_set_fragmentation() for one space map histogram (integer percent); the
@@ -351,60 +370,82 @@ def group_fragmentation(metaslabs: list[Metaslab], ashift: int,
     as the release does it (MetaslabRules.group_fragmentation); None where OpenZFS has no
     valid metric (ZFS_FRAG_INVALID, printed "-"). Every labsim metaslab has one (the
     spacemap_histogram feature is always on)."""
-    return FragmentationMemo().get(metaslabs, ashift, rules)
+    frags = [m.fragmentation(ashift, rules.frag_table) for m in metaslabs]
+    # Weighted by free space, counted in 512-byte units ("to prevent overflows").
+    weights = [m.free // 512 for m in metaslabs]
+    return _average(len(metaslabs), sum(frags), sum(weights),
+                    sum(map(operator.mul, frags, weights)), rules)
+
+
+def _average(count: int, frag_sum: int, weight_sum: int, weighted_sum: int,
+             rules: MetaslabRules) -> int | None:
+    """group_fragmentation() from its sums: of the metaslabs' fragmentation, of their
+    weights (free space in 512-byte units) and of fragmentation times weight."""
+    if not count:
+        return 0
+    if rules.group_fragmentation is GroupFragmentation.MEAN:
+        return frag_sum // count
+    if not weight_sum:
+        return None
+    return weighted_sum // weight_sum
 
 
 @dataclass
 class FragmentationMemo:
-    """group_fragmentation() of one vdev's metaslabs, with each metaslab's part of it kept
-    until that metaslab changes: the allocator asks every vdev's FRAG at every txg
+    """group_fragmentation() of one vdev's metaslabs, each metaslab's part of it kept until
+    that metaslab changes: the allocator asks every vdev's FRAG at every txg
     (labsim.zfs.allocator.group_allocatable), and a 1 TiB fill is a thousand txgs over
-    hundreds of metaslabs, of which a txg changes a few. The sums are of integers, so
-    updating them is exact."""
+    hundreds of metaslabs, of which a txg changes a few. A metaslab the memo has counted
+    reports its next change to the memo's ``changed`` list (Metaslab._touch), so a read
+    looks at those alone. The sums are of integers, so updating them is exact. One memo
+    per list of metaslabs (a vdev's): a second would take the reports from the first; and
+    the list keeps its members (metaslabs are added at its end, never replaced)."""
 
-    metaslabs: list[Metaslab] = field(default_factory=list)
-    changes: list[int] = field(default_factory=list)  # each metaslab's, when last read
+    # The list counted (a vdev's metaslabs, which only ever grows: vdev_expand() adds
+    # metaslabs at its end) and how many it held.
+    source: list[Metaslab] | None = None
+    count: int = 0
+    changed: list[Metaslab] = field(default_factory=list)
     ashift: int = -1
     rules: MetaslabRules | None = None
-    frags: list[int] = field(default_factory=list)
-    # Free space in 512-byte units, the FREE_WEIGHTED average's weights.
-    weights: list[int] = field(default_factory=list)
     frag_sum: int = 0
     weight_sum: int = 0
     weighted_sum: int = 0  # sum of frag * weight
 
     def get(self, metaslabs: list[Metaslab], ashift: int, rules: MetaslabRules) -> int | None:
         """group_fragmentation(metaslabs, ashift, rules)."""
-        changes = list(map(_changes, metaslabs))
-        if (ashift != self.ashift or rules is not self.rules
-                or len(metaslabs) != len(self.metaslabs)
-                or not all(map(operator.is_, metaslabs, self.metaslabs))):
-            self.metaslabs, self.ashift, self.rules = list(metaslabs), ashift, rules
-            self.frags = [m.fragmentation(ashift, rules.frag_table) for m in metaslabs]
-            # Weighted by free space, counted in 512-byte units ("to prevent overflows").
-            self.weights = [m.free // 512 for m in metaslabs]
-            self.frag_sum, self.weight_sum = sum(self.frags), sum(self.weights)
-            self.weighted_sum = sum(map(operator.mul, self.frags, self.weights))
-        else:
-            for i in itertools.compress(range(len(changes)),
-                                        map(operator.ne, changes, self.changes)):
-                ms = metaslabs[i]
-                frag, weight = ms.fragmentation(ashift, rules.frag_table), ms.free // 512
-                self.frag_sum += frag - self.frags[i]
-                self.weight_sum += weight - self.weights[i]
-                self.weighted_sum += frag * weight - self.frags[i] * self.weights[i]
-                self.frags[i], self.weights[i] = frag, weight
-        self.changes = changes
-        if not metaslabs:
-            return 0
-        if rules.group_fragmentation is GroupFragmentation.MEAN:
-            return self.frag_sum // len(metaslabs)
-        if not self.weight_sum:
-            return None
-        return self.weighted_sum // self.weight_sum
+        changed = self.changed
+        if (metaslabs is not self.source or len(metaslabs) != self.count
+                or ashift != self.ashift or rules is not self.rules):
+            self._count_all(metaslabs, ashift, rules)
+        elif changed:
+            frag_table = rules.frag_table
+            for ms in changed:
+                ms._memo_reported = False
+                frag, weight = ms.fragmentation(ashift, frag_table), ms.free // 512
+                old_frag, old_weight = ms._memo_counted
+                self.frag_sum += frag - old_frag
+                self.weight_sum += weight - old_weight
+                self.weighted_sum += frag * weight - old_frag * old_weight
+                ms._memo_counted = (frag, weight)
+            changed.clear()
+        return _average(len(metaslabs), self.frag_sum, self.weight_sum, self.weighted_sum,
+                        rules)
 
+    def _count_all(self, metaslabs: list[Metaslab], ashift: int,
+                   rules: MetaslabRules) -> None:
+        self.source, self.count = metaslabs, len(metaslabs)
+        self.ashift, self.rules = ashift, rules
+        self.changed = []
+        self.frag_sum = self.weight_sum = self.weighted_sum = 0
+        for ms in metaslabs:
+            frag, weight = ms.fragmentation(ashift, rules.frag_table), ms.free // 512
+            self.frag_sum += frag
+            self.weight_sum += weight
+            self.weighted_sum += frag * weight
+            ms._memo_counted = (frag, weight)
+            ms._memo_changes, ms._memo_reported = self.changed, False
 
-_changes = operator.attrgetter("changes")
 
 
 def segment_weight(size: int, free: int, free_lengths: list[int],
@@ -422,13 +463,13 @@ def segment_weight(size: int, free: int, free_lengths: list[int],
         return max_idx, 1 << (idx - max_idx)
     if free == 0:
         return 0, 0
-    top = max(length.bit_length() - 1 for length in free_lengths)
+    top = max(free_lengths).bit_length() - 1  # the highest bucket holding a segment
     if top > max_idx:
         count = sum(1 << (length.bit_length() - 1 - max_idx) for length in free_lengths
                     if length.bit_length() - 1 >= max_idx)
         return max_idx, count
-    count = sum(1 for length in free_lengths if length.bit_length() - 1 == top)
-    return top, count
+    # In bucket ``top``: no segment is above it, so those of at least 2^top bytes.
+    return top, sum(map((1 << top).__le__, free_lengths))
 
 
 # ---------------------------------------------------------------- choosing a metaslab
@@ -445,17 +486,14 @@ def _candidates(metaslabs: list[Metaslab], ashift: int,
                 exclude: AbstractSet[int]) -> list[tuple[int, int, int, int]]:
     """(-bucket, -count, offset, index) of every inactive metaslab with free space: the
     smallest is the one find_valid_metaslab() tries first."""
-    keyed = []
-    for i, ms in enumerate(metaslabs):
-        if ms.free and i not in exclude:
-            bucket, count = ms.weight(ashift)
-            keyed.append((-bucket, -count, ms.start, i))
-    return keyed
+    return [(-bucket, -count, ms.start, i) for i, ms in enumerate(metaslabs)
+            if ms.free and i not in exclude for bucket, count in (ms.weight(ashift),)]
 
 
 def _fits(ms: Metaslab, block: int) -> bool:
-    # metaslab_should_allocate(): the largest free segment must hold the block.
-    return ms.free >= block and ms.largest_free_segment() >= block
+    # metaslab_should_allocate(): the largest free segment must hold the block (a block
+    # is at least a sector: with that much free, there are segments).
+    return ms.free >= block and max(ms.free_lengths) >= block
 
 
 def _activate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
@@ -498,14 +536,14 @@ def _gang(metaslabs: list[Metaslab], nbytes: int) -> list[tuple[int, int]]:
     raise ValueError("vdev allocation larger than its free space")
 
 
-def _may_passivate(ms: Metaslab, ashift: int, fill_fresh: bool) -> bool:
+def _may_passivate(ms: Metaslab, ashift: int, fill_fresh: bool, largest: int) -> bool:
     """metaslab_segment_may_passivate(): give the metaslab up once its weight has fallen
     zfs_metaslab_switch_threshold buckets below the weight it was activated with; from
-    2.3.1 (``fill_fresh``) not while one free segment holds more than 15/16 of its free
-    space."""
+    2.3.1 (``fill_fresh``) not while one free segment (the ``largest``) holds more than
+    15/16 of its free space."""
     if not ms.activation_index:
         return False
-    if fill_fresh and ms.largest_free_segment() > ms.free * 15 // 16:
+    if fill_fresh and largest > ms.free * 15 // 16:
         return False
     return ms.weight(ashift)[0] <= ms.activation_index - ZFS_METASLAB_SWITCH_THRESHOLD
 
@@ -524,7 +562,10 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
     slots = group.secondary if secondary else group.primary
     remaining = nbytes
     while remaining > 0:
-        index = _activate(metaslabs, group, allocator, block, ashift, secondary)
+        index = slots[allocator]
+        if index is None or (metaslabs[index].free < block  # _fits(), spelled out
+                             or max(metaslabs[index].free_lengths) < block):
+            index = _activate(metaslabs, group, allocator, block, ashift, secondary)
         if index is None:
             # No free segment holds a whole block: OpenZFS would write a gang block
             # (pieces under one header, zio_write_gang_block()); labsim takes the rest
@@ -532,13 +573,18 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             pieces.extend(_gang(metaslabs, remaining))
             return pieces
         ms = metaslabs[index]
+        lengths = ms.free_lengths  # changed in place by allocate()
         step = max(block, (ms.size >> 4) // block * block)
-        fit = sum(seg // block for seg in ms.free_lengths) * block
-        grab = min(remaining, step, fit)
+        grab = min(remaining, step)
+        # Whole blocks the metaslab holds, counted only when no one segment holds them.
+        if grab % block or max(lengths) < grab:
+            grab = min(grab, block_fit(lengths, block))
         pieces.extend(ms.allocate(grab, block))
         remaining -= grab
-        if slots[allocator] == index and (_may_passivate(ms, ashift, fill_fresh)
-                                          or not _fits(ms, block)):
-            ms.activation_index = 0
-            slots[allocator] = None
+        if slots[allocator] == index:
+            largest = max(lengths) if lengths else 0
+            if (ms.free < block or largest < block  # no longer _fits()
+                    or _may_passivate(ms, ashift, fill_fresh, largest)):
+                ms.activation_index = 0
+                slots[allocator] = None
     return pieces

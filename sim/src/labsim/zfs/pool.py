@@ -14,6 +14,7 @@ from labsim.content.model import Content, resize
 from labsim.zfs import brt, raidz_expansion_state, spacemaps
 from labsim.zfs.allocator import Rotor
 from labsim.zfs.compression import DataPattern, as_content
+from labsim.zfs.layouts import deflated_total
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import LAB_VM_CPUS, KiB, ZfsVersion, allocator_count
@@ -291,8 +292,11 @@ class Pool:
     def dsl_used(self) -> int:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
+        deferred = self.deferred
         return (self.dalloc
-                - sum(self.vdevs[e.vdev].deflate(e.length) for _, e in self.deferred)
+                - sum(deflated_total([e.length for _, e in deferred if e.vdev == i],
+                                     vdev.deflate_ratio)
+                      for i, vdev in enumerate(self.vdevs))
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
                 + self.brt.saved)

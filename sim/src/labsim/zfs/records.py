@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from math import gcd
 
 from labsim.content.model import Content
@@ -177,6 +178,7 @@ def indirect_allocation(data_blocks: int, ashift: int = 9,
                for pointers, count in indirect_block_runs(data_blocks))
 
 
+@lru_cache(maxsize=4096)
 def indirect_psize(pointers: int, ashift: int = 9) -> int:
     """Physical size of an indirect block holding ``pointers`` block pointers: ZFS's
     4-byte LZ4 header, BLKPTR_LZ4_BYTES per pointer, and the zeros of its unused

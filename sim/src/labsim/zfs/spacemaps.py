@@ -50,6 +50,9 @@ class PoolSpaceMaps:
     next_object: int = FIRST_SPACE_MAP_OBJECT
     unflushed_phys: dict[int, int] = field(default_factory=dict)
     logs: list[LogSpaceMap] = field(default_factory=list)
+    # Metaslabs of the pool that have a space map object (sync_metaslab() gives each its
+    # one, never taken back): kept here so that a txg's sync does not count them again.
+    metaslab_maps: int = field(default=0, repr=False, compare=False)
 
     def new_object(self) -> int:
         number = self.next_object
@@ -66,6 +69,7 @@ def sync_metaslab(ms: Metaslab, txg: int, maps: PoolSpaceMaps) -> int:
     ms.dirty = False
     if not ms.sm_object:
         ms.sm_object = maps.new_object()
+        maps.metaslab_maps += 1
         ms.unflushed_txg = txg
     return 2
 
@@ -95,23 +99,25 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
             maps.unflushed_phys[vdev_id] = maps.new_object()
     # One pass over every metaslab (a 1 TiB pool has hundreds, and a fill syncs a
     # thousand txgs): sync the changed ones and find the oldest unflushed one.
+    # Only metaslabs changed since their last flush have anything to do (a change makes
+    # a metaslab dirty and unflushed; a sync clears dirty, a flush unflushed).
+    changed = [ms for group in metaslab_groups for ms in group if ms.unflushed or ms.dirty]
     entries = 0
     new_maps = 0
     oldest: Metaslab | None = None
-    for group in metaslab_groups:
-        for ms in group:
-            if ms.dirty:
-                new_maps += not ms.sm_object
-                entries += sync_metaslab(ms, txg, maps)
-            if ms.unflushed and ms.sm_object and (
-                    oldest is None
-                    or (ms.unflushed_txg, ms.start) < (oldest.unflushed_txg, oldest.start)):
-                oldest = ms
+    for ms in changed:
+        if ms.dirty:
+            new_maps += not ms.sm_object
+            entries += sync_metaslab(ms, txg, maps)
+        if ms.unflushed and ms.sm_object and (
+                oldest is None
+                or (ms.unflushed_txg, ms.start) < (oldest.unflushed_txg, oldest.start)):
+            oldest = ms
     if entries:
         maps.logs.append(LogSpaceMap(maps.new_object(), txg, entries, net_alloc))
     if oldest is not None:
         flush_metaslab(oldest, txg)
-    _drop_old_logs(metaslab_groups, maps)
+    _drop_old_logs([changed], maps)  # the others are flushed
     return new_maps
 
 

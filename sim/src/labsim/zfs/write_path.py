@@ -117,15 +117,25 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     # What one block counts for against AVAIL (deflated), on the vdev where it costs most.
     # On single devices and mirrors this is psize rounded up to the largest ashift.
     nominal_dsize = max(v.dsize(psize) for v in pool.vdevs)
+    # What a block costs on each vdev stays the same from txg to txg, unless a RAID-Z
+    # expansion moves on (its blocks' width goes by birth txg).
+    fixed_sizes = all(v.geometry is None for v in pool.vdevs)
+    indirect_dsizes: dict[int, int] = {}
 
     def indirect_dsize(indirect_psize: int) -> int:
-        return max(v.dsize(indirect_psize) for v in pool.vdevs)
+        dsize = indirect_dsizes.get(indirect_psize) if fixed_sizes else None
+        if dsize is None:
+            dsize = max(v.dsize(indirect_psize) for v in pool.vdevs)
+            indirect_dsizes[indirect_psize] = dsize
+        return dsize
 
     # One txg at a time keeps the bias exact; on big pools a step of 1/1024 of the pool
     # moves every printed figure by less than its last digit, and is much faster.
     step = max(pool.version.txg_bytes, pool.space >> 10)
     per_txg = max(1, step // block_size)
     reserve = SPA_ASIZE_INFLATION * block_size
+    aliquot = pool.version.metaslab_aliquot
+    asizes: list[int] | None = None  # a data block's asize on each vdev
     written = 0
     short = False
     while written < count:
@@ -140,15 +150,15 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
             want, short = fit, True
         if want == 0:
             break
-        aliquot = pool.version.metaslab_aliquot
-        groups = [GroupState(free=v.free, speed=v.write_speed, asize=v.psize_to_asize(psize),
+        if asizes is None or not fixed_sizes:
+            asizes = [v.psize_to_asize(psize) for v in pool.vdevs]
+        groups = [GroupState(free=v.free, speed=v.write_speed, asize=asize,
                              aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling),
                              allocatable=group_allocatable(v.space, v.alloc, v.fragmentation))
-                  for v in pool.vdevs]
+                  for v, asize in zip(pool.vdevs, asizes, strict=True)]
         counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
-        for vdev, share in zip(pool.vdevs, counts, strict=True):
+        for vdev, share, asize in zip(pool.vdevs, counts, asizes, strict=True):
             if share:
-                asize = vdev.psize_to_asize(psize)
                 share = min(share, vdev.free // asize)
                 # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
                 allocator = allocator_for(objset, file.object, 0, first_block + written,
