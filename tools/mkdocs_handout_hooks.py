@@ -35,8 +35,11 @@ STATIC_FIGURE = re.compile(r'<figure class="labsim-static">.*?</figure>', re.S)
 FIGURE_SRC = re.compile(r'(<img src=")([^"]*?)(assets/figures/[^"]+")')
 FIGURE_ALT = re.compile(r'<img [^>]*\balt="([^"]*)"')
 FIGURE_NOTE = re.compile(r'<span class="labsim-static__note">.*?</span>', re.S)
-PLACEHOLDER = re.compile(r'<div class="zfl-handout-figure" data-lesson="([\w-]+)" '
-                         r'data-index="(\d+)"></div>')
+# The placeholder tools/handouts.py writes; Markdown's HTML handling may have put its
+# attributes in another order (md_in_html serializes them sorted).
+PLACEHOLDER = re.compile(r'<div class="zfl-handout-figure" '
+                         r'(?=[^>]*data-lesson="(?P<lesson>[\w-]+)")'
+                         r'(?=[^>]*data-index="(?P<index>\d+)")[^>]*></div>')
 DURATION = re.compile(r'<p class="zfl-duration">.*?</p>', re.S)
 
 
@@ -129,10 +132,10 @@ def _figure_for(html_figure: str, base: str) -> str:
 
 
 def _handout_figure(match: re.Match, page: str, base: str) -> str:
-    found = _state.figures.get(match.group(1), [])
-    index = int(match.group(2))
+    found = _state.figures.get(match.group("lesson"), [])
+    index = int(match.group("index"))
     if index >= len(found):
-        log.error("%s: lesson %s has no static figure %d", page, match.group(1), index)
+        log.error("%s: lesson %s has no static figure %d", page, match.group("lesson"), index)
         return match.group(0)
     return f'<div class="zfl-handout-figure">{_figure_for(found[index], base)}</div>'
 

@@ -23,7 +23,7 @@ def test_copy_buttons_copy_commands_without_prompts_or_output(page, site):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"],
                                    origin=site.rstrip("/"))
     # Lesson 2's first block (commands only) and its refused mix (a command and its error).
-    lesson = MANIFEST.lessons[1]
+    lesson = next(lesson for lesson in MANIFEST.lessons if lesson.id == "02-vdev-layouts")
     blocks = [b for b in console_blocks.markdown_blocks((REPO / "docs" / lesson.page).read_text())
               if b.commands][:2]
     page.goto(site + lesson.page.removesuffix(".md") + "/")

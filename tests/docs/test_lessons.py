@@ -81,3 +81,19 @@ def test_no_ten_word_run_is_copied_from_the_source_posts():
         copied += [(page.name, " ".join(words[i:i + n])) for i in range(len(words) - n + 1)
                    if " ".join(words[i:i + n]) in source]
     assert not copied, f"rewrite in the course's own words: {copied[:5]}"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_every_quiz_is_closed_before_the_next_opens(path):
+    """A quiz is a `<div class="zfl-quiz">` block that ends with its own `</div>`: one left
+    open swallows what follows (the next quiz, a lab's tabs) on the page and in the
+    handouts."""
+    depth, opened_at = 0, 0
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith('<div class="zfl-quiz"'):
+            assert depth == 0, (f"{path.name}:{number}: quiz opened inside the one of "
+                                f"line {opened_at}")
+            depth, opened_at = 1, number
+        elif line.strip() == "</div>" and depth:
+            depth = 0
+    assert depth == 0, f"{path.name}:{opened_at}: quiz never closed"
