@@ -66,7 +66,11 @@ def clone_file(pool: Pool, src_dataset: Dataset, src: File, dst_dataset: Dataset
     if name in dst_dataset.files:
         remove_file(pool, dst_dataset, name)  # cp opens the destination with O_TRUNC
     clone = File(name, size=src.size, mtime=src.mtime, content=src.content,
-                 object=dst_dataset.next_object, birth=pool.txg, ditto=list(src.ditto))
+                 object=dst_dataset.next_object, birth=pool.txg, ditto=list(src.ditto),
+                 # The clone's blocks are the source's, of the same sizes: a later
+                 # partial overwrite (labsim.zfs.overwrite) needs them.
+                 block_size=src.block_size,
+                 plan=[group for run in src.runs for group in run.plan] or list(src.plan))
     dst_dataset.next_object += 1
     clone.extents = list(data_extents(src))
     for key, dsize in data_blocks(pool, src):

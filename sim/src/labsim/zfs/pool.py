@@ -15,6 +15,7 @@ from labsim.zfs import brt, raidz_expansion_state, spacemaps
 from labsim.zfs.allocator import Rotor
 from labsim.zfs.compression import DataPattern, as_content
 from labsim.zfs.layouts import deflated_total
+from labsim.zfs.records import BlockGroup
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import LAB_VM_CPUS, KiB, ZfsVersion, allocator_count
@@ -46,6 +47,29 @@ class Extent:
         return self.length // self.block_size
 
 
+@dataclass(eq=False)
+class Run:
+    """Consecutive records of a file, ``count`` of them from record ``first``, written in
+    one txg range and shared, by identity, by every version of the file that still points
+    at them. A partial overwrite (labsim.zfs.overwrite) makes a new version of the file
+    whose runs are the old ones split around the records it touched, plus new runs for
+    those: copy-on-write of the touched records only (dmu_write() -> dbuf_dirty(), and
+    dsl_dataset_block_kill() of the old blocks, module/zfs/dmu.c and dsl_dataset.c at
+    zfs-2.3.9). ``plan`` is the records' sizes in file order (holes and embedded blocks
+    included, which have no extent); ``extents`` and ``ditto`` are the allocated blocks'
+    copies, in that order, as File keeps them; ``logical`` and ``compressed`` what the
+    DSL counts for them (dsl_dataset_block_born())."""
+
+    first: int
+    count: int
+    plan: list[BlockGroup] = field(default_factory=list)
+    extents: list[Extent] = field(default_factory=list)
+    ditto: list[tuple[Extent, ...]] = field(default_factory=list)
+    logical: int = 0
+    compressed: int = 0
+    birth: int = 0
+
+
 @dataclass
 class File:
     name: str
@@ -71,6 +95,16 @@ class File:
     # indirect blocks (metadata, which has ditto copies of its own).
     ditto: list[tuple[Extent, ...]] = field(default_factory=list)
     indirect_extents: int = 0
+    # The size of its data blocks (the recordsize when it was written, kept by later
+    # writes as dmu_object_set_blocksize() only changes a single-block file) and their
+    # sizes in file order (records.block_plan): what a partial overwrite needs to tell
+    # which blocks it touches. 0 and [] for files made otherwise (volumes, fio).
+    block_size: int = 0
+    plan: list[BlockGroup] = field(default_factory=list)
+    # After a partial overwrite: its data as runs of records shared with other versions
+    # of the file (Run); its own blocks are then only its indirect blocks (the last
+    # ``indirect_extents`` of ``extents``). Empty: the file's blocks are all its own.
+    runs: list[Run] = field(default_factory=list)
 
     @property
     def allocated(self) -> int:
@@ -355,6 +389,42 @@ def property_value(pool: Pool, dataset: Dataset, name: str) -> tuple[object, str
     if name == "compression":
         return pool.version.default_compression, "default"
     return DATASET_DEFAULTS[name], "default"
+
+
+Part = File | Run  # a unit of sharing: a file's own blocks, or one run of its records
+
+
+def file_parts(file: File) -> list[Part]:
+    """What the file's blocks are shared as: its runs (after a partial overwrite), each
+    shared with the other versions of the file that hold it, and the file itself for the
+    blocks only it has (all of them when it has no runs)."""
+    return [*file.runs, file]
+
+
+def part_extents(part: Part) -> list[Extent]:
+    """The blocks (every copy) a part stands for."""
+    if isinstance(part, Run):
+        return part.extents
+    if part.runs:
+        return part.extents[len(part.extents) - part.indirect_extents:]
+    return part.extents
+
+
+def part_logical(part: Part) -> tuple[int, int]:
+    """(logical, compressed) bytes the DSL counts for a part's blocks."""
+    if isinstance(part, Run) or not part.runs:
+        return part.logical, part.compressed
+    return (part.logical - sum(r.logical for r in part.runs),
+            part.compressed - sum(r.compressed for r in part.runs))
+
+
+def held_parts(pool: Pool, skip: File | None = None) -> set[int]:
+    """Identities of the parts some dataset or snapshot of the pool holds, through any
+    file but ``skip``."""
+    return {id(part) for ds in pool.datasets.values()
+            for files in (ds.files, *(s.files for s in ds.snapshots))
+            for held in files.values() if held is not skip
+            for part in file_parts(held)}
 
 
 def file_is_referenced(pool: Pool, file: File) -> bool:

@@ -86,12 +86,15 @@ class BlockGroup:
 def block_plan(size: int, recordsize: int, content: str | DataPattern | Content,
                compression_name: str, ashift: int,
                min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS,
-               zstd_early_abort: bool = False) -> list[BlockGroup]:
+               zstd_early_abort: bool = False, first: int = 0,
+               end: int | None = None) -> list[BlockGroup]:
     """The data blocks of a file of ``size`` bytes, in file order, grouped where
     consecutive blocks are alike. ``ashift`` is the pool's smallest (spa_min_ashift),
-    to which compressed sizes are rounded."""
+    to which compressed sizes are rounded. ``first`` and ``end``: only blocks
+    [first, end) (the records a partial overwrite touches, labsim.zfs.overwrite)."""
     layout = file_layout(size, recordsize)
-    if layout.count == 0:
+    end = layout.count if end is None else min(end, layout.count)
+    if layout.count == 0 or first >= end:
         return []
     data = compression.as_content(content, size)
     bs = layout.block_size
@@ -116,14 +119,15 @@ def block_plan(size: int, recordsize: int, content: str | DataPattern | Content,
     # (zeros, random, fio's buffers) has full blocks that repeat every lcm(chunk, bs) / bs
     # blocks (one block when the chunk divides the record, as it does in the lessons):
     # a 1 TiB file costs a few blocks' work. Any other content is sized record by record.
-    full = layout.count - 1
+    last = layout.count - 1
+    full = max(0, min(end, last) - first)  # whole records of data asked for
     pattern = compression.stationary_pattern(data)
     if pattern is None:
-        for i in range(full):
+        for i in range(first, first + full):
             add(block_at(i), 1)
     else:
         period = pattern.chunk // gcd(pattern.chunk, bs) if pattern.kind == "fio" else 1
-        cycle = [block_at(i) for i in range(min(period, full))]
+        cycle = [block_at(first + i) for i in range(min(period, full))]
         if cycle:
             repeats, rest = divmod(full, len(cycle))
             if len(set(cycle)) == 1:
@@ -134,8 +138,21 @@ def block_plan(size: int, recordsize: int, content: str | DataPattern | Content,
                         add(block, 1)
                 for block in cycle[:rest]:
                     add(block, 1)
-    add(block_at(full), 1)
+    if end > last:
+        add(block_at(last), 1)
     return groups
+
+
+def plan_slice(groups: list[BlockGroup], start: int, end: int) -> list[BlockGroup]:
+    """Blocks [start, end) of a file's block plan (block_plan()), as groups."""
+    out: list[BlockGroup] = []
+    position = 0
+    for group in groups:
+        lo, hi = max(start, position), min(end, position + group.count)
+        if lo < hi:
+            out.append(BlockGroup(group.lsize, group.psize, hi - lo, group.embedded))
+        position += group.count
+    return out
 
 
 def allocated_size(psize: int, ashift: int) -> int:

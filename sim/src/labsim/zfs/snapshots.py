@@ -27,8 +27,11 @@ Space is computed from who holds which blocks, with the rules of OpenZFS 2.1's D
 * ``zfs promote`` (dsl_dataset_promote_sync()) moves the origin snapshot and those before
   it to the clone, with the space they hold; the old parent becomes a clone.
 
-Files are the unit of sharing: the lab and the widget write whole files (dd without
-conv=notrunc), so a file's blocks are born and die together.
+The unit of sharing is a part of a file (labsim.zfs.pool.file_parts): a file written
+whole is one part, its blocks born and dying together; a partial overwrite
+(labsim.zfs.overwrite) makes a new version of the file that shares runs of records with
+the old one, so a snapshot of the old version keeps as unique only the records the
+overwrite touched and the old indirect blocks.
 
 Metadata: when a head changes after a snapshot, the blocks of its object set that the
 change rewrites (the objset block, meta-dnode blocks, the directory) are copied on write,
@@ -46,11 +49,16 @@ from dataclasses import dataclass
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
 from labsim.zfs.objset import child_mounted
-from labsim.zfs.pool import Dataset, File, Pool, Snapshot, file_is_referenced
-from labsim.zfs.space import dataset_referenced, file_used_bytes, usedbyrefreservation
+from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
+from labsim.zfs.space import (
+    dataset_referenced,
+    part_used_bytes,
+    parts_of,
+    usedbyrefreservation,
+)
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.versions import KiB
-from labsim.zfs.write_path import free_file
+from labsim.zfs.write_path import free_unheld
 
 
 class SnapshotError(Exception):
@@ -128,15 +136,16 @@ Token = tuple[str, str, int]  # (group, what, version): one version of a metadat
 
 
 def _ids(objset: Objset | None) -> set[int]:
-    return set() if objset is None else {id(f) for f in objset.files.values()}
+    """The parts (runs of records, files' own blocks) the object set holds."""
+    return set() if objset is None else set(parts_of(objset.files.values()))
 
 
-def _bytes(pool: Pool, files: Iterable[File]) -> int:
-    return sum(file_used_bytes(pool, f) for f in files)
+def _bytes(pool: Pool, parts: Iterable[Part]) -> int:
+    return sum(part_used_bytes(pool, p) for p in parts)
 
 
-def _files_of(objsets: Iterable[Objset]) -> dict[int, File]:
-    return {id(f): f for o in objsets for f in o.files.values()}
+def _files_of(objsets: Iterable[Objset]) -> dict[int, Part]:
+    return parts_of(f for o in objsets for f in o.files.values())
 
 
 def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
@@ -296,7 +305,7 @@ def _clone_own(pool: Pool, dataset: Dataset) -> tuple[int, int]:
     members = chain(pool, dataset)
     tokens = _chain_tokens(dataset, members)
     inherited = _ids(members[0])
-    own = [f for f in dataset.files.values() if id(f) not in inherited]
+    own = [p for i, p in parts_of(dataset.files.values()).items() if i not in inherited]
     return _bytes(pool, own), _token_bytes(pool, tokens[-1] - tokens[0])
 
 
@@ -391,12 +400,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
 
 
 def _free_unheld(pool: Pool, files: Iterable[File]) -> None:
-    seen: set[int] = set()
-    for file in files:
-        if id(file) in seen or file_is_referenced(pool, file):
-            continue
-        seen.add(id(file))
-        free_file(pool, file)  # cloned blocks only lose a reference
+    free_unheld(pool, list(files))  # cloned blocks only lose a reference
 
 
 def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:

@@ -7,10 +7,12 @@ and dsl_dataset.c); labsim sums the extents of the files and objsets that hold t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from labsim.zfs import metadata_blocks
 from labsim.zfs.metadata_blocks import Cost
 from labsim.zfs.objset import objset_blocks
-from labsim.zfs.pool import Dataset, File, Pool
+from labsim.zfs.pool import Dataset, File, Part, Pool, file_parts, part_extents, part_logical
 from labsim.zfs.volume_reservation import VolumeSpace
 
 
@@ -43,20 +45,32 @@ def dataset_logical_referenced(pool: Pool, dataset: Dataset) -> int:
     return objset_cost(pool, dataset).physical + sum(f.logical for f in dataset.files.values())
 
 
-def _dir_files(pool: Pool, dataset: Dataset) -> list[File]:
-    """The files whose blocks are charged to the dataset's dsl_dir: those its head or any
-    of its snapshots holds (dsl_dataset_block_born() adds a block to its dir; a block
-    killed in the head while a snapshot holds it stays, dsl_dataset_block_kill()), less a
-    clone's files still shared with its origin snapshot (charged to the origin's dir)."""
-    held: dict[int, File] = {id(f): f for f in dataset.files.values()}
+def parts_of(files: Iterable[File]) -> dict[int, Part]:
+    """The parts (pool.file_parts: runs of records and files' own blocks) of ``files``,
+    each once, by identity."""
+    return {id(part): part for f in files for part in file_parts(f)}
+
+
+def part_used_bytes(pool: Pool, part: Part) -> int:
+    """Every copy of every block of one part, deflated (bp_get_dsize())."""
+    return sum(pool.vdevs[e.vdev].deflate(e.length) for e in part_extents(part))
+
+
+def _dir_files(pool: Pool, dataset: Dataset) -> list[Part]:
+    """The blocks charged to the dataset's dsl_dir, as parts of files: those its head or
+    any of its snapshots holds (dsl_dataset_block_born() adds a block to its dir; a block
+    killed in the head while a snapshot holds it stays, dsl_dataset_block_kill()), less
+    a clone's blocks still shared with its origin snapshot (charged to the origin's
+    dir)."""
+    held = parts_of(dataset.files.values())
     for snap in dataset.snapshots:
-        held.update((id(f), f) for f in snap.files.values())
+        held.update(parts_of(snap.files.values()))
     if dataset.origin is not None:
         origin = next((s for d in pool.datasets.values() for s in d.snapshots
                        if s.name == dataset.origin), None)
         if origin is not None:
-            for f in origin.files.values():
-                held.pop(id(f), None)
+            for key in parts_of(origin.files.values()):
+                held.pop(key, None)
     return list(held.values())
 
 
@@ -73,7 +87,7 @@ def _dir_bytes(pool: Pool, dataset: Dataset, logical: bool) -> int:
         # nothing (recorded on 2.3.9: logicalused 0).
         if d.origin is None or files:
             total += objset_cost(pool, d).physical
-        total += sum(f.logical if logical else f.compressed for f in files)
+        total += sum(part_logical(f)[0 if logical else 1] for f in files)
     if dataset.name == pool.name:
         total += _mos_logical(pool)
     return total
@@ -150,7 +164,8 @@ def unique_bytes(pool: Pool, dataset: Dataset) -> int:
     if not dataset.snapshots:
         return dataset_referenced(pool, dataset)
     newest = dataset.snapshots[-1].txg
-    return sum(file_used_bytes(pool, f) for f in dataset.files.values() if f.birth > newest)
+    return sum(part_used_bytes(pool, part) for part in parts_of(dataset.files.values()).values()
+               if part.birth > newest)
 
 
 def usedbyrefreservation(pool: Pool, dataset: Dataset) -> int:

@@ -19,7 +19,18 @@ from labsim.zfs.metadata_rewrite import rewrite_metadata
 from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.mos import objset_id
 from labsim.zfs.objset import objset_changed
-from labsim.zfs.pool import Dataset, Extent, File, Pool, file_is_referenced, property_value
+from labsim.zfs.pool import (
+    Dataset,
+    Extent,
+    File,
+    Part,
+    Pool,
+    Run,
+    file_parts,
+    held_parts,
+    part_extents,
+    property_value,
+)
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.space import dataset_available
 from labsim.zfs.txg import advance_txg
@@ -59,35 +70,16 @@ def write_file(
                                 pool.version.zstd_early_abort)
     if name in dataset.files:
         remove_file(pool, dataset, name)
-    file = File(name, content=content, object=dataset.next_object, birth=pool.txg)
+    file = File(name, content=content, object=dataset.next_object, birth=pool.txg,
+                block_size=layout.block_size)
     dataset.next_object += 1
     dataset.files[name] = file
     objset = objset_id(pool, dataset)
-    done = 0  # data blocks written so far, holes included
-    allocated = 0  # of which allocated
-    short = False
     copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
-    pending = 0  # dsize of the ditto copies of the blocks written so far (placed at the end)
-    for group in groups:
-        if group.psize == 0:  # holes and embedded blocks: nothing to allocate
-            done += group.count
-            if group.embedded:  # but an embedded block counts its logical size
-                file.logical += group.count * group.lsize
-                allocated += group.count
-            continue
-        count, short = write_blocks(pool, dataset, file, group.psize, group.count,
-                                     layout.block_size, done, objset, pressure,
-                                     copies, pending)
-        pending += (copies - 1) * count * max(v.dsize(group.psize) for v in pool.vdevs)
-        file.logical += count * group.lsize
-        file.compressed += count * group.psize
-        done += count
-        allocated += count
-        if short:
-            break
+    done, allocated, short = write_groups(pool, dataset, file, groups, layout.block_size,
+                                          0, objset, pressure, copies)
+    file.plan = records.plan_slice(groups, 0, done)
     file.size = min(nbytes, done * layout.block_size)
-    if copies > 1 and allocated:
-        ditto.add_copies(pool, file, copies)
     if allocated:
         before = len(file.extents)
         # Indirect blocks are metadata: one copy more than the data, at most three
@@ -98,6 +90,40 @@ def write_file(
     if short and file.size < nbytes:
         raise NoSpace(file.size)
     return file.size
+
+
+def write_groups(pool: Pool, dataset: Dataset, file: File,
+                 groups: list[records.BlockGroup], block_size: int, first_block: int,
+                 objset: int, pressure: float, copies: int) -> tuple[int, int, bool]:
+    """Write the data blocks ``groups`` (records.block_plan) of ``file`` from record
+    ``first_block`` on, with ``copies`` copies each (ditto.add_copies(), which makes
+    ``file.extents`` and ``file.ditto`` every copy of every block written). Returns the
+    records done (holes included), how many of them have a block pointer, and whether
+    the pool ran short of space."""
+    done = 0  # data blocks written so far, holes included
+    allocated = 0  # of which allocated
+    short = False
+    pending = 0  # dsize of the ditto copies of the blocks written so far (placed at the end)
+    for group in groups:
+        if group.psize == 0:  # holes and embedded blocks: nothing to allocate
+            done += group.count
+            if group.embedded:  # but an embedded block counts its logical size
+                file.logical += group.count * group.lsize
+                allocated += group.count
+            continue
+        count, short = write_blocks(pool, dataset, file, group.psize, group.count,
+                                     block_size, first_block + done, objset, pressure,
+                                     copies, pending)
+        pending += (copies - 1) * count * max(v.dsize(group.psize) for v in pool.vdevs)
+        file.logical += count * group.lsize
+        file.compressed += count * group.psize
+        done += count
+        allocated += count
+        if short:
+            break
+    if copies > 1 and allocated:
+        ditto.add_copies(pool, file, copies)
+    return done, allocated, short
 
 
 def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: int,
@@ -222,11 +248,36 @@ def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
 def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:
     file = dataset.files.pop(name)
     # A snapshot or a clone that still holds the file keeps its blocks (they go on the
-    # dataset's deadlist, dsl_dataset_block_kill() in module/zfs/dsl_dataset.c).
-    if not file_is_referenced(pool, file):
-        free_file(pool, file)  # cloned blocks only lose a reference
+    # dataset's deadlist, dsl_dataset_block_kill() in module/zfs/dsl_dataset.c), and
+    # another version of the file keeps the runs of records it shares with it.
+    free_unheld(pool, [file])
     objset_changed(pool, dataset)
     advance_txg(pool)
+
+
+def free_unheld(pool: Pool, files: list[File]) -> None:
+    """Free what of ``files`` no dataset or snapshot holds any more: the files' own
+    blocks and their runs of records (pool.file_parts) that no other file points at."""
+    held = held_parts(pool)
+    seen: set[int] = set()
+    for file in files:
+        for part in file_parts(file):
+            if id(part) in held or id(part) in seen:
+                continue
+            seen.add(id(part))
+            free_part(pool, part)
+
+
+def free_part(pool: Pool, part: Part) -> None:
+    """Free one part of a file: a run's data blocks, or a file's own blocks (those of a
+    file without runs, or only the indirect blocks of one with runs)."""
+    if isinstance(part, Run):
+        _free_data(pool, part.extents, part.ditto)
+    elif part.runs:
+        for extent in part_extents(part):
+            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    else:
+        free_file(pool, part)  # cloned blocks only lose a reference
 
 
 # ---------------------------------------------------------------- freeing blocks
@@ -263,13 +314,25 @@ def free_file(pool: Pool, file: File) -> None:
         for extent in file.extents:
             pool.vdevs[extent.vdev].release(extent.offset, extent.length)
         return
-    if file.ditto:
-        for group in file.ditto:
+    _free_data(pool, data_extents(file), file.ditto)
+    for extent in file.extents[len(file.extents) - file.indirect_extents:]:
+        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+
+
+def _free_data(pool: Pool, extents: list[Extent], groups: list[tuple[Extent, ...]]) -> None:
+    """Free data blocks (``extents``, or per block ``groups`` of ditto copies), each
+    through the BRT first: only a block with no clone reference left is freed."""
+    if not pool.brt.entries:
+        for extent in extents:
+            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        return
+    if groups:
+        for group in groups:
             if brt.decref(pool.brt, (group[0].vdev, group[0].offset)):
                 for copy in group:
                     pool.vdevs[copy.vdev].release(copy.offset, copy.length)
     else:
-        for extent in data_extents(file):
+        for extent in extents:
             vdev, size = pool.vdevs[extent.vdev], extent.block_size
             run_start, run_length = extent.offset, 0  # consecutive blocks freed together
             for i in range(extent.blocks):
@@ -284,5 +347,3 @@ def free_file(pool: Pool, file: File) -> None:
                 run_length = 0
             if run_length:
                 vdev.release(run_start, run_length)
-    for extent in file.extents[len(file.extents) - file.indirect_extents:]:
-        pool.vdevs[extent.vdev].release(extent.offset, extent.length)

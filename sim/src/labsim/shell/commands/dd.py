@@ -25,6 +25,7 @@ from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
 from labsim.zfs import labels, scan
 from labsim.zfs.errors import NoSpace
+from labsim.zfs.overwrite import can_overwrite_in_place, overwrite_range
 from labsim.zfs.pool import file_content, property_value
 from labsim.zfs.write_path import write_file
 
@@ -79,7 +80,12 @@ def main(session: Session, argv: list[str]) -> CommandResult:
             data = model.write_at(before, start, model.of_source(stream, size))
         try:
             total = data.size if isinstance(data, Content) else size
-            written = write_file(hit.pool, hit.dataset, hit.name, total, data)
+            if (isinstance(data, Content) and notrunc and wanted is not None
+                    and can_overwrite_in_place(existing, start + size)):
+                # Only the records the range touches are written anew (labsim.zfs.overwrite).
+                overwrite_range(hit.pool, hit.dataset, hit.name, start, size, data)
+            else:
+                written = write_file(hit.pool, hit.dataset, hit.name, total, data)
             if isinstance(data, Content):
                 written = size
         except NoSpace as full:

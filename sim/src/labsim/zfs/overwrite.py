@@ -1,0 +1,202 @@
+"""Partial overwrites: a write into the middle of an existing file copies on write only
+the records it touches.
+
+zfs_write() (module/zfs/zfs_vnops.c, zfs-2.3.9) hands the range to dmu_write_uio_dbuf()
+-> dmu_buf_hold_array(): only the level-0 dbufs the range covers are dirtied
+(dbuf_dirty(), module/zfs/dbuf.c), a partly covered one after reading it
+(dbuf_will_dirty()). When the txg syncs, dbuf_sync_leaf() writes each dirty record
+anew, whole, to a new place; dbuf_write_done() -> dsl_dataset_block_kill()
+(module/zfs/dsl_dataset.c) frees the record's old block, or leaves it to a snapshot
+that was taken after it was born (its deadlist). The indirect blocks above the dirty
+records and the dnode are dirtied too (dbuf_dirty() walks up the tree), so they are new
+as well. The records the write does not touch keep their block pointers: the new version
+of the file shares them with every snapshot or clone of the old one.
+
+labsim keeps a file's data as runs of records (labsim.zfs.pool.Run) shared by identity
+between the versions of the file; a partial overwrite splits the runs around the touched
+records, writes new ones for those through the write path (records.block_plan for their
+sizes under the dataset's compression now, write_path.write_groups for their placement,
+ditto copies included) and new indirect blocks for the whole tree, then frees what of the
+old version nobody holds any more (write_path.free_unheld).
+
+A file's block size does not change once it has more than one block
+(dmu_object_set_blocksize() fails with ENOTSUP then; zfs_grow_blocksize() only grows a
+single-block file), so the records are those of the file's own block size, whatever the
+dataset's recordsize is now.
+"""
+
+from __future__ import annotations
+
+from labsim.content.model import Content
+from labsim.zfs import records
+from labsim.zfs.errors import NoSpace
+from labsim.zfs.mos import objset_id
+from labsim.zfs.objset import objset_changed
+from labsim.zfs.pool import Dataset, Extent, File, Pool, Run, property_value
+from labsim.zfs.records import SPA_DVAS_PER_BP, BlockGroup
+from labsim.zfs.txg import advance_txg
+from labsim.zfs.write_path import allocate_indirects, data_extents, free_unheld, write_groups
+
+
+def can_overwrite_in_place(file: File | None, end: int) -> bool:
+    """Whether a write ending at byte ``end`` into ``file`` copies on write only the
+    records it touches (labsim's overwrite_range()): the file has more than one block of
+    known sizes. A single-block file is rewritten whole anyway (its one block, which may
+    grow to the recordsize: zfs_grow_blocksize()), which write_file() does."""
+    return (file is not None and file.block_size > 0 and file.size > file.block_size
+            and bool(file.plan or file.runs) and end > 0)
+
+
+def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length: int,
+                    content: Content, mtime: float = 0.0,
+                    pressure: float | None = None) -> int:
+    """Write bytes [start, start + length) of file ``name`` (whose whole content becomes
+    ``content``, labsim.content.model.write_at of the old one) copying on write only the
+    records they touch. Returns the file's new size; raises NoSpace (with the size the
+    file reached) when the pool fills up."""
+    if pressure is None:
+        pressure = pool.version.streaming_throttle_pressure
+    old = dataset.files[name]
+    bs = old.block_size
+    size = content.size
+    old_count, count = -(-old.size // bs), -(-size // bs)
+    first, end = start // bs, -(-(start + length) // bs)
+    compression = str(property_value(pool, dataset, "compression")[0])
+    plan = records.block_plan(size, bs, content, compression, pool.min_ashift,
+                              pool.version.compression_min_savings,
+                              pool.version.zstd_early_abort, first=first, end=end)
+    copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
+    objset = objset_id(pool, dataset)
+    birth = pool.txg
+    scratch = File(name, object=old.object)  # collects the new records' blocks
+    done, _, short = write_groups(pool, dataset, scratch, plan, bs, first, objset,
+                                  pressure, copies)
+    written = Run(first, done, records.plan_slice(plan, 0, done), scratch.extents,
+                  scratch.ditto, scratch.logical, scratch.compressed, birth)
+    runs = runs_of(old)
+    for cut in (first, first + done):
+        split_runs(pool, runs, cut)
+    runs = runs_of(old)  # split_runs() replaced them in every holder
+    kept = [r for r in runs if r.first + r.count <= first or r.first >= first + done]
+    # Records between the old end and the write (seek past the end) were never written:
+    # holes, whatever the compression (no block pointer, dbuf_hold() of a hole).
+    gap = max(0, first - old_count)
+    holes = [Run(old_count, gap, [BlockGroup(bs, 0, gap)], birth=birth)] if gap else []
+    new_runs = sorted([*kept, *holes, *([written] if done else [])], key=lambda r: r.first)
+    reached = max(old.size, min(size, (first + done) * bs))
+    new = File(name, size=min(size, reached), mtime=mtime, content=content,
+               object=old.object, birth=birth, block_size=bs, runs=new_runs)
+    new.plan = [group for run in new_runs for group in run.plan]
+    new.logical = sum(r.logical for r in new_runs)
+    new.compressed = sum(r.compressed for r in new_runs)
+    rebuild_extents(new)
+    blocks = max(old_count, min(count, first + done))
+    if any(group.present for group in new.plan):
+        # The indirect blocks above the dirty records are new (dbuf_dirty() dirties the
+        # parent dbufs up to the dnode); labsim writes the whole tree anew, with the
+        # data's copies + 1 (dmu_write_policy()).
+        before = len(new.extents)
+        allocate_indirects(pool, new, blocks, objset, min(copies + 1, SPA_DVAS_PER_BP))
+        new.indirect_extents = len(new.extents) - before
+    dataset.files[name] = new
+    # dsl_dataset_block_kill() of the old blocks: freed unless a snapshot, a clone or the
+    # new version still points at them.
+    free_unheld(pool, [old])
+    objset_changed(pool, dataset)
+    advance_txg(pool)
+    if short and new.size < size:
+        raise NoSpace(new.size)
+    return new.size
+
+
+def runs_of(file: File) -> list[Run]:
+    """The file's data as runs of records: those it has, or (the first time it is
+    partly overwritten) one run of all its data blocks, which the file keeps from then
+    on (the same blocks; only how they are shared is new)."""
+    if not file.runs:
+        groups = file.plan
+        count = sum(g.count for g in groups)
+        file.runs = [Run(0, count, list(groups), data_extents(file), list(file.ditto),
+                         sum(g.lsize * g.count for g in groups if g.present),
+                         sum(g.psize * g.count for g in groups), file.birth)]
+    return file.runs
+
+
+def split_runs(pool: Pool, runs: list[Run], cut: int) -> None:
+    """Split the run of ``runs`` that ``cut`` falls inside into two, at record ``cut``,
+    in every file of the pool that holds it (a head's, a snapshot's or a clone's
+    version of the file): the run becomes its first part and a new run its second."""
+    run = next((r for r in runs if r.first < cut < r.first + r.count), None)
+    if run is None:
+        return
+    keep = cut - run.first
+    head_plan = records.plan_slice(run.plan, 0, keep)
+    tail_plan = records.plan_slice(run.plan, keep, run.count)
+    blocks = sum(g.count for g in head_plan if g.psize)  # blocks with extents
+    if run.ditto:
+        head_ditto, tail_ditto = run.ditto[:blocks], run.ditto[blocks:]
+        head_extents = [copy for group in head_ditto for copy in group]
+        tail_extents = [copy for group in tail_ditto for copy in group]
+    else:
+        head_ditto, tail_ditto = [], []
+        head_extents, tail_extents = _split_extents(run.extents, blocks)
+    tail = Run(cut, run.count - keep, tail_plan, tail_extents, tail_ditto,
+               _logical(tail_plan), _compressed(tail_plan), run.birth)
+    run.count, run.plan, run.extents, run.ditto = keep, head_plan, head_extents, head_ditto
+    run.logical, run.compressed = _logical(head_plan), _compressed(head_plan)
+    for holder in _holders(pool, run):
+        index = next(i for i, r in enumerate(holder.runs) if r is run)
+        holder.runs.insert(index + 1, tail)
+        rebuild_extents(holder, keep_indirects=True)
+
+
+def rebuild_extents(file: File, keep_indirects: bool = False) -> None:
+    """Make ``file.extents`` and ``file.ditto`` its runs' blocks in record order,
+    followed (``keep_indirects``) by its indirect blocks as they were."""
+    indirect = file.extents[len(file.extents) - file.indirect_extents:] \
+        if keep_indirects and file.indirect_extents else []
+    file.extents = [e for run in file.runs for e in run.extents] + indirect
+    file.ditto = [g for run in file.runs for g in run.ditto]
+    if not keep_indirects:
+        file.indirect_extents = 0
+
+
+def _holders(pool: Pool, run: Run) -> list[File]:
+    """Every file of the pool (heads, snapshots, clones) whose runs include ``run``."""
+    seen: dict[int, File] = {}
+    for dataset in pool.datasets.values():
+        for files in (dataset.files, *(s.files for s in dataset.snapshots),
+                      *(s.files for s in dataset.destroyed_snapshots)):
+            for file in files.values():
+                if any(r is run for r in file.runs):
+                    seen[id(file)] = file
+    return list(seen.values())
+
+
+def _split_extents(extents: list[Extent], blocks: int) -> tuple[list[Extent], list[Extent]]:
+    """The first ``blocks`` blocks of ``extents`` and the rest, splitting an extent of
+    several blocks where the cut falls inside it."""
+    head: list[Extent] = []
+    tail: list[Extent] = []
+    left = blocks
+    for extent in extents:
+        if left >= extent.blocks:
+            head.append(extent)
+            left -= extent.blocks
+        elif left == 0:
+            tail.append(extent)
+        else:
+            size = extent.block_size
+            head.append(Extent(extent.vdev, extent.offset, left * size, size))
+            tail.append(Extent(extent.vdev, extent.offset + left * size,
+                               extent.length - left * size, size))
+            left = 0
+    return head, tail
+
+
+def _logical(plan: list[BlockGroup]) -> int:
+    return sum(g.lsize * g.count for g in plan if g.present)
+
+
+def _compressed(plan: list[BlockGroup]) -> int:
+    return sum(g.psize * g.count for g in plan)
