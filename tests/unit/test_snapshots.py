@@ -248,7 +248,8 @@ def test_list_sorts_snapshots_after_their_dataset_by_txg(session):
 
 # ---------------------------------------------------------------- invariants
 
-OPS = st.lists(st.tuples(st.sampled_from(["write", "rm", "snap", "clone", "cwrite"]),
+OPS = st.lists(st.tuples(st.sampled_from(["write", "rm", "snap", "clone", "cwrite",
+                                          "pwrite", "cpwrite"]),
                          st.integers(min_value=0, max_value=3)), min_size=1, max_size=12)
 
 
@@ -266,6 +267,12 @@ def _apply(session: Session, ops) -> None:
             session.run(f"zfs clone p/d@s{n % taken} p/c{n}")
         elif op == "cwrite":
             session.run(f"dd if=/dev/urandom of=/p/c{n}/g bs=128k count=2")
+        elif op == "pwrite":  # into the middle of a file (labsim.zfs.overwrite), or past it
+            session.run(f"dd if=/dev/urandom of=/p/d/f{n} bs=64k seek={n} count=2 "
+                        "conv=notrunc")
+        elif op == "cpwrite":  # a clone's version of a file of its origin
+            session.run(f"dd if=/dev/urandom of=/p/c{n}/f{n} bs=64k seek=1 count=1 "
+                        "conv=notrunc")
 
 
 def _pool(session: Session):
@@ -317,7 +324,7 @@ def test_would_reclaim_is_what_destroying_the_range_frees(ops, data):
 def test_destroying_every_snapshot_frees_usedbysnapshots(ops):
     session = Session()
     run_all(session, SETUP)
-    _apply(session, [(op, n) for op, n in ops if op not in ("clone", "cwrite")])
+    _apply(session, [(op, n) for op, n in ops if op not in ("clone", "cwrite", "cpwrite")])
     pool = _pool(session)
     dataset = pool.datasets["p/d"]
     if not dataset.snapshots:

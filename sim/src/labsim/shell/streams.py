@@ -19,6 +19,7 @@ from labsim.shell import fs
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, HostFile
 from labsim.zfs.errors import NoSpace
+from labsim.zfs.overwrite import can_overwrite_in_place, overwrite_range
 from labsim.zfs.pool import file_content
 from labsim.zfs.write_path import write_file
 
@@ -75,10 +76,17 @@ def write_to(session: Session, target: str, data: Content, append: bool,
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name:
         old = hit.dataset.files.get(hit.name)
-        if append and old is not None:
+        start = old.size if append and old is not None else 0
+        if start:
             data = model.concat(file_content(old), data)
         try:
-            write_file(hit.pool, hit.dataset, hit.name, data.size, data)
+            if start and can_overwrite_in_place(old, data.size):
+                # O_APPEND: only the last record and the new ones are written
+                # (labsim.zfs.overwrite).
+                overwrite_range(hit.pool, hit.dataset, hit.name, start, data.size - start,
+                                data)
+            else:
+                write_file(hit.pool, hit.dataset, hit.name, data.size, data)
         except NoSpace:
             hit.dataset.files[hit.name].mtime = session.clock
             return CommandResult.fail(f"{command}: write error: No space left on device")
