@@ -185,3 +185,22 @@ def test_appending_writes_only_the_last_record_and_the_new_ones(session):
     # so the append starts record 64): runs (0, 64) shared, (64, 1) new.
     assert [(r.first, r.count) for r in new.runs] == [(0, 64), (64, 1)]
     assert new.runs[0] is dataset.snapshots[0].files["f"].runs[0]
+
+
+def test_level_one_blocks_over_untouched_records_stay_shared(session):
+    # 4K records: 8M is 2048 of them, under two level-1 blocks of 1024 pointers and a
+    # level-2 block of two. Records 1500-1509 are under the second L1 only.
+    run_all(session, "zfs create -o recordsize=4K -o compression=off p/small\n"
+            "dd if=/dev/urandom of=/p/small/f bs=1M count=8 status=none\n"
+            "zfs snapshot p/small@s\n"
+            "dd if=/dev/urandom of=/p/small/f bs=4K seek=1500 count=10 conv=notrunc")
+    dataset = session.pools["p"].datasets["p/small"]
+    old, new = dataset.snapshots[0].files["f"], dataset.files["f"]
+    assert len(old.indirect_runs) == len(new.indirect_runs) == 2
+    assert old.indirect_runs[0] is new.indirect_runs[0]
+    assert old.indirect_runs[1] is not new.indirect_runs[1]
+    # The snapshot's own: 10 records, the old second L1 (1024 pointers: 40K, two
+    # copies) and the old L2 (2 pointers: one 4K sector, two copies), and the metadata
+    # the head rewrote (below 64K); not the first L1.
+    data = 10 * 4 * KiB + 2 * 40 * KiB + 2 * 4 * KiB
+    assert data < used(session, "p/small@s") < data + 64 * KiB

@@ -33,9 +33,16 @@ from labsim.zfs.errors import NoSpace
 from labsim.zfs.mos import objset_id
 from labsim.zfs.objset import objset_changed
 from labsim.zfs.pool import Dataset, Extent, File, Pool, Run, property_value
-from labsim.zfs.records import SPA_DVAS_PER_BP, BlockGroup
+from labsim.zfs.records import POINTERS_PER_INDIRECT, SPA_DVAS_PER_BP, BlockGroup
 from labsim.zfs.txg import advance_txg
-from labsim.zfs.write_path import allocate_indirects, data_extents, free_unheld, write_groups
+from labsim.zfs.write_path import (
+    INDIRECT_BATCH_FROM,
+    allocate_indirects,
+    data_extents,
+    free_unheld,
+    place_indirects,
+    write_groups,
+)
 
 
 def can_overwrite_in_place(file: File | None, end: int) -> bool:
@@ -93,10 +100,25 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     blocks = max(old_count, min(count, first + done))
     if any(group.present for group in new.plan):
         # The indirect blocks above the dirty records are new (dbuf_dirty() dirties the
-        # parent dbufs up to the dnode); labsim writes the whole tree anew, with the
-        # data's copies + 1 (dmu_write_policy()).
+        # parent dbufs up to the dnode), with the data's copies + 1 (dmu_write_policy());
+        # the level-1 blocks above untouched records stay shared.
         before = len(new.extents)
-        allocate_indirects(pool, new, blocks, objset, min(copies + 1, SPA_DVAS_PER_BP))
+        metadata_copies = min(copies + 1, SPA_DVAS_PER_BP)
+        tree = indirect_runs_of(pool, old, metadata_copies)
+        if tree is None:  # blocks labsim cannot tell apart: the whole tree anew
+            allocate_indirects(pool, new, blocks, objset, metadata_copies)
+        else:
+            dirty = range(first // POINTERS_PER_INDIRECT,
+                          -(-(first + done) // POINTERS_PER_INDIRECT)) if done else range(0)
+            new.indirect_runs = _level_one(pool, new, tree, old_count, blocks, dirty,
+                                           objset, metadata_copies, birth)
+            for run in new.indirect_runs:
+                new.extents.extend(run.extents)
+                new.logical += run.logical
+                new.compressed += run.compressed
+            level_ones = -(-blocks // POINTERS_PER_INDIRECT)
+            place_indirects(pool, new, records.indirect_block_runs(level_ones), objset,
+                            metadata_copies)
         new.indirect_extents = len(new.extents) - before
     dataset.files[name] = new
     # dsl_dataset_block_kill() of the old blocks: freed unless a snapshot, a clone or the
@@ -120,6 +142,68 @@ def runs_of(file: File) -> list[Run]:
                          sum(g.lsize * g.count for g in groups if g.present),
                          sum(g.psize * g.count for g in groups), file.birth)]
     return file.runs
+
+
+def _pointers(blocks: int, index: int) -> int:
+    """Block pointers level-1 block ``index`` of a file of ``blocks`` blocks holds."""
+    return min(POINTERS_PER_INDIRECT, blocks - index * POINTERS_PER_INDIRECT)
+
+
+def _level_one(pool: Pool, file: File, tree: list[Run], old_blocks: int, blocks: int,
+               dirty: range, objset: int, copies: int, birth: int) -> list[Run]:
+    """The level-1 indirect blocks of the new version of a file of ``blocks`` blocks:
+    the old ones (``tree``, of ``old_blocks``) where no record under them was written
+    and they hold as many pointers as before, new ones where records were."""
+    out: list[Run] = []
+    for index in range(-(-blocks // POINTERS_PER_INDIRECT)):
+        pointers = _pointers(blocks, index)
+        if (index not in dirty and index < len(tree)
+                and pointers == _pointers(old_blocks, index)):
+            out.append(tree[index])
+            continue
+        scratch = File(file.name, object=file.object)
+        place_indirects(pool, scratch, [(pointers, 1)], objset, copies)
+        out.append(Run(index, 0, [], scratch.extents, [], scratch.logical,
+                       scratch.compressed, birth))
+    return out
+
+
+def indirect_runs_of(pool: Pool, file: File, copies: int) -> list[Run] | None:
+    """The file's level-1 indirect blocks as runs (one each), shared with the file's
+    other versions from now on: those it has, or those of its tree as
+    write_path.allocate_indirects() placed them (level 1 first, ``copies`` copies of
+    each block in turn). None when its blocks are not laid out so (another ``copies``
+    then, a copy left out on a full pool, a tree placed in batches)."""
+    if file.indirect_runs:
+        return file.indirect_runs
+    blocks = sum(g.count for g in file.plan) if not file.runs else \
+        sum(r.count for r in file.runs)
+    level_ones = -(-blocks // POINTERS_PER_INDIRECT)
+    if blocks <= 1 or level_ones >= INDIRECT_BATCH_FROM:
+        return None
+    own = file.extents[len(file.extents) - file.indirect_extents:]
+    position = 0
+    tree: list[Run] = []
+    for index in range(level_ones):
+        psize = records.indirect_psize(_pointers(blocks, index), pool.min_ashift)
+        extents: list[Extent] = []
+        for _ in range(copies):
+            if position >= len(own):
+                return None
+            vdev = pool.vdevs[own[position].vdev]
+            want, got = vdev.psize_to_asize(psize), 0
+            while got < want and position < len(own) and own[position].vdev == vdev.id:
+                extents.append(own[position])
+                got += own[position].length
+                position += 1
+            if got != want:
+                return None
+        tree.append(Run(index, 0, [], extents, [], psize, psize, file.birth))
+    upper = records.indirect_block_runs(level_ones)
+    if len(own) - position != copies * sum(count for _, count in upper):
+        return None
+    file.indirect_runs = tree
+    return tree
 
 
 def split_runs(pool: Pool, runs: list[Run], cut: int) -> None:

@@ -102,9 +102,12 @@ class File:
     block_size: int = 0
     plan: list[BlockGroup] = field(default_factory=list)
     # After a partial overwrite: its data as runs of records shared with other versions
-    # of the file (Run); its own blocks are then only its indirect blocks (the last
-    # ``indirect_extents`` of ``extents``). Empty: the file's blocks are all its own.
+    # of the file (Run), and its level-1 indirect blocks, one Run each (no records, the
+    # block's copies as extents), shared too where the overwrite did not touch the
+    # records under them. Its own blocks are then only the indirect blocks above level 1
+    # (the last of ``extents``). Empty: the file's blocks are all its own.
     runs: list[Run] = field(default_factory=list)
+    indirect_runs: list[Run] = field(default_factory=list)
 
     @property
     def allocated(self) -> int:
@@ -398,7 +401,7 @@ def file_parts(file: File) -> list[Part]:
     """What the file's blocks are shared as: its runs (after a partial overwrite), each
     shared with the other versions of the file that hold it, and the file itself for the
     blocks only it has (all of them when it has no runs)."""
-    return [*file.runs, file]
+    return [*file.runs, *file.indirect_runs, file]
 
 
 def part_extents(part: Part) -> list[Extent]:
@@ -406,7 +409,8 @@ def part_extents(part: Part) -> list[Extent]:
     if isinstance(part, Run):
         return part.extents
     if part.runs:
-        return part.extents[len(part.extents) - part.indirect_extents:]
+        shared = sum(len(r.extents) for r in part.indirect_runs)
+        return part.extents[len(part.extents) - part.indirect_extents + shared:]
     return part.extents
 
 
@@ -414,8 +418,9 @@ def part_logical(part: Part) -> tuple[int, int]:
     """(logical, compressed) bytes the DSL counts for a part's blocks."""
     if isinstance(part, Run) or not part.runs:
         return part.logical, part.compressed
-    return (part.logical - sum(r.logical for r in part.runs),
-            part.compressed - sum(r.compressed for r in part.runs))
+    shared = [*part.runs, *part.indirect_runs]
+    return (part.logical - sum(r.logical for r in shared),
+            part.compressed - sum(r.compressed for r in shared))
 
 
 def held_parts(pool: Pool, skip: File | None = None) -> set[int]:

@@ -220,8 +220,16 @@ def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
     them on, they are placed 1/64 of the run at a time, choosing the vdevs again before
     each batch, which keeps filling a 1 TiB pool fast in the browser. Smaller files
     (every lab's) are placed block by block."""
+    place_indirects(pool, file, records.indirect_block_runs(data_blocks), objset, copies)
+
+
+def place_indirects(pool: Pool, file: File, runs: list[tuple[int, int]], objset: int,
+                    copies: int = records.METADATA_COPIES) -> None:
+    """Place indirect blocks given as (pointers held, how many) runs, as
+    allocate_indirects() does for a file's whole tree (a partial overwrite writes only
+    some of them anew, labsim.zfs.overwrite)."""
     allocator = allocator_for(objset, file.object, 1, 0, pool.allocators)
-    for pointers, count in records.indirect_block_runs(data_blocks):
+    for pointers, count in runs:
         psize = records.indirect_psize(pointers, pool.min_ashift)
         # Metadata counts its physical size as its logical size (BP_GET_UCSIZE).
         file.logical += psize * count
