@@ -105,14 +105,20 @@ LIMITS: tuple[Limit, ...] = (
     ),
     Limit(
         area="Partial overwrites",
-        what="Writing into the middle of an existing file (`dd seek=N conv=notrunc`) "
-             "rewrites the whole file; ZFS copies on write only the records the range "
-             "touches.",
-        shows_as="The file's final size and content are right, but a snapshot or a clone "
-                 "shares less with it in labsim: USED of the clone and of the snapshot come "
-                 "out larger.",
-        try_it=f"Overwrite 4 MiB of a cloned 16 MiB file in {LAB_VM} and compare "
-               "`zfs list -o name,used,usedsnap`.",
+        what="`dd seek=N conv=notrunc` and `>>` into a file of more than one block copy on "
+             "write only the records they touch, the level-1 indirect blocks above them and "
+             "the levels above (labsim.zfs.overwrite); a snapshot or clone shares the rest. "
+             "Other partial writers are not followed record by record: `dd seek=N` without "
+             "`conv=notrunc` and any write into a file of one block rewrite the whole file "
+             "(right for a one-block file, too much for a truncating dd), and fio's random "
+             "writes into an existing file are an estimate of the records they touch. A "
+             "file whose indirect tree labsim cannot split (written with another `copies`, "
+             "a copy left out on a full pool, over a million records) gets its whole tree "
+             "rewritten.",
+        shows_as="After those other writes a snapshot or clone of the file comes out with "
+                 "more USED than on real OpenZFS, up to the whole file.",
+        try_it=f"Overwrite 4 MiB of a cloned 16 MiB file with `dd seek=N` (no "
+               f"`conv=notrunc`) in {LAB_VM} and compare `zfs list -o name,used,usedsnap`.",
     ),
     Limit(
         area="Pool metadata",
