@@ -204,3 +204,9 @@ def test_level_one_blocks_over_untouched_records_stay_shared(session):
     # the head rewrote (below 64K); not the first L1.
     data = 10 * 4 * KiB + 2 * 40 * KiB + 2 * 4 * KiB
     assert data < used(session, "p/small@s") < data + 64 * KiB
+
+
+def test_a_write_of_nothing_changes_nothing(session):
+    file = session.pools["p"].datasets["p/d"].files["f"]
+    run_all(session, "dd if=/dev/urandom of=/p/d/f bs=128K seek=3 count=0 conv=notrunc")
+    assert session.pools["p"].datasets["p/d"].files["f"] is file

@@ -41,6 +41,7 @@ from labsim.zfs.write_path import (
     data_extents,
     free_unheld,
     place_indirects,
+    write_file,
     write_groups,
 )
 
@@ -64,6 +65,13 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     if pressure is None:
         pressure = pool.version.streaming_throttle_pressure
     old = dataset.files[name]
+    if length <= 0:  # nothing written: nothing dirtied
+        return old.size
+    copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
+    if (copies > 1) != bool(old.ditto):
+        # Records of one and of several copies in one file: labsim keeps a file's ditto
+        # groups for all its blocks or none (labsim.zfs.ditto), so it rewrites it whole.
+        return write_file(pool, dataset, name, content.size, content, pressure)
     bs = old.block_size
     size = content.size
     old_count, count = -(-old.size // bs), -(-size // bs)
@@ -72,7 +80,6 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     plan = records.block_plan(size, bs, content, compression, pool.min_ashift,
                               pool.version.compression_min_savings,
                               pool.version.zstd_early_abort, first=first, end=end)
-    copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
     objset = objset_id(pool, dataset)
     birth = pool.txg
     scratch = File(name, object=old.object)  # collects the new records' blocks
@@ -87,7 +94,7 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     kept = [r for r in runs if r.first + r.count <= first or r.first >= first + done]
     # Records between the old end and the write (seek past the end) were never written:
     # holes, whatever the compression (no block pointer, dbuf_hold() of a hole).
-    gap = max(0, first - old_count)
+    gap = max(0, first - old_count) if done else 0
     holes = [Run(old_count, gap, [BlockGroup(bs, 0, gap)], birth=birth)] if gap else []
     new_runs = sorted([*kept, *holes, *([written] if done else [])], key=lambda r: r.first)
     reached = max(old.size, min(size, (first + done) * bs))
