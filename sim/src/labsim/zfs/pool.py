@@ -431,9 +431,3 @@ def held_parts(pool: Pool, skip: File | None = None) -> set[int]:
             for held in files.values() if held is not skip
             for part in file_parts(held)}
 
-
-def file_is_referenced(pool: Pool, file: File) -> bool:
-    """Whether any dataset or snapshot of the pool still holds ``file``'s blocks."""
-    return any(held is file for ds in pool.datasets.values()
-               for files in (ds.files, *(s.files for s in ds.snapshots))
-               for held in files.values())
