@@ -423,11 +423,10 @@ def part_logical(part: Part) -> tuple[int, int]:
             part.compressed - sum(r.compressed for r in shared))
 
 
-def held_parts(pool: Pool, skip: File | None = None) -> set[int]:
-    """Identities of the parts some dataset or snapshot of the pool holds, through any
-    file but ``skip``."""
+def held_parts(pool: Pool) -> set[int]:
+    """Identities of the parts some dataset or snapshot of the pool holds."""
     return {id(part) for ds in pool.datasets.values()
             for files in (ds.files, *(s.files for s in ds.snapshots))
-            for held in files.values() if held is not skip
+            for held in files.values()
             for part in file_parts(held)}
 
