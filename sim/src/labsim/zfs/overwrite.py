@@ -4,7 +4,7 @@ the records it touches.
 zfs_write() (module/zfs/zfs_vnops.c, zfs-2.3.9) hands the range to dmu_write_uio_dbuf()
 -> dmu_buf_hold_array(): only the level-0 dbufs the range covers are dirtied
 (dbuf_dirty(), module/zfs/dbuf.c), a partly covered one after reading it
-(dbuf_will_dirty()). When the txg syncs, dbuf_sync_leaf() writes each dirty record
+(dmu_buf_will_dirty()). When the txg syncs, dbuf_sync_leaf() writes each dirty record
 anew, whole, to a new place; dbuf_write_done() -> dsl_dataset_block_kill()
 (module/zfs/dsl_dataset.c) frees the record's old block, or leaves it to a snapshot
 that was taken after it was born (its deadlist). The indirect blocks above the dirty
@@ -16,13 +16,14 @@ labsim keeps a file's data as runs of records (labsim.zfs.pool.Run) shared by id
 between the versions of the file; a partial overwrite splits the runs around the touched
 records, writes new ones for those through the write path (records.block_plan for their
 sizes under the dataset's compression now, write_path.write_groups for their placement,
-ditto copies included) and new indirect blocks for the whole tree, then frees what of the
-old version nobody holds any more (write_path.free_unheld).
+ditto copies included), new level-1 indirect blocks above them and new blocks for the
+levels above (the level-1 blocks above untouched records, one Run each, stay shared),
+then frees what of the old version nobody holds any more (write_path.free_unheld).
 
 A file's block size does not change once it has more than one block
-(dmu_object_set_blocksize() fails with ENOTSUP then; zfs_grow_blocksize() only grows a
-single-block file), so the records are those of the file's own block size, whatever the
-dataset's recordsize is now.
+(dmu_object_set_blocksize() -> dnode_set_blksz() fails with ENOTSUP then;
+zfs_grow_blocksize() only grows a single-block file), so the records are those of the
+file's own block size, whatever the dataset's recordsize is now.
 """
 
 from __future__ import annotations
