@@ -53,12 +53,13 @@ class Run:
     one txg range and shared, by identity, by every version of the file that still points
     at them. A partial overwrite (labsim.zfs.overwrite) makes a new version of the file
     whose runs are the old ones split around the records it touched, plus new runs for
-    those: copy-on-write of the touched records only (dmu_write() -> dbuf_dirty(), and
-    dsl_dataset_block_kill() of the old blocks, module/zfs/dmu.c and dsl_dataset.c at
-    zfs-2.3.9). ``plan`` is the records' sizes in file order (holes and embedded blocks
-    included, which have no extent); ``extents`` and ``ditto`` are the allocated blocks'
-    copies, in that order, as File keeps them; ``logical`` and ``compressed`` what the
-    DSL counts for them (dsl_dataset_block_born())."""
+    those: copy-on-write of the touched records only (dmu_write() in module/zfs/dmu.c ->
+    dbuf_dirty() in dbuf.c, and dsl_dataset_block_kill() of the old blocks in
+    dsl_dataset.c, zfs-2.3.9). ``plan`` is the records' sizes in file order (holes and
+    embedded blocks included, which have no extent); ``extents`` and ``ditto`` are the
+    allocated blocks' copies, in that order, as File keeps them; ``logical`` and
+    ``compressed`` what the DSL counts for them (dsl_dataset_block_born()). A level-1
+    indirect block shared the same way is a Run of no records (File.indirect_runs)."""
 
     first: int
     count: int
