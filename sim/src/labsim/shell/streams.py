@@ -76,8 +76,9 @@ def write_to(session: Session, target: str, data: Content, append: bool,
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name:
         old = hit.dataset.files.get(hit.name)
-        start = old.size if append and old is not None else 0
-        if start:
+        start = 0
+        if append and old is not None:
+            start = old.size
             data = model.concat(file_content(old), data)
         try:
             if start and can_overwrite_in_place(old, data.size):
