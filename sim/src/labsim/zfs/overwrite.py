@@ -35,7 +35,6 @@ from labsim.zfs.mos import objset_id
 from labsim.zfs.objset import objset_changed
 from labsim.zfs.pool import Dataset, Extent, File, Pool, Run, property_value
 from labsim.zfs.records import POINTERS_PER_INDIRECT, SPA_DVAS_PER_BP, BlockGroup
-from labsim.zfs.txg import advance_txg
 from labsim.zfs.write_path import (
     INDIRECT_BATCH_FROM,
     allocate_indirects,
@@ -133,7 +132,6 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     # new version still points at them.
     free_unheld(pool, [old])
     objset_changed(pool, dataset)
-    advance_txg(pool)
     if short and new.size < size:
         raise NoSpace(new.size)
     return new.size
