@@ -96,17 +96,7 @@ def cli_env(server, tmp_path, learner: str) -> dict[str, str]:
 
 
 def test_netkit_sim_reports_its_checks(tmp_path):
-    with running(tmp_path / "w.sqlite") as server:
-        done = subprocess.run(
-            [sys.executable, "-m", "netkit", "sim", "01-wg-peers", "-q", "--json",
-             "--report-to", server.url], cwd=REPO / "labs", capture_output=True, text=True,
-            env=cli_env(server, tmp_path, "learner-05"), timeout=300)
-        assert done.returncode == 0, done.stderr
-        printed = json.loads(done.stdout)
-        assert "report: 6 sent" in done.stderr
-        assert sorted((r["step"], r["passed"]) for r in printed["results"]) == sorted(
-            (step, bool(passed)) for _l, _lab, step, passed in server.rows())
-        assert {row[0] for row in server.rows()} == {"learner-05"}
+    _netkit_reports_every_check(tmp_path, "sim", "learner-05")
 
 
 def test_netkit_run_reports_from_outside_its_own_network_namespace(tmp_path):
@@ -119,17 +109,23 @@ def test_netkit_run_reports_from_outside_its_own_network_namespace(tmp_path):
     missing = real.missing_tools()
     assert not missing, f"the real labs need {', '.join(missing)}: apt-get install " + (
         real.PACKAGES)
+    _netkit_reports_every_check(tmp_path, "run", "learner-08")
+
+
+def _netkit_reports_every_check(tmp_path, mode: str, learner: str) -> None:
+    """`netkit MODE 01-wg-peers --report-to URL` against a real server: all six checks
+    sent, the server holding exactly what the run printed, under the learner's name."""
     with running(tmp_path / "w.sqlite") as server:
         done = subprocess.run(
-            [sys.executable, "-m", "netkit", "run", "01-wg-peers", "-q", "--json",
+            [sys.executable, "-m", "netkit", mode, "01-wg-peers", "-q", "--json",
              "--report-to", server.url], cwd=REPO / "labs", capture_output=True, text=True,
-            env=cli_env(server, tmp_path, "learner-08"), timeout=300)
+            env=cli_env(server, tmp_path, learner), timeout=300)
         assert done.returncode == 0, done.stderr
         printed = json.loads(done.stdout)
         assert "report: 6 sent" in done.stderr, done.stderr
         assert sorted((r["step"], r["passed"]) for r in printed["results"]) == sorted(
             (step, bool(passed)) for _l, _lab, step, passed in server.rows())
-        assert {row[0] for row in server.rows()} == {"learner-08"}
+        assert {row[0] for row in server.rows()} == {learner}
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="labkit verify runs as root (zpool, zfs)")

@@ -119,10 +119,14 @@ def micro_zap_bytes(entries: Iterable[tuple[str, int]], salt_seed: int = 0) -> b
     The block is 512 bytes and grows by 512 whenever an entry finds every chunk taken
     (zap_lockdir_impl() in module/zfs/zap_micro.c), so it is the smallest multiple of 512
     with a chunk for every entry. The salt comes from ``salt_seed`` (_mzap_header())."""
-    body = b"".join([_mzap_header(salt_seed), *(_mzap_entry(name, value)
-                                               for name, value in entries)])
-    size = max(512, -(-len(body) // 512) * 512)
-    return body + bytes(size - len(body))
+    return _mzap_block(b"".join([_mzap_header(salt_seed),
+                                 *(_mzap_entry(name, value) for name, value in entries)]))
+
+
+def _mzap_block(body: bytes) -> bytes:
+    """The header and entries padded to the micro ZAP's block: 512 bytes and more, in steps
+    of 512 (SPA_MINBLOCKSIZE)."""
+    return body + bytes(max(512, -(-len(body) // 512) * 512) - len(body))
 
 
 @lru_cache(maxsize=16)
@@ -227,8 +231,7 @@ class _DirectoryMemo:
             return None
         slot = MZAP_ENT_LEN * len(files)
         number = _object_numbers(FIRST_FILE_OBJECT + len(files) - 1, 1)[0]
-        body = before.data[:slot] + _mzap_entry(files[-1], DT_REG << 60 | number)
-        data = body + bytes(max(512, -(-len(body) // 512) * 512) - len(body))
+        data = _mzap_block(before.data[:slot] + _mzap_entry(files[-1], DT_REG << 60 | number))
         words = before.words
         del words[max(0, slot - 3):]
         words.extend(words_of(data[max(0, slot - 3):]))

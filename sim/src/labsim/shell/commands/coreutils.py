@@ -470,7 +470,9 @@ def mkdir(session: Session, argv: list[str]) -> CommandResult:
                           "No such file or directory\n")
             continue
         if fs.mounted_dataset(session, path) is not None:
-            errors.append(f"mkdir: labsim keeps files at the top of a dataset: '{name}'\n")
+            # labsim keeps a dataset's files at its top; real mkdir makes the directory.
+            errors.append(msg.tool_not_simulated(
+                "mkdir", f"a directory inside a dataset ('{name}')") + "\n")
             continue
         session.host_dirs.add(path)
         if parents:
