@@ -23,7 +23,7 @@ from labsim.shell.base import CommandResult, HostFile, UsageError
 from labsim.shell.registry import command
 from labsim.shell.units import parse_dd_number
 from labsim.shell.zil_writes import Durability, log_writes
-from labsim.zfs import labels, scan
+from labsim.zfs import labels, scan, zvols
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.overwrite import can_overwrite_in_place, overwrite_range
 from labsim.zfs.pool import file_content, property_value
@@ -68,6 +68,21 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         start = bs * _number(operands.get("seek", "0"))
         notrunc = "notrunc" in operands.get("conv", "").split(",")
         existing = hit.dataset.files.get(hit.name)
+        device_end = _volume_end(hit)
+        if device_end is not None:
+            # A zvol is a block device: O_TRUNC means nothing to it, so what dd does not
+            # overwrite keeps its blocks; and it ends at volsize: Linux's
+            # blkdev_write_iter() (block/fops.c) shortens a write that crosses the end
+            # and fails the next with ENOSPC.
+            notrunc = True
+            if start > device_end:  # lseek() past a block device's end: not modelled
+                return CommandResult.fail(msg.command_line_not_simulated("dd", argv)
+                                          + " (a seek past the end of a volume)")
+            if existing is not None and not (existing.plan or existing.runs):
+                existing = None  # never written: all holes, nothing to keep
+            if start + size > device_end:
+                size = max(0, device_end - start)
+                error = fmt.dd_write_error(target)
         data: str | Content = content
         if start or (notrunc and existing is not None):
             # The file is what it held up to the seek offset (all of it with
@@ -80,6 +95,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
             data = model.write_at(before, start, model.of_source(stream, size))
         try:
             total = data.size if isinstance(data, Content) else size
+            if size == 0:  # seeked to the end of a device: nothing written
+                raise NoSpace(0)
             if (isinstance(data, Content) and notrunc and wanted is not None
                     and can_overwrite_in_place(existing, start + size)):
                 # Only the records the range touches are written anew (labsim.zfs.overwrite).
@@ -92,7 +109,10 @@ def main(session: Session, argv: list[str]) -> CommandResult:
             written = full.written if not isinstance(data, Content) \
                 else max(0, full.written - start)
             error = fmt.dd_write_error(target)
-        hit.dataset.files[hit.name].mtime = session.clock
+        if hit.name in hit.dataset.files:
+            hit.dataset.files[hit.name].mtime = session.clock
+        if device_end is not None:  # closing the device sends udev to probe it
+            session.udev_probing[hit.dataset.name] = session.clock
         flags = operands.get("oflag", "").split(",")
         conv = operands.get("conv", "").split(",")
         session.clock += log_writes(
@@ -133,6 +153,13 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if operands.get("status") == "none":  # GNU dd: no transfer statistics, errors only
         summary = ""
     return CommandResult(stderr=error + summary, status=1 if error else 0)
+
+
+def _volume_end(hit: fs.PoolPath) -> int | None:
+    """The size of the volume whose device ``hit`` is (None for a file)."""
+    if hit.name != zvols.VOLUME_OBJECT or not zvols.is_volume(hit.dataset):
+        return None
+    return int(str(property_value(hit.pool, hit.dataset, "volsize")[0]))
 
 
 def _parse(args: list[str]) -> dict[str, str]:

@@ -150,8 +150,10 @@ def info(session: Session, args: list[str]) -> CommandResult:
 
 @command("udevadm")
 def udevadm(session: Session, argv: list[str]) -> CommandResult:
-    """udevadm settle: nothing to wait for in labsim (links appear with the volume)."""
+    """udevadm settle: waits for udev's queue: the volumes' device links are there and the
+    probes udev runs after a writer closes a volume are done (Session.udev_probing)."""
     if argv[1:] == ["settle"]:
+        session.udev_probing.clear()
         return CommandResult()
     return CommandResult.fail(msg.command_line_not_simulated("udevadm", argv)
                               + " (labsim has udevadm settle)")
