@@ -214,3 +214,29 @@ def test_a_write_of_nothing_changes_nothing(session):
     file = session.pools["p"].datasets["p/d"].files["f"]
     run_all(session, "dd if=/dev/urandom of=/p/d/f bs=128K seek=3 count=0 conv=notrunc")
     assert session.pools["p"].datasets["p/d"].files["f"] is file
+
+
+def test_records_written_after_copies_changed_get_the_new_copies_alone():
+    # copies is per block pointer (dmu_write_policy() at each write): generated seed 0071
+    # sets copies=3 after writing a 16M file and overwrites 2M of it with zeros (holes
+    # under lz4); real ALLOC stayed at 23M where labsim, rewriting the whole file at
+    # copies=3, made it 67M.
+    session = Session()
+    run_all(session, "truncate -s 512M /tmp/d1\nzpool create -o ashift=12 p /tmp/d1\n"
+                     "dd if=/dev/urandom of=/p/f bs=1M count=16 status=none\n"
+                     "zfs snapshot p@a\nzfs set copies=2 p\n"
+                     "dd if=/dev/urandom of=/p/f bs=4K seek=100 count=64 conv=notrunc\n"
+                     "zpool sync p")
+    # Records 3-5 are new, with two copies each; the snapshot keeps the old ones (and the
+    # old level-1 block) as its own.
+    assert 3 * 128 * KiB <= used(session, "p@a") < 3 * 128 * KiB + 128 * KiB
+    file = session.pools["p"].datasets["p"].files["f"]
+    assert [len(group) for group in file.ditto] == [1] * 3 + [2] * 3 + [1] * 122
+    run_all(session, "zfs set copies=1 p\n"
+                     "dd if=/dev/urandom of=/p/f bs=128K seek=4 count=1 conv=notrunc\n"
+                     "zpool scrub -w p")
+    file = session.pools["p"].datasets["p"].files["f"]
+    assert [len(group) for group in file.ditto][3:6] == [2, 1, 2]
+    assert "with 0 errors" in session.run("zpool status p").stdout
+    run_all(session, "zfs destroy p@a\nrm /p/f\nzpool sync p")
+    assert used(session, "p") < 1 * MiB

@@ -112,7 +112,8 @@ LIMITS: tuple[Limit, ...] = (
              "`conv=notrunc` and any write into a file of one block rewrite the whole file "
              "(right for a one-block file, too much for a truncating dd), and fio's random "
              "writes into an existing file are an estimate of the records they touch. A "
-             "file whose indirect tree labsim cannot split (written with another `copies`, "
+             "file whose indirect tree labsim cannot split (its indirect blocks written with "
+             "another `copies` than now, "
              "a copy left out on a full pool, over a million records) gets its whole tree "
              "rewritten.",
         shows_as="After those other writes a snapshot or clone of the file comes out with "

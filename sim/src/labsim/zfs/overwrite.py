@@ -29,7 +29,7 @@ file's own block size, whatever the dataset's recordsize is now.
 from __future__ import annotations
 
 from labsim.content.model import Content
-from labsim.zfs import records
+from labsim.zfs import ditto, records
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.mos import objset_id
 from labsim.zfs.objset import objset_changed
@@ -41,7 +41,6 @@ from labsim.zfs.write_path import (
     data_extents,
     free_unheld,
     place_indirects,
-    write_file,
     write_groups,
 )
 
@@ -68,10 +67,10 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     if length <= 0:  # nothing written: nothing dirtied
         return old.size
     copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
-    if (copies > 1) != bool(old.ditto):
-        # Records of one and of several copies in one file: labsim keeps a file's ditto
-        # groups for all its blocks or none (labsim.zfs.ditto), so it rewrites it whole.
-        return write_file(pool, dataset, name, content.size, content, pressure)
+    # copies is a property of each block pointer (its DVAs), not of the file: the records
+    # written now get the dataset's copies today, the others keep theirs
+    # (dmu_write_policy() at each write, module/zfs/dmu.c).
+    mixed = (copies > 1) != bool(old.ditto)
     bs = old.block_size
     size = content.size
     old_count, count = -(-old.size // bs), -(-size // bs)
@@ -88,6 +87,9 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     written = Run(first, done, records.plan_slice(plan, 0, done), scratch.extents,
                   scratch.ditto, scratch.logical, scratch.compressed, birth)
     runs = runs_of(old)
+    if mixed or (old.ditto and not written.ditto):
+        for run in [*runs, written]:
+            _give_ditto_groups(pool, run)
     for cut in (first, first + done):
         split_runs(pool, runs, cut)
     runs = runs_of(old)  # split_runs() replaced them in every holder
@@ -135,6 +137,20 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     if short and new.size < size:
         raise NoSpace(new.size)
     return new.size
+
+
+def _give_ditto_groups(pool: Pool, run: Run) -> None:
+    """Make ``run``'s blocks ditto groups, one-copy groups for blocks of one copy, so that
+    a file holding records of one and of several copies lists every block's copies
+    (File.ditto covers all of a file's data blocks or none). Where the blocks lie does
+    not change, only how labsim lists them; every file holding the run sees it."""
+    if run.ditto or not run.extents:
+        return
+    blocks = ditto.one_block_extents(run.extents)
+    run.extents = blocks
+    run.ditto = [(block,) for block in blocks]
+    for holder in _holders(pool, run):
+        rebuild_extents(holder, keep_indirects=True)
 
 
 def runs_of(file: File) -> list[Run]:

@@ -95,7 +95,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
             data = model.write_at(before, start, model.of_source(stream, size))
         try:
             total = data.size if isinstance(data, Content) else size
-            if size == 0:  # seeked to the end of a device: nothing written
+            if size == 0 and device_end is not None and start >= device_end:
+                # At the end of a device: the first write fails (ENOSPC), nothing written.
                 raise NoSpace(0)
             if (isinstance(data, Content) and notrunc and wanted is not None
                     and can_overwrite_in_place(existing, start + size)):
