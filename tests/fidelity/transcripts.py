@@ -220,10 +220,10 @@ def compare(real: str | list[str], simulated: str, *, presence: bool = False) ->
 
 
 def _is_error(output: str) -> bool:
-    """An error, or what zfs destroy -v says it would (will) destroy and reclaim: compared
-    word for word."""
+    """An error or a warning (zfs create -V's about the volblocksize), or what zfs destroy
+    -v says it would (will) destroy and reclaim: compared word for word."""
     return output.startswith(("cannot ", "invalid ", "missing ", "property ", "would destroy ",
-                              "will destroy "))
+                              "will destroy ", "Warning: "))
 
 
 def _compare_tables(where: str, reals: list[dict], sim: dict) -> list[str]:

@@ -107,6 +107,22 @@ class GroupFragmentation(Enum):
     FREE_WEIGHTED = "free-weighted"
 
 
+class VolblocksizeWidth(Enum):
+    """The allocation width `zfs create -V` sizes a volume's default volblocksize for
+    (default_volblocksize() in cmd/zfs/zfs_main.c: the smallest power of two from
+    ZVOL_DEFAULT_BLOCKSIZE up that fills more than half of it)."""
+
+    # Before default_volblocksize() (0.6.5): always ZVOL_DEFAULT_BLOCKSIZE, no warnings.
+    FIXED = "fixed"
+    # Read from the config's vdev tree (calculate_volblocksize()): a RAID-Z1 top-level
+    # vdev's is two sectors, a RAID-Z2 or Z3's four, a mirror's or a disk's one.
+    VDEV_TREE = "vdev-tree"
+    # From the pool's ZPOOL_CONFIG_MAX_ALLOC when the config has it (2b0502c578, a 2.3
+    # point release; zfs-2.3.9 has it): spa_max_alloc, the largest vdev_get_min_alloc(),
+    # which is one sector for RAID-Z (vdev_raidz_ops has no vdev_op_min_alloc).
+    MAX_ALLOC = "max-alloc"
+
+
 # zfs_frag_table (module/zfs/metaslab.c): the fragmentation weight of free space by the size
 # of its segment, from 512 B up. Up to 2.3.0 it lists 512 B .. 16 MiB (16 values; the table
 # size FRAGMENTATION_TABLE_SIZE is 17, so 32 MiB and up weigh 0 too).
@@ -210,6 +226,7 @@ class ZfsVersion:
     max_recordsize: int
     # ZVOL_DEFAULT_BLOCKSIZE (include/sys/fs/zfs.h): 8192 up to 2.1, 16384 from 2.2.0.
     default_volblocksize: int
+    volblocksize_width: VolblocksizeWidth
     # Space the pool's own metadata (MOS, root dataset) takes at creation, per top-level
     # vdev: the estimate used where ``create_metadata`` is None. Measured in the lab VM.
     create_alloc_per_vdev: int
@@ -381,6 +398,7 @@ ZFS_0_6_5 = ZfsVersion(
     zil_max_copied=None,
     max_recordsize=1 * MiB,
     default_volblocksize=8 * KiB,
+    volblocksize_width=VolblocksizeWidth.FIXED,
     create_alloc_per_vdev=168 * KiB,
     vdev_list_size=VdevListSize.ALLOCATABLE,
     list_vdev_type_id=False,
@@ -470,6 +488,7 @@ ZFS_2_1 = ZfsVersion(
     zil_max_copied=None,
     max_recordsize=1 * MiB,
     default_volblocksize=8 * KiB,
+    volblocksize_width=VolblocksizeWidth.VDEV_TREE,
     create_alloc_per_vdev=176 * KiB,
     vdev_list_size=VdevListSize.PHYSICAL,
     list_vdev_type_id=True,
@@ -512,6 +531,7 @@ ZFS_2_3 = replace(
     allocators_per_cpus=4,  # spa_cpus_per_allocator
     bclone_enabled=True,
     raidz_expansion=True,
+    volblocksize_width=VolblocksizeWidth.MAX_ALLOC,
     pool_properties_added=ZFS_2_2.pool_properties_added | {
         "dedup_table_size", "dedup_table_quota", "dedupcached", "last_scrubbed_txg"},
     dataset_properties_added=ZFS_2_2.dataset_properties_added | {

@@ -31,6 +31,7 @@ from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
 from labsim.zfs.records import expected_records_touched
 from labsim.zfs.space import dataset_available, unique_bytes
 from labsim.zfs.txg import advance_txg
+from labsim.zfs.versions import VolblocksizeWidth
 from labsim.zfs.volume_reservation import VolumeSpace, snapshot_fits, volsize_to_reservation
 from labsim.zfs.write_path import write_blocks
 
@@ -92,6 +93,53 @@ def raidz_geometry(pool: Pool) -> tuple[tuple[int, int, int], ...]:
     config: children, parity, ashift."""
     return tuple((v.layout.width, v.layout.nparity, v.ashift) for v in pool.vdevs
                  if v.layout.kind == RAIDZ)
+
+
+SPA_MINBLOCKSIZE = 512
+
+
+def allocation_width(pool: Pool) -> int:
+    """The allocation width default_volblocksize() sizes the volblocksize for
+    (ZfsVersion.volblocksize_width): calculate_volblocksize() over the top-level vdevs, or
+    spa_max_alloc (cmd/zfs/zfs_main.c, zfs-2.1.11 and zfs-2.3.9)."""
+    width = SPA_MINBLOCKSIZE
+    for vdev in pool.vdevs:
+        sector = 1 << vdev.ashift
+        if pool.version.volblocksize_width is VolblocksizeWidth.VDEV_TREE \
+                and vdev.layout.kind == RAIDZ:
+            sector *= 2 if vdev.layout.nparity == 1 else 4
+        width = max(width, sector)
+    return width
+
+
+def default_volblocksize(pool: Pool, requested: int | None) -> tuple[int, str]:
+    """default_volblocksize() (cmd/zfs/zfs_main.c, zfs-2.1.11 and zfs-2.3.9): the block
+    size of a new volume and the warning `zfs create` prints on stderr. Without a
+    requested size, the smallest power of two from ZVOL_DEFAULT_BLOCKSIZE up that fills
+    more than half of the pool's allocation width; with one, that size, and a warning when
+    it is below ZVOL_DEFAULT_BLOCKSIZE or below that target."""
+    minimum = pool.version.default_volblocksize
+    if pool.version.volblocksize_width is VolblocksizeWidth.FIXED:
+        return requested or minimum, ""
+    width = allocation_width(pool)
+    target = minimum
+    while target * 2 <= width:
+        target *= 2
+    if requested is None:
+        return target, ""
+    if requested < minimum:
+        return requested, (
+            f"Warning: volblocksize ({requested}) is less than the default minimum block "
+            f"size ({minimum}).\nTo reduce wasted space a volblocksize of {target} is "
+            "recommended.\n")
+    if requested < target:
+        return requested, (
+            f"Warning: volblocksize ({requested}) is much less than the minimum "
+            f"allocation\nunit ({width}), which wastes at least "
+            f"{100 * (width - requested) // width}% of space. To reduce wasted space,\n"
+            f"use a larger volblocksize ({target} is recommended), fewer dRAID data "
+            "disks\nper group, or smaller sector size (ashift).\n")
+    return requested, ""
 
 
 def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,

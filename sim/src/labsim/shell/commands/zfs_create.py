@@ -144,7 +144,18 @@ def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, st
     if size is None:
         raise UsageError(msg.zfs_bad_numeric_value(name, "volsize", volsize, "create"), 1)
     block_text = next((v for k, v in opts if k == "-b"), None)
-    block = parse_zfs_number(block_text) if block_text is not None else None
+    requested = parse_zfs_number(block_text) if block_text is not None else None
+    if requested is None and "volblocksize" in properties:
+        requested = int(str(properties["volblocksize"]))
+    if requested is not None:
+        reason = zvols.check_volblocksize(requested, pool.version.max_recordsize)
+        if reason:  # zfs_valid_proplist() comes before default_volblocksize()
+            raise UsageError(f"cannot create '{name}': {reason}", 1)
+    # zfs_do_create() (cmd/zfs/zfs_main.c): the pool's default volblocksize, or a warning
+    # about the one asked for; then volsize rounded up to whole blocks.
+    block, warning = zvols.default_volblocksize(pool, requested)
+    if size % block:
+        size += block - size % block
     sparse = ("-s", "") in opts
     if not sparse:
         # A thick volume's refreservation must fit: dsl_dataset_set_refreservation_check()
@@ -152,17 +163,18 @@ def _create_volume(pool: Pool, name: str, volsize: str, opts: list[tuple[str, st
         # with zfs_standard_error(): "out of space" (zfs-2.3.9).
         copies = int(str(properties.get("copies", property_value(
             pool, pool.datasets[name.rsplit("/", 1)[0]], "copies")[0])))
-        reserve = zvols.volsize_to_reservation(
-            size, block or pool.version.default_volblocksize, copies,
-            zvols.raidz_geometry(pool))
+        reserve = zvols.volsize_to_reservation(size, block, copies,
+                                               zvols.raidz_geometry(pool))
         if reserve > dataset_available(pool, pool.datasets[name.rsplit("/", 1)[0]]):
-            raise UsageError(f"cannot create '{name}': out of space", 1)
+            return CommandResult(stderr=f"{warning}cannot create '{name}': out of space\n",
+                                 status=1)
     try:
         zvols.create_volume(pool, name, size, sparse=sparse, volblocksize=block,
-                            properties=properties)
+                            properties={k: v for k, v in properties.items()
+                                        if k != "volblocksize"})
     except ValueError as err:
-        raise UsageError(f"cannot create '{name}': {err}", 1) from None
+        return CommandResult(stderr=f"{warning}cannot create '{name}': {err}\n", status=1)
     except NotSimulated as err:
-        raise UsageError(msg.not_simulated("zfs create", err.what, pool.version.release),
-                         1) from None
-    return CommandResult()
+        return CommandResult(stderr=warning + msg.not_simulated(
+            "zfs create", err.what, pool.version.release) + "\n", status=1)
+    return CommandResult(stderr=warning)
