@@ -50,3 +50,4 @@ def test_a_volume_just_written_is_busy_until_udev_has_probed_it() -> None:
     assert session.run("udevadm settle").status == 0
     assert session.run("zfs destroy p/vol1").status == 0
     assert "p/vol1" not in session.run("zfs list -H -o name -r p").stdout
+

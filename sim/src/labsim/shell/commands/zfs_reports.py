@@ -56,7 +56,8 @@ Listed = tuple[Pool, "Dataset | Snapshot"]
 
 def _datasets(session: Session, names: list[str], recursive: bool,
               types: frozenset[str] = frozenset({"filesystem"}),
-              depth: int | None = None, listsnapshots: bool = False) -> list[Listed]:
+              depth: int | None = None, listsnapshots: bool = False,
+              missing: list[str] | None = None) -> list[Listed]:
     """What zfs list / zfs get visit: the named datasets (all of them without names),
     with -r or -d their descendants, and the snapshots of those when ``types`` include
     snapshots. A named snapshot is always listed. ``listsnapshots``: zfs list without -t,
@@ -75,7 +76,15 @@ def _datasets(session: Session, names: list[str], recursive: bool,
         for pool in session.pools.values():
             out.extend(_with_snapshots(pool, list(pool.datasets.values()), types_in(pool)))
     for name in names:
-        pool, found = find_any(session, name)
+        try:
+            pool, found = find_any(session, name)
+        except UsageError as err:
+            if missing is None:
+                raise
+            # zfs_for_each() (cmd/zfs/zfs_iter.c): a name zfs_open() cannot open is
+            # reported and the others are still visited; the exit status is 1.
+            missing.append(err.message + "\n")
+            continue
         if isinstance(found, Snapshot):
             out.append((pool, found))
             continue
@@ -140,8 +149,11 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
                if spec else [ALIASES.get(c, c) for c in LIST_DEFAULT])
     depth = next((int(v) for k, v in opts if k == "-d"), None)
     type_spec = next((v for k, v in opts if k == "-t"), None)
+    missing: list[str] = []
     found = _datasets(session, names, "-r" in flags, _types(type_spec), depth,
-                      listsnapshots=type_spec is None and spec != "space")
+                      listsnapshots=type_spec is None and spec != "space", missing=missing)
+    if missing and not found:
+        return CommandResult(stderr="".join(missing), status=1)
     if not found:
         return CommandResult(stderr=msg.no_datasets_available() + "\n")
     # A snapshot's USED needs its dataset's whole chain walked: walked once per dataset,
@@ -162,10 +174,20 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
     if sort_keys:
         found = _sorted_by(found, sort_keys, value)
     rows = [{c: value(pool, ds, c) for c in columns} for pool, ds in found]
-    return CommandResult(stdout=fmt.format_zfs_list(rows, columns=columns,
-                                                    parsable="-p" in flags,
-                                                    scripted="-H" in flags,
-                                                    widths_rule=session.version.column_widths))
+    return _with_missing(CommandResult(stdout=fmt.format_zfs_list(
+        rows, columns=columns, parsable="-p" in flags, scripted="-H" in flags,
+        widths_rule=session.version.column_widths)), missing)
+
+
+def _with_missing(result: CommandResult, missing: list[str]) -> CommandResult:
+    """``result`` after the errors of the names zfs_for_each() could not open, which it
+    printed before anything else, and exit status 1 if there were any."""
+    if not missing:
+        return result
+    errors = "".join(missing) + result.stderr
+    return CommandResult(stdout=result.stdout, stderr=errors, status=1,
+                         output=((2, errors), (1, result.stdout)) if result.stdout
+                         else ((2, errors),))
 
 
 def _sorted_by(found: list[Listed], keys: list[tuple[str, bool]], value) -> list[Listed]:
@@ -235,8 +257,10 @@ def get(session: Session, args: list[str]) -> CommandResult:
                   ["name", "property", "value", "source"])
     rows = []
     # zfs_for_each() sorts what it visits by name (zfs_sort(), cmd/zfs/zfs_iter.c).
+    missing: list[str] = []
     found = _datasets(session, operands[1:], "-r" in flags,
-                      _types(next((v for k, v in opts if k == "-t"), "all")), depth)
+                      _types(next((v for k, v in opts if k == "-t"), "all")), depth,
+                      missing=missing)
     for pool, ds in found:
         listed = [*wanted, *props.user_properties_of(pool, ds)] if everything else wanted
         for prop in listed:
@@ -253,7 +277,10 @@ def get(session: Session, args: list[str]) -> CommandResult:
             rows.append((ds.name, prop, value, source))
     # zfs get all lists every property; labsim's list is shorter, and says so.
     note = msg.get_all_partial(session.version.release) + "\n" if everything else ""
-    return CommandResult(stdout=fmt.format_zfs_get(rows, fields=fields, parsable="-p" in flags,
-                                                   scripted="-H" in flags,
-                                                   widths_rule=session.version.column_widths),
-                         stderr=note)
+    if missing and not rows:
+        return CommandResult(stderr="".join(missing), status=1)
+    return _with_missing(CommandResult(
+        stdout=fmt.format_zfs_get(rows, fields=fields, parsable="-p" in flags,
+                                  scripted="-H" in flags,
+                                  widths_rule=session.version.column_widths),
+        stderr=note), missing)
