@@ -57,11 +57,20 @@ class Layout:
     block_size: int
 
 
-def file_layout(size: int, recordsize: int) -> Layout:
+def file_layout(size: int, recordsize: int, kept_block: int = 0) -> Layout:
+    """How many data blocks of what size a file of ``size`` bytes has. ``kept_block`` is
+    the block size (z_blksz) the file already had when it was opened with O_TRUNC and
+    written again: truncation frees the blocks but keeps the size (zfs_trunc() in
+    module/os/linux/zfs/zfs_znode.c), and zfs_grow_blocksize() only ever grows it, a
+    single-block file up to the recordsize, one whose blocks are larger than today's
+    recordsize to the next power of two (zfs_write(), zfs_vnops.c, 2.1.11 to 2.3.9)."""
     if size <= 0:
         return Layout(0, 0)
+    if kept_block > recordsize:
+        block = kept_block if size <= kept_block else 1 << (kept_block - 1).bit_length()
+        return Layout(-(-size // block), block)
     if size <= recordsize:
-        return Layout(1, roundup(size, 512))
+        return Layout(1, max(kept_block, roundup(size, 512)))
     return Layout(-(-size // recordsize), recordsize)
 
 
@@ -87,12 +96,13 @@ def block_plan(size: int, recordsize: int, content: str | DataPattern | Content,
                compression_name: str, ashift: int,
                min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS,
                zstd_early_abort: bool = False, first: int = 0,
-               end: int | None = None) -> list[BlockGroup]:
+               end: int | None = None, kept_block: int = 0) -> list[BlockGroup]:
     """The data blocks of a file of ``size`` bytes, in file order, grouped where
     consecutive blocks are alike. ``ashift`` is the pool's smallest (spa_min_ashift),
     to which compressed sizes are rounded. ``first`` and ``end``: only blocks
-    [first, end) (the records a partial overwrite touches, labsim.zfs.overwrite)."""
-    layout = file_layout(size, recordsize)
+    [first, end) (the records a partial overwrite touches, labsim.zfs.overwrite);
+    ``kept_block``: the block size a truncated file keeps (file_layout())."""
+    layout = file_layout(size, recordsize, kept_block)
     end = layout.count if end is None else min(end, layout.count)
     if layout.count == 0 or first >= end:
         return []

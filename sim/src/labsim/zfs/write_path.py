@@ -62,12 +62,15 @@ def write_file(
         pressure = pool.version.streaming_throttle_pressure
     recordsize = int(str(property_value(pool, dataset, "recordsize")[0]))
     compression = str(property_value(pool, dataset, "compression")[0])
-    layout = records.file_layout(nbytes, recordsize)
+    # A file written again (O_TRUNC) keeps its block size (records.file_layout()).
+    old = dataset.files.get(name)
+    kept_block = old.block_size if old is not None else 0
+    layout = records.file_layout(nbytes, recordsize, kept_block)
     # Sized first: a compressor labsim lacks (compressors.CompressorUnavailable) leaves the
     # old file alone.
     groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift,
                                 pool.version.compression_min_savings,
-                                pool.version.zstd_early_abort)
+                                pool.version.zstd_early_abort, kept_block=kept_block)
     if name in dataset.files:
         remove_file(pool, dataset, name)
     file = File(name, content=content, object=dataset.next_object, birth=pool.txg,
