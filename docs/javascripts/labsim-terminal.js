@@ -25,6 +25,12 @@ const FONT_SIZES = [12, 11, 10]; // px, tried in this order
 // `zpool list -v` of a pool of /var/tmp/labs files (and mirror or RAID-Z groups) is ~106
 // columns wide: the terminal shrinks its font until that many columns fit.
 const WIDE_COLUMNS = 108;
+// The font size fitColumns() found for a screen of a given width (px), and the last one
+// found: a terminal of the next lesson (instant navigation keeps this module) starts at it
+// and measures once, not once per size (each new size makes xterm.js measure its
+// characters again, laying the whole page out each time).
+const fittedSizes = new Map();
+let lastFitted = FONT_SIZES[0];
 const RED = "\x1b[31m";
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
@@ -126,7 +132,7 @@ export class LabTerminal {
       convertEol: true,
       cursorBlink: true,
       fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace',
-      fontSize: FONT_SIZES[0], // fitColumns() picks the size that fits WIDE_COLUMNS
+      fontSize: lastFitted, // fitColumns() picks the size that fits WIDE_COLUMNS
       // At 1.0 the row below paints over the bottom pixel row of this one, and
       // underscores ("zil_commit_count") vanish at 10-12 px.
       lineHeight: 1.2,
@@ -172,11 +178,17 @@ export class LabTerminal {
     if (!this.term || this.disposed) return;
     // The largest font (12 px down to 10 px) at which `zpool list -v` of a pool of
     // /var/tmp/labs files fits on one line; on a narrow screen, 10 px and wrapped lines.
+    const width = this.term.element?.parentElement?.clientWidth ?? 0;
+    const known = fittedSizes.get(width);
     let dims = null;
-    for (const size of FONT_SIZES) {
+    for (const size of known ? [known] : FONT_SIZES) {
       if (this.term.options.fontSize !== size) this.term.options.fontSize = size;
       dims = this.fit.proposeDimensions();
       if (dims && dims.cols >= WIDE_COLUMNS) break;
+    }
+    if (width && dims) {
+      lastFitted = this.term.options.fontSize;
+      fittedSizes.set(width, lastFitted);
     }
     if (dims && Number.isFinite(dims.cols) && dims.cols > 0 && dims.cols !== this.term.cols) {
       this.term.resize(Math.max(20, dims.cols), 12);

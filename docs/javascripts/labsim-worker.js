@@ -7,8 +7,10 @@
 // {event: "failed", error}. Methods: describe, simulate, terminal (session, line, and for a
 // host of a shared network: network, host, hosts; then the OpenZFS release a new machine
 // runs), complete (session, line, cursor, the terminal's own commands as JSON, then as for
-// terminal), reset (session, release) (labsim.web.Bridge, JSON strings in and out), ping, and _exec (run Python source, return repr of the last
-// expression; used by the benchmark and the tests).
+// terminal), reset (session, release) (labsim.web.Bridge, JSON strings in and out), warm
+// (scenario: its one-off work, done in the background; answered when done), ping, and _exec
+// (run Python source, return repr of the last expression; used by the benchmark and the
+// tests).
 
 import { bashParser } from "./labsim-shell-grammar.js";
 import { zfsLz4Size } from "./zfs-lz4.js";
@@ -94,8 +96,8 @@ async function bootFromSnapshot(loadPyodide, snapshot, wheel, mark) {
 
 // Python run from the snapshot has not made V8 compile the interpreter's hot paths with its
 // optimizing tier yet (a normal start did, importing labsim): labsim.web.Exercise, a short
-// step per task so that the page's calls go in between, does it while the reader reads
-// instead of during their first commands.
+// step at a time in the background (below), does it while the reader reads instead of
+// during their first commands.
 function exercise(instance) {
   let steps;
   try {
@@ -104,17 +106,63 @@ function exercise(instance) {
     console.warn("labsim: no warm-up", error);
     return;
   }
-  const next = () => {
-    let more = false;
-    try {
-      more = steps.step();
-    } catch (error) {
-      console.warn("labsim: the warm-up failed", error);
-    }
-    if (more) setTimeout(next, 0);
-    else steps.destroy();
-  };
-  setTimeout(next, 0);
+  inBackground(steps, "the warm-up");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work in the background: Python objects with step() -> bool (labsim.web.Steps, Exercise),
+// advanced one short step per task of the worker, so that the page's calls, which arrive as
+// tasks of their own, go in between: a command typed in a terminal waits for one step, not
+// for a widget's one-off work (the copies widget fills three pools: seconds of Python).
+// Steps are taken first come, first served, except that a widget's run moves its scenario's
+// warm-up to the front (and waits for it).
+
+const background = []; // {steps, what, done}
+let stepping = false;
+const nextStep = new MessageChannel(); // a task at once (setTimeout is held back 4 ms when nested)
+nextStep.port1.onmessage = () => {
+  stepping = false;
+  const job = background[0];
+  if (!job) return;
+  let more = false;
+  try {
+    more = job.steps.step();
+  } catch (error) {
+    console.warn(`labsim: ${job.what} failed`, error); // a run that needs it says why
+  }
+  if (!more) {
+    background.shift();
+    job.steps.destroy();
+    job.done();
+  }
+  keepStepping();
+};
+
+function keepStepping() {
+  if (stepping || !background.length) return;
+  stepping = true;
+  nextStep.port2.postMessage(null);
+}
+
+function inBackground(steps, what) {
+  return new Promise((done) => {
+    background.push({ steps, what, done });
+    keepStepping();
+  });
+}
+
+// scenario -> the promise of its warm-up (labsim.web.Bridge.warming), resolved when done.
+const warmUps = new Map();
+
+function warmUp(scenario, first = false) {
+  if (!warmUps.has(scenario)) {
+    warmUps.set(scenario, inBackground(bridge.warming(scenario), `the warm-up of ${scenario}`));
+  }
+  if (first) {
+    const at = background.findIndex((job) => job.what === `the warm-up of ${scenario}`);
+    if (at > 0) background.unshift(...background.splice(at, 1));
+  }
+  return warmUps.get(scenario);
 }
 
 async function bootFromWheel(loadPyodide, wheel, mark) {
@@ -166,8 +214,13 @@ ready.catch(() => {}); // reported above; every call also answers with the error
 const methods = {
   ping: () => "pong",
   describe: (scenario) => bridge.describe(scenario),
-  simulate: (scenario, paramsJson) => bridge.simulate(scenario, paramsJson),
-  warm: (scenario) => { bridge.warm(scenario); return null; },
+  // A widget's run: its scenario's one-off work first, in the background's short steps.
+  simulate: async (scenario, paramsJson) => {
+    await warmUp(scenario, true);
+    return bridge.simulate(scenario, paramsJson);
+  },
+  // Answered once the scenario's one-off work is done, a short step at a time.
+  warm: async (scenario) => { await warmUp(scenario); return null; },
   terminal: (sessionId, line, network = "", host = "", hosts = "", zfsVersion = "") =>
     bridge.terminal(sessionId, line, network, host, hosts, zfsVersion),
   complete: (sessionId, line, cursor, commands = "", network = "", host = "", hosts = "", zfsVersion = "") =>
@@ -195,7 +248,7 @@ self.onmessage = async ({ data }) => {
     if (!Object.hasOwn(methods, method)) throw new Error(`unknown method ${method}`);
     if (method !== "ping") await shellReady;
     const t0 = performance.now();
-    const result = methods[method](...args);
+    const result = await methods[method](...args);
     postMessage({ id, ok: true, result, ms: performance.now() - t0 });
   } catch (error) {
     postMessage({ id, ok: false, ...pythonError(error) });

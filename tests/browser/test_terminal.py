@@ -224,3 +224,32 @@ def test_help_and_a_long_usage_text_paged(page, site):
     rows = page.evaluate(f"document.querySelector('{TERMINAL}').labsimTerminal.term.rows")
     last = usage[(rows - 2) + (rows - 1) - 1]
     assert text(page).rstrip().endswith(f"{last.strip()}\nroot@lab:~#")
+
+
+def test_a_command_is_answered_while_a_widget_warms_up_or_runs(page, site):
+    """The worker's one Python answers the terminals and the widgets: a scenario's one-off
+    work (the copies widget fills three pools, seconds in Pyodide) goes a step at a time
+    between the page's calls, and a widget's run that needs it waits for it the same way,
+    so a command typed meanwhile is answered before either ends (it once waited for all of
+    it: 2.9 s on reaching lesson 8 by the site's link). Lesson 1's page has no copies
+    widget: its worker has not built those pools."""
+    race = """async (first) => {
+        const order = [];
+        const work = (first === 'warm' ? window.labsim.call('warm', 'copies')
+            : window.labsim.call('simulate', 'copies', '{"permille": 50}'))
+            .then((result) => { order.push(first); return result; });
+        const answer = window.labsim.call('terminal', 't1', 'zpool list')
+            .then(() => order.push('terminal'));
+        const [result] = await Promise.all([work, answer]);
+        return {order, result};
+    }"""
+    open_terminal(page, site)
+    python_ready(page)
+    assert page.evaluate(race, "warm")["order"] == ["terminal", "warm"]
+    page.reload()  # a new worker: the pools are to be built again
+    python_ready(page)
+    got = page.evaluate(race, "run")
+    assert got["order"] == ["terminal", "run"]
+    # pools built a step at a time give the result CPython gives
+    assert json.loads(got["result"]) == json.loads(
+        Bridge().simulate("copies", '{"permille": 50}'))

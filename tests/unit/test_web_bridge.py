@@ -121,13 +121,38 @@ def test_initial_payload_follows_a_page_preset():
 def test_warm_does_a_scenarios_one_off_work_ahead_of_its_first_run():
     from labsim.scenarios import copies
 
-    copies.layout.cache_clear()
+    copies.building.cache_clear()
     bridge = Bridge()
     bridge.warm("copies")
-    assert copies.layout.cache_info().currsize == len(copies.LAYOUTS)
+    assert copies.building.cache_info().currsize == len(copies.LAYOUTS)
+    assert not any(copies.building(name).step() for name in copies.LAYOUTS)  # all built
     bridge.warm("vm-images")  # a scenario without one-off work: nothing to do, no error
+    assert not bridge.warming("vm-images").step()
     with pytest.raises(ValueError, match="unknown scenario"):
         bridge.warm("no-such-widget")
+
+
+def test_warming_goes_in_short_steps_and_a_run_meanwhile_does_the_rest():
+    """The worker advances a scenario's warm-up a step between the page's calls (so a
+    terminal's command waits for one step, not for three filled pools): every command of
+    the copies widget's pools is a step, and a widget run that comes in the middle builds
+    what is left, the same pool as built at once, and the warm-up then ends."""
+    from labsim.scenarios import copies
+
+    copies.building.cache_clear()
+    at_once = copies.layout("copies=2")
+    copies.building.cache_clear()
+    steps = Bridge().warming("copies")
+    taken = 0
+    while taken < copies.FILES["copies=1"] + 10:  # into the second pool (copies=2)
+        assert steps.step()
+        taken += 1
+    assert copies.layout("copies=2") == at_once  # the run did the rest of it
+    while steps.step():
+        taken += 1
+    # copies=1 and the mirror stepped through, copies=2 only up to where the run took over
+    assert taken > copies.FILES["copies=1"] + copies.FILES["mirror"]
+    assert not steps.step()
 
 
 def test_the_warm_up_runs_in_short_steps_and_ends():

@@ -26,6 +26,7 @@ makes it and keeps it until it is reset, so changing the release means a fresh m
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from labsim.net.model import Network, add_host
@@ -73,6 +74,20 @@ def _host_list(hosts: str) -> list[tuple[str, str]]:
 
 
 @dataclass
+class Steps:
+    """Work a step per call of ``step()``, which says whether it did one (False once none
+    is left): how the worker takes work it does between the page's calls."""
+
+    work: Iterator[None]
+
+    def step(self) -> bool:
+        return next(self.work, _DONE) is not _DONE
+
+
+_DONE = object()
+
+
+@dataclass
 class Bridge:
     sessions: dict[str, Session] = field(default_factory=dict)
     networks: dict[str, SharedNetwork] = field(default_factory=dict)
@@ -87,7 +102,14 @@ class Bridge:
         """Do now, while the reader is still reading, the work a scenario does once per
         process on its first run (the copies widget fills three pools): the scenario's
         ``warm()``. Its first control change then costs what the others do."""
-        get_scenario(scenario).warm()
+        for _ in get_scenario(scenario).warm():
+            pass
+
+    def warming(self, scenario: str) -> Steps:
+        """The same work as ``warm``, a short step per call of the result's ``step()``: the
+        page's worker does them between the page's calls (a command typed in a terminal
+        waits for one step, not for the three pools)."""
+        return Steps(get_scenario(scenario).warm())
 
     def simulate(self, scenario: str, params_json: str) -> str:
         """Run a scenario with the given parameters; returns {figure, summary, transcript}."""

@@ -5,7 +5,7 @@ specs the page renders, ``Control``); it reads the values the page sends into it
 parameters (a frozen dataclass, whose ``notes`` say what could not be used as given), and
 runs on those parameters to a ``ScenarioResult``: a plotly figure spec, a summary and the
 transcript of the commands behind it. ``warm`` does ahead of time what a scenario builds
-once per process.
+once per process, a short step at a time (labsim.scenarios.steps).
 
 A scenario module declares its scenario as ``SCENARIO`` (a ``Simulation`` usually);
 ``labsim.scenarios`` finds every module of the package that has one, so a lesson's new
@@ -18,7 +18,7 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -63,13 +63,15 @@ class Scenario(Protocol[Params]):
 
     def run(self, params: Params) -> ScenarioResult: ...
 
-    def warm(self) -> None:
-        """Do now the work the scenario does once per process on its first run."""
+    def warm(self) -> Iterator[None]:
+        """The work the scenario does once per process on its first run, done now: a
+        step per item taken (a run that comes before the last step does the rest)."""
         ...
 
 
-def _nothing() -> None:
+def _nothing() -> Iterator[None]:
     """No one-off work."""
+    return iter(())
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class Simulation(Generic[Params]):
     controls: Sequence[Control]
     read: Callable[[object], Params]
     run: Callable[[Params], ScenarioResult]
-    warm: Callable[[], None] = _nothing
+    warm: Callable[[], Iterator[None]] = _nothing
 
 
 AnyScenario = Scenario[Any]

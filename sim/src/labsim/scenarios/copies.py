@@ -37,12 +37,14 @@ from __future__ import annotations
 import bisect
 import pickle
 import random
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 from labsim.figures import files_lost_chart
 from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
 from labsim.scenarios.controls import Control
+from labsim.scenarios.steps import Resumable
 from labsim.shell.base import CommandResult
 from labsim.shell.session import Session, note, transcript
 from labsim.zfs import ditto, scan
@@ -70,8 +72,13 @@ CONTROLS: list[Control] = [
 ]
 
 
-def build(layout: str) -> tuple[Session, list[tuple[str, CommandResult]]]:
-    """The filled pool ``test`` for one layout, and the commands that made it."""
+Built = tuple[Session, list[tuple[str, CommandResult]]]
+"""A filled pool's session and the commands that made it (the transcript's pairs)."""
+
+
+def build_steps(layout: str) -> Generator[None, None, Built]:
+    """The filled pool ``test`` for one layout, and the commands that made it; it yields
+    before each command, so that its caller can do other work in between."""
     session = Session()
     lines = ["mkdir -p /var/tmp", f"truncate -s 1G {DISK}"]
     if layout == "mirror":
@@ -81,9 +88,13 @@ def build(layout: str) -> tuple[Session, list[tuple[str, CommandResult]]]:
         lines.append(f"zpool create -o ashift=12 test {DISK}")
     if layout == "copies=2":
         lines.append("zfs set copies=2 test")
-    pairs = [(line, session.run(line)) for line in lines]
+    pairs = []
+    for line in lines:
+        yield
+        pairs.append((line, session.run(line)))
     count = FILES[layout]
     for i in range(count):
+        yield
         line = f"dd if=/dev/urandom of=/test/{i} bs=1M count=1 status=none"
         result = session.run(line)
         if i < 2:
@@ -193,18 +204,35 @@ def blocks_at_risk(session: Session) -> tuple[tuple[BlockCopies, ...], ...]:
     return tuple(out)
 
 
+def layout_steps(name: str) -> Generator[None, None, Layout]:
+    """The filled pool of one layout, built a step at a time (build_steps)."""
+    session, pairs = yield from build_steps(name)
+    yield
+    pickled = pickle.dumps((session, pairs))
+    yield
+    return Layout(pickled, blocks_at_risk(session))
+
+
 @cache
+def building(name: str) -> Resumable[Layout]:
+    """The one build of a layout's pool per process (it does not depend on the controls),
+    which the page's worker advances a step at a time while the reader reads (warm) and a
+    run completes if it is not done yet."""
+    return Resumable(partial(layout_steps, name))
+
+
 def layout(name: str) -> Layout:
-    """The filled pool of one layout; built once per process (it does not depend on the
-    controls) and handed out as bytes, so no caller can change what the next one gets."""
-    session, pairs = build(name)
-    return Layout(pickle.dumps((session, pairs)), blocks_at_risk(session))
+    """The filled pool of one layout, handed out as bytes, so no caller can change what
+    the next one gets."""
+    return building(name).result()
 
 
-def warm() -> None:
-    """Build the three pools ahead of the first run (labsim.web.Bridge.warm)."""
+def warm() -> Iterator[None]:
+    """Build the three pools ahead of the first run, a command per step
+    (labsim.web.Bridge.warming)."""
     for name in LAYOUTS:
-        layout(name)
+        while building(name).step():
+            yield
 
 
 def first_hits(picks: list[int]) -> list[int]:
