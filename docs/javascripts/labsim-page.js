@@ -139,16 +139,31 @@ function startPythonAfterFirstPaint() {
 const PLOTLY_WAIT = 1000;
 let plotlyGate = Promise.resolve();
 
+// plotly.js prints its warnings with console.trace (a stack trace each), and the metaslab
+// charts made it warn 45 times per drawing, a third of a re-run's time: their bars are
+// coloured by a number on a colour scale, and plotly.js picks the colour of the text inside
+// a bar from the bar's colour before it maps the number to a colour ("Invalid color
+// specifier", then its fallback: the text colour the chart has always shown). Its log level
+// is global (a chart's own config.logging does not reach these warnings).
+function quietPlotly(Plotly) {
+  Plotly?.setPlotConfig?.({ logging: 0 });
+  return Plotly;
+}
+
 let plotlyPromise = null;
 async function loadPlotly() {
-  if (window.Plotly) return window.Plotly;
+  if (window.Plotly) return quietPlotly(window.Plotly);
   await plotlyGate;
   performance.mark("labsim:plotly-gate");
   if (window.Plotly) return window.Plotly;
   plotlyPromise ??= new Promise((resolve, reject) => {
     const script = document.createElement("script");
     script.src = asset("assets/vendor/plotly/plotly.min.js");
-    script.onload = () => { performance.mark("labsim:plotly-loaded"); resolve(window.Plotly); };
+    script.onload = () => {
+      performance.mark("labsim:plotly-loaded");
+      quietPlotly(window.Plotly);
+      resolve(window.Plotly);
+    };
     script.onerror = () => reject(new Error("cannot load plotly.js"));
     document.body.appendChild(script); // outside the swapped container: survives navigation
   });
@@ -168,11 +183,16 @@ function ensureStylesheet(href) {
 // page does not have, so we keep a copy of the rules and put them back after each page swap.
 const plotlyStyles = new Map();
 
+const plotlyRuleCounts = new Map(); // style id -> how many rules the copy holds
+
 function snapshotPlotlyStyles() {
   for (const style of document.querySelectorAll('style[id^="plotly.js-style"]')) {
     try {
-      const rules = Array.from(style.sheet?.cssRules ?? [], (rule) => rule.cssText);
-      if (rules.length) plotlyStyles.set(style.id, rules.join("\n"));
+      const sheet = style.sheet?.cssRules ?? [];
+      // plotly.js only ever adds rules: the same count, the same rules (no copy each chart)
+      if (!sheet.length || plotlyRuleCounts.get(style.id) === sheet.length) continue;
+      plotlyStyles.set(style.id, Array.from(sheet, (rule) => rule.cssText).join("\n"));
+      plotlyRuleCounts.set(style.id, sheet.length);
     } catch { /* not readable: leave it */ }
   }
 }
@@ -251,14 +271,22 @@ class ReleasePicker {
 // Widgets
 // ---------------------------------------------------------------------------------------------
 
-// The page's colours for a chart (labsim-figure.js themes the layout with them).
+// The page's colours for a chart (labsim-figure.js themes the layout with them). Read once
+// per colour scheme: getComputedStyle() right after a chart was drawn makes the browser
+// recompute the whole page's style then and there (8 ms of every re-run).
+let themeCache = null;
+
 function pageTheme() {
+  if (themeCache) return themeCache;
   const css = getComputedStyle(document.body);
-  return {
-    fg: css.getPropertyValue("--md-default-fg-color").trim() || "#333",
+  const fg = css.getPropertyValue("--md-default-fg-color").trim();
+  const theme = {
+    fg: fg || "#333",
     grid: css.getPropertyValue("--md-default-fg-color--lightest").trim() || "#ddd",
     font: css.fontFamily,
   };
+  if (fg) themeCache = theme; // the stylesheet is there: its colours hold until the scheme changes
+  return theme;
 }
 
 function optionList(options = []) {
@@ -575,7 +603,9 @@ class Widget {
   }
 
   layout() {
-    return themedLayout(this.figure.layout, this.chart.clientWidth || 700, pageTheme());
+    // this.width: the ResizeObserver's, once the first chart is drawn (reading clientWidth
+    // after a drawing makes the browser lay the page out at once)
+    return themedLayout(this.figure.layout, this.width || this.chart.clientWidth || 700, pageTheme());
   }
 
   retheme() {
@@ -669,6 +699,7 @@ function networkReset(network, from) {
 }
 
 new MutationObserver(() => {
+  themeCache = null;
   for (const component of mounted.values()) component.retheme?.();
 }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 
