@@ -80,3 +80,26 @@ def test_a_run_leaves_the_built_pools_as_they_were():
     again = simulate(copies.SCENARIO, {"permille": 50, "seed": 9})
     assert first["transcript"] == again["transcript"]
     assert "garbage over 6553 random 8K blocks" in first["transcript"]
+
+
+def test_the_scrubbed_pool_is_put_back_as_built_after_every_run():
+    # copies.scrubbed_pool() is unpickled once and reused: each run must leave it exactly
+    # as a fresh copy of the built pool is, whatever the damage and the scrub changed
+    fresh, _ = pickle.loads(copies.layout("copies=2").pickled)  # noqa: S301
+    expected = pickle.dumps(fresh)
+    for permille, seed in ((1, 7), (200, 7), (20, 23), (100, 50)):
+        simulate(copies.SCENARIO, {"permille": permille, "seed": seed})
+        assert pickle.dumps(copies.scrubbed_pool().session) == expected, (permille, seed)
+
+
+def test_the_reused_pool_prints_what_a_fresh_copy_prints():
+    picks = copies.garbage_picks(copies.garbage_count(5.0), 11)
+    ranges = copies.garbage_ranges(picks)
+    session, pairs = pickle.loads(copies.layout("copies=2").pickled)  # noqa: S301
+    copies.damage_and_scrub(session, ranges)
+    status = session.run("zpool status test")
+    for _ in range(2):  # the second time from the pool put back
+        shown_pairs, shown_status = copies.scrub_transcript(ranges)
+        assert shown_status == status
+        assert shown_pairs == pairs
+    assert "errors: " in status.stdout and "0 data errors" not in status.stdout
