@@ -41,7 +41,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
             "the resilver copies what the split above put on the new mirror's side",
         "command 26 `zpool status lab2m`: counter":
             "the CKSUM count of the overwritten mirror side follows where 2.3.9 put the "
-            "blocks (434 in every run; labsim 473)",
+            "blocks (434 in every run; labsim 479)",
         "command 14 `zfs list -p lab2r`: lab2r USED":
             "one space map object more than labsim counts: the new pool's MOS is modelled "
             "block by block from zdb (labsim.zfs.metadata_blocks, exact at ashift 9 and 12 on "

@@ -199,6 +199,9 @@ class Metaslab:
     unflushed_txg: int = 0
     dirty: bool = False  # changed since its last sync
     unflushed: bool = False  # changed since its last flush
+    # ms_unflushed_dirty: a sync wrote changes of it to a log space map since it was last
+    # flushed (labsim.zfs.spacemaps).
+    unflushed_dirty: bool = False
     # ms_activation_weight's bucket while the metaslab is active (0: inactive).
     activation_index: int = 0
     # weight() of the free segments as they are now, by ashift; emptied by every change
@@ -560,6 +563,11 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
     """
     pieces: list[tuple[int, int]] = []
     slots = group.secondary if secondary else group.primary
+    # metaslab_group_alloc_normal() (module/zfs/metaslab.c, 2.1.11 and 2.3.9): with fewer
+    # metaslabs ready than three an allocator (mg_ms_ready, every metaslab of a new
+    # pool's vdev), every allocation uses allocator 0's.
+    if len(metaslabs) < 3 * len(slots):
+        allocator = 0
     remaining = nbytes
     while remaining > 0:
         index = slots[allocator]

@@ -60,64 +60,113 @@ class PoolSpaceMaps:
         return number
 
 
+# zfs_min_metaslabs_to_flush (module/zfs/spa_log_spacemap.c, 1 in 2.1.11 and 2.3.9): the
+# metaslabs spa_flush_metaslabs() flushes a txg at least. It flushes more only when the
+# log's blocks would pass their limit (spa_estimate_metaslabs_to_flush(): at least
+# zfs_unflushed_log_block_min, 1000 blocks) or its memory its limit, which a lab's pool of
+# a few GiB, one block of log a txg, never comes near.
+MIN_METASLABS_TO_FLUSH = 1
+
+
 def sync_metaslab(ms: Metaslab, txg: int, maps: PoolSpaceMaps) -> int:
     """metaslab_sync(): a metaslab with changes this txg gets a space map if it has none
-    (space_map_alloc(), smp_alloc 0 until its first flush). Returns the entries this
-    metaslab added to the txg's log space map."""
+    (space_map_alloc(), smp_alloc 0 until its first flush) and writes them to the txg's
+    log space map; one that had nothing unflushed takes this txg as its unflushed txg
+    (metaslab_unflushed_add(), or metaslab_unflushed_bump() with dirty set,
+    module/zfs/metaslab.c in 2.1.11 and 2.3.9). Returns the entries this metaslab added
+    to the txg's log space map."""
     if not ms.dirty:
         return 0
     ms.dirty = False
     if not ms.sm_object:
         ms.sm_object = maps.new_object()
         maps.metaslab_maps += 1
+    if not ms.unflushed_dirty:
         ms.unflushed_txg = txg
+        ms.unflushed_dirty = True
     return 2
 
 
 def flush_metaslab(ms: Metaslab, txg: int) -> None:
     """metaslab_flush(): the metaslab's changes kept in the log space maps are written to
-    its own space map; smp_alloc catches up. Its entries are an estimate: one for each
-    allocated and each free run written."""
+    its own space map; smp_alloc catches up, and its unflushed txg is this one
+    (metaslab_flush_update()). Its entries are an estimate: one for each allocated and
+    each free run written."""
     if not ms.sm_object:
         return
     if ms.unflushed:
         ms.sm_entries += 2 * max(1, len(ms.free_lengths))
     ms.unflushed = False
+    ms.unflushed_dirty = False
     ms.sm_alloc = ms.alloc
     ms.unflushed_txg = txg
 
 
+def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int) -> None:
+    """spa_flush_metaslabs() (module/zfs/spa_log_spacemap.c, 2.1.11 and 2.3.9), run in a
+    txg that writes, before the txg's metaslabs sync (spa_sync_iterate_to_convergence()):
+    through the metaslabs that have a space map, oldest unflushed txg first (the AVL tree
+    spa_metaslabs_by_flushed, by txg, vdev and metaslab), one with unflushed changes is
+    flushed and one without only takes this txg (metaslab_unflushed_bump(), dirty unset),
+    until MIN_METASLABS_TO_FLUSH have been flushed or the next one already has this txg."""
+    mapped = [(ms.unflushed_txg, v, i, ms) for v, group in enumerate(metaslab_groups)
+              for i, ms in enumerate(group) if ms.sm_object]
+    mapped.sort(key=_by_flushed)
+    want = MIN_METASLABS_TO_FLUSH
+    for unflushed_txg, _, _, ms in mapped:
+        if unflushed_txg == txg or not want:
+            break
+        if ms.unflushed_dirty:
+            flush_metaslab(ms, txg)
+            want -= 1
+        else:
+            ms.unflushed_txg = txg
+
+
+def _by_flushed(item: tuple[int, int, int, Metaslab]) -> tuple[int, int, int]:
+    return item[0], item[1], item[2]
+
+
 def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps,
              net_alloc: int = 0) -> int:
-    """One txg syncs: changed metaslabs get space maps, the txg's changes go to a new
-    log space map, and the metaslab whose unflushed changes are oldest is flushed
-    (zfs_min_metaslabs_to_flush is 1). Log space maps no metaslab needs any more are
-    freed (spa_cleanup_old_sm_logs()). Returns how many metaslabs got their first
-    space map."""
+    """One txg syncs: in a txg that changes metaslabs, the oldest unflushed ones are
+    flushed (flush_metaslabs()), then the changed metaslabs get space maps and write
+    their changes to a new log space map (metaslab_sync()). Log space maps older than
+    the oldest unflushed txg of any metaslab are freed (spa_cleanup_old_sm_logs()).
+    Returns how many metaslabs got their first space map."""
     for vdev_id in range(len(metaslab_groups)):
         if vdev_id not in maps.unflushed_phys:
             maps.unflushed_phys[vdev_id] = maps.new_object()
-    # One pass over every metaslab (a 1 TiB pool has hundreds, and a fill syncs a
-    # thousand txgs): sync the changed ones and find the oldest unflushed one.
-    # Only metaslabs changed since their last flush have anything to do (a change makes
-    # a metaslab dirty and unflushed; a sync clears dirty, a flush unflushed).
-    changed = [ms for group in metaslab_groups for ms in group if ms.unflushed or ms.dirty]
+    changed = [ms for group in metaslab_groups for ms in group if ms.dirty]
+    if changed:
+        flush_metaslabs(metaslab_groups, txg)
+    new_maps = _sync_changed(changed, txg, maps, net_alloc)
+    _drop_old_logs(metaslab_groups, maps)
+    return new_maps
+
+
+def sync_pass(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps) -> int:
+    """A later pass of the same txg (spa_sync_iterate_to_convergence() syncs again while
+    the MOS is dirty): the metaslabs the pass before changed (the blocks of new space
+    maps) write their changes to the txg's log space map. Returns how many metaslabs got
+    their first space map."""
+    changed = [ms for group in metaslab_groups for ms in group if ms.dirty]
+    return _sync_changed(changed, txg, maps, 0)
+
+
+def _sync_changed(changed: list[Metaslab], txg: int, maps: PoolSpaceMaps,
+                  net_alloc: int) -> int:
     entries = 0
     new_maps = 0
-    oldest: Metaslab | None = None
     for ms in changed:
-        if ms.dirty:
-            new_maps += not ms.sm_object
-            entries += sync_metaslab(ms, txg, maps)
-        if ms.unflushed and ms.sm_object and (
-                oldest is None
-                or (ms.unflushed_txg, ms.start) < (oldest.unflushed_txg, oldest.start)):
-            oldest = ms
+        new_maps += not ms.sm_object
+        entries += sync_metaslab(ms, txg, maps)
     if entries:
-        maps.logs.append(LogSpaceMap(maps.new_object(), txg, entries, net_alloc))
-    if oldest is not None:
-        flush_metaslab(oldest, txg)
-    _drop_old_logs([changed], maps)  # the others are flushed
+        if maps.logs and maps.logs[-1].txg == txg:  # the txg's log space map, one a txg
+            maps.logs[-1].entries += entries
+            maps.logs[-1].alloc += net_alloc
+        else:
+            maps.logs.append(LogSpaceMap(maps.new_object(), txg, entries, net_alloc))
     return new_maps
 
 
@@ -136,9 +185,11 @@ def flush_all(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMa
 
 
 def _drop_old_logs(metaslab_groups: list[list[Metaslab]], maps: PoolSpaceMaps) -> None:
-    pending = [ms.unflushed_txg for group in metaslab_groups for ms in group if ms.unflushed]
-    if not pending:
+    """spa_cleanup_old_sm_logs(): the log space maps of txgs before the oldest unflushed
+    txg of any metaslab with a space map are freed."""
+    oldest = min((ms.unflushed_txg for group in metaslab_groups for ms in group
+                  if ms.sm_object), default=None)
+    if oldest is None:
         maps.logs = maps.logs[-1:]
         return
-    oldest = min(pending)
     maps.logs = [log for log in maps.logs if log.txg >= oldest]

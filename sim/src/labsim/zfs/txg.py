@@ -8,6 +8,7 @@ from dataclasses import replace
 from labsim.zfs import raidz_expansion, spacemaps
 from labsim.zfs.mos import add_mos_blocks
 from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, Pool
+from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import KiB, MetaBlock
 
 # A metaslab's first space map (space_map_alloc() when it is first synced with changes)
@@ -33,21 +34,26 @@ def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
     (spa_cleanup_old_sm_logs() frees one only once all the metaslabs it covers are
     flushed), which labsim's txgs without data do not model: the recordings show the
     count of space map blocks holding or growing, not falling."""
-    spacemaps.sync_txg([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
+    groups = [v.metaslabs for v in pool.vdevs]
+    spacemaps.sync_txg(groups, pool.txg, pool.space_maps)
     count = space_map_objects(pool)
     if not new_space_maps_cost:
         pool.space_map_peak = max(pool.space_map_peak, count)
         return
-    new = count - pool.space_map_peak
-    if new > 0:
+    # The new blocks are allocated in the same txg, whose next pass syncs the metaslabs
+    # they went to (spa_sync_iterate_to_convergence()), until no new space map is made.
+    while (new := count - pool.space_map_peak) > 0:
         pool.space_map_peak = count
         add_mos_blocks(pool, (replace(SPACE_MAP_BLOCK, count=new),))
+        spacemaps.sync_pass(groups, pool.txg, pool.space_maps)
+        count = space_map_objects(pool)
 
 
 def advance_txg(pool: Pool) -> None:
     """One transaction group syncs: blocks freed TXG_DEFER_SIZE txgs ago become free
     space again (metaslab_sync_done() moving ms_defer back to the allocatable tree).
     Changed metaslabs get space maps, and one is flushed (labsim.zfs.spacemaps)."""
+    _log_frees(pool)
     sync_space_maps(pool)
     pool.txg += 1
     last = pool.txg - TXG_DEFER_SIZE  # frees of this txg and before are due
@@ -56,6 +62,33 @@ def advance_txg(pool: Pool) -> None:
     release_runs(pool, [extent for freed, extent in deferred if freed <= last])
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
+
+
+def _log_frees(pool: Pool) -> None:
+    """The metaslabs of the blocks freed in this txg write the frees to its log space map
+    (metaslab_sync() writes ms_freeing, module/zfs/metaslab.c in 2.1.11 and 2.3.9), though
+    the space comes back only TXG_DEFER_SIZE txgs later."""
+    txg = pool.txg
+    vdevs = pool.vdevs
+    for freed, extent in pool.deferred:
+        if freed == txg and extent.length:
+            vdev = vdevs[extent.vdev]
+            first = extent.offset >> vdev.ms_shift
+            last = (extent.offset + extent.length - 1) >> vdev.ms_shift
+            for ms in vdev.metaslabs[first:last + 1]:
+                ms.dirty = ms.unflushed = True
+
+
+def _release(vdev: TopVdev, start: int, length: int) -> None:
+    """Deferred frees put back in circulation (metaslab_sync_done() moving ms_defer to
+    ms_allocatable): in memory only, so the metaslabs do not sync for it (their frees
+    were logged in the txg of the free, _log_frees())."""
+    first = start >> vdev.ms_shift
+    metaslabs = vdev.metaslabs[first:((start + length - 1) >> vdev.ms_shift) + 1]
+    dirty = [ms.dirty for ms in metaslabs]
+    vdev.release(start, length)
+    for ms, was in zip(metaslabs, dirty, strict=True):
+        ms.dirty = was
 
 
 def release_runs(pool: Pool, extents: list[Extent]) -> None:
@@ -72,6 +105,6 @@ def release_runs(pool: Pool, extents: list[Extent]) -> None:
         if extent.vdev == vdev and extent.offset == end:
             end += extent.length
             continue
-        vdevs[vdev].release(start, end - start)
+        _release(vdevs[vdev], start, end - start)
         vdev, start, end = extent.vdev, extent.offset, extent.offset + extent.length
-    vdevs[vdev].release(start, end - start)
+    _release(vdevs[vdev], start, end - start)

@@ -34,6 +34,7 @@ from labsim.shell.commands.zpool_devices import (
 )
 from labsim.shell.commands.zpool_reports import get, iostat, list_pools, status
 from labsim.shell.registry import command
+from labsim.zfs.pool import TXG_DEFER_SIZE
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.versions import (
     zpool_subcommands,
@@ -68,11 +69,15 @@ JSON_SUBCOMMANDS = ("list", "status", "get", "version")
 
 
 def sync(session: Session, args: list[str]) -> CommandResult:
-    """zpool sync [-f]: each pool named (or every pool) syncs a transaction group (-f
-    forces one when nothing is dirty, as labsim always does)."""
+    """zpool sync [-f]: each pool named (or every pool) syncs its open transaction group
+    and the TXG_DEFER_SIZE after it (zfs_ioc_pool_sync() calls txg_wait_synced(dp, 0),
+    which waits for tx_open_txg + TXG_DEFER_SIZE, module/zfs/txg.c in 2.1.11 and 2.3.9),
+    so the frees of the open txg are back in the free space (-f forces a txg when
+    nothing is dirty, as labsim always does)."""
     _, names = zpool_getopt(args, "f", "sync")
     for pool in selected_pools(session, names):
-        advance_txg(pool)
+        for _ in range(1 + TXG_DEFER_SIZE):
+            advance_txg(pool)
     return CommandResult()
 
 
