@@ -88,6 +88,38 @@ def child_unmounted(pool: Pool, name: str) -> None:
         objset_changed(pool, parent)
 
 
+def _inherited(pool: Pool, dataset: Dataset, name: str) -> object | None:
+    """A property set on the dataset or the nearest ancestor setting it, else None."""
+    parts = dataset.name.split("/")
+    for depth in range(len(parts), 0, -1):
+        ancestor = pool.datasets.get("/".join(parts[:depth]))
+        if ancestor is not None and name in ancestor.properties:
+            return ancestor.properties[name]
+    return None
+
+
+def root_dir_read(pool: Pool, dataset: Dataset) -> None:
+    """The file system's root directory was read (readdir, `ls`): the VFS updates its
+    atime (touch_atime() in Linux's fs/inode.c, which calls zpl_dirty_inode() ->
+    zfs_dirty_inode() in module/os/linux/zfs/zfs_vnops_os.c, 2.1.11 and 2.3.9: the new
+    atime goes into the directory's system attributes, so its dnode block, and with it
+    the objset's root blocks, are rewritten at the next sync; labsim.zfs.snapshots counts
+    that as the "dir" group). With atime=off nothing is written. With relatime
+    (relatime_need_update()), only when the atime is not newer than the mtime: the first
+    read after the directory was made, or after a name was made or removed in it
+    (labsim compares the names, so a name removed and made again is missed, and it has
+    no clock for the day-old rule). Without relatime, every read."""
+    if str(_inherited(pool, dataset, "atime") or "on") == "off" or is_volume(dataset):
+        return
+    relatime = _inherited(pool, dataset, "relatime")
+    relatime_on = pool.version.relatime_default if relatime is None else relatime == "on"
+    names = frozenset([*dataset.files, *dataset.mountpoint_dirs])
+    if relatime_on and dataset.root_dir_atime_names == names:
+        return
+    dataset.root_dir_atime_names = names
+    dataset.root_dir_atime_writes += 1
+
+
 def objset_blocks(pool: Pool, dataset: Dataset,
                   copies: ObjsetCopies | None = None) -> tuple[MetaBlock, ...]:
     """The dataset's objset blocks, at its copies (or ``copies``)."""

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
-from labsim.zfs.objset import child_mounted
+from labsim.zfs.objset import child_mounted, sync_objset
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
     dataset_referenced,
@@ -148,19 +148,38 @@ def _files_of(objsets: Iterable[Objset]) -> dict[int, Part]:
     return parts_of(f for o in objsets for f in o.files.values())
 
 
+def _dnode_blocks(objset: Objset) -> dict[str, str]:
+    """Which dnode block (labsim.zfs.metadata_blocks.dnode_block_of) holds each file's
+    dnode and each mountpoint directory's, by name (a directory's name ends in "/")."""
+    where = {name: str(metadata_blocks.dnode_block_of(f.object))
+             for name, f in objset.files.items()}
+    for index, name in enumerate(objset.mountpoint_dirs):
+        where[name + "/"] = metadata_blocks.mountpoint_dnode_block(index)
+    return where
+
+
 def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
     """The metadata blocks rewritten between two members of a chain, from how their
-    files differ: any change rewrites the root group, a file created or written its dnode
-    block, a name created or removed the directory (whose group covers the dnode blocks a
-    removal touches: the recordings show no more for a removal)."""
-    changed = {("dnode", n) for n in new.files if old.files.get(n) is not new.files[n]}
-    # A child's mountpoint directory made: its dnode, and the directory.
-    changed |= {("dnode", n + "/") for n in new.mountpoint_dirs
+    files differ: any change rewrites the root group; a file created, written or removed
+    the dnode block that holds its dnode (dnode_sync() writes the whole block: files
+    whose dnodes share a block share its versions, so a snapshot keeps a block one file
+    changed as unique once the head changes another file of that block); a name created
+    or removed the root directory's."""
+    old_blocks, new_blocks = _dnode_blocks(old), _dnode_blocks(new)
+    changed = {("dnode", new_blocks[n]) for n in new.files
+               if old.files.get(n) is not new.files[n]}
+    changed |= {("dnode", old_blocks[n]) for n in old.files if n not in new.files}
+    # A child's mountpoint directory made or removed: its dnode, and the directory.
+    changed |= {("dnode", new_blocks[n + "/"]) for n in new.mountpoint_dirs
                 if n not in old.mountpoint_dirs}
+    changed |= {("dnode", old_blocks[n + "/"]) for n in old.mountpoint_dirs
+                if n not in new.mountpoint_dirs}
     if (old.files.keys() != new.files.keys()
-            or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)):
+            or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)
+            # A new atime of the root directory (labsim.zfs.objset.root_dir_read).
+            or old.root_dir_atime_writes != new.root_dir_atime_writes):
         changed.add(("dir", ""))
-    if changed or (isinstance(old, Snapshot) and old.fresh_head and old.head_diverged):
+    if changed:
         changed.add(("root", ""))
     return changed
 
@@ -179,7 +198,9 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     assert len(earlier) == len(members) - 1  # a chain is snapshots, then the head
     walk: list[Objset] = [*sorted([*earlier, *dataset.destroyed_snapshots],
                                   key=lambda m: (m.txg, id(m) in live)), members[-1]]
-    versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0, ("sa", ""): 0}
+    # The first dnode block is there from the start (the master node, object 1).
+    versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0, ("sa", ""): 0,
+                                            ("dnode", "0"): 0}
     # The pool's root file system has its SA layouts rewritten by the first file or
     # directory made in it (Dataset.sa_settled); a file system made by `zfs create` does
     # not. Measured, not read from the source: a snapshot of a new pool's root holds
@@ -197,16 +218,11 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
                 versions[group] = versions.get(group, -1) + 1
             if member.sa_settled and not walk[i - 1].sa_settled:
                 versions[("sa", "")] += 1
-        for name in member.files:
-            versions.setdefault(("dnode", name), 0)
-        for name in member.mountpoint_dirs:
-            versions.setdefault(("dnode", name + "/"), 0)
+        for block in _dnode_blocks(member).values():
+            versions.setdefault(("dnode", block), 0)
         if id(member) not in live:
             continue
-        tokens = {(g, w, v) for (g, w), v in versions.items()}
-        if isinstance(member, Snapshot) and member.fresh_head:
-            tokens.add(("fresh", member.name, 0))
-        out.append(tokens)
+        out.append({(g, w, v) for (g, w), v in versions.items()})
     return out
 
 
@@ -368,7 +384,9 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     created_metadata_copies=dataset.created_metadata_copies,
                     changed_metadata_copies=dataset.changed_metadata_copies,
                     sa_settled=dataset.sa_settled,
-                    mountpoint_dirs=tuple(dataset.mountpoint_dirs))
+                    mountpoint_dirs=tuple(dataset.mountpoint_dirs),
+                    root_dir_atime_writes=dataset.root_dir_atime_writes,
+                    root_dir_atime_names=dataset.root_dir_atime_names)
     dataset.snapshots.append(snap)
     if "snapshots_changed" in pool.version.dataset_properties_added:
         # 2.2+: the first snapshot zapifies the dsl_dir (labsim.zfs.mos.ZAPIFIED_DIR); the
@@ -391,7 +409,9 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       created_metadata_copies=snap.created_metadata_copies,
                       changed_metadata_copies=snap.changed_metadata_copies,
                       sa_settled=snap.sa_settled,
-                      mountpoint_dirs=list(snap.mountpoint_dirs))
+                      mountpoint_dirs=list(snap.mountpoint_dirs),
+                      root_dir_atime_writes=snap.root_dir_atime_writes,
+                      root_dir_atime_names=snap.root_dir_atime_names)
     pool.datasets[name] = dataset
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     grow_mos(pool, MOS_BYTES_PER_CHANGE)
@@ -450,7 +470,6 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     clone_ds.origin = parent.origin
     for snap in moving:
         rename_snapshot(pool, snap, clone_ds)
-    origin.fresh_head = origin.head_diverged = True
     clone_ds.snapshots = [*moving, *clone_ds.snapshots]
     older = [g for g in parent.destroyed_snapshots if g.txg <= origin.txg]
     parent.destroyed_snapshots = [g for g in parent.destroyed_snapshots if g not in older]
@@ -469,23 +488,34 @@ def newer_snapshots(dataset: Dataset, snap: Snapshot) -> list[Snapshot]:
 
 
 def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
-    """zfs rollback to the latest snapshot (the caller destroyed newer ones): the head's
-    files become the snapshot's again (dsl_dataset_rollback_sync() swaps in a clone of
-    the snapshot); what only the head held is freed."""
+    """zfs rollback to the latest snapshot (the caller destroyed newer ones).
+
+    dsl_dataset_rollback_sync() (module/zfs/dsl_dataset.c, zfs-2.3.9 and zfs-2.1.11 alike)
+    creates a clone of the snapshot ("%rollback"), swaps it with the head
+    (dsl_dataset_clone_swap_sync_impl()) and destroys the clone, which now holds the old
+    head. The new head's block pointer is the clone's, a copy of the snapshot's: the head
+    becomes the snapshot's objset, files and metadata blocks alike, and rewrites nothing
+    (dsl_dataset_zero_zil() writes only if the objset's ZIL header is not zero, and a
+    snapshot's is: zil_suspend() ran before it was taken). The swap resets the snapshot's
+    ds_unique_bytes to the space of the fresh clone's deadlist born after the snapshot's
+    predecessor: the deadlist is empty, so the snapshot's USED is 0 until the head
+    changes again, and what only the old head held is freed with the clone
+    (dsl_destroy_head_sync_impl())."""
     dropped = list(dataset.files.values())
-    changed = (dataset.files.keys() != snap.files.keys()
-               or any(f is not snap.files[n] for n, f in dataset.files.items())
-               or any(s.txg > snap.txg for s in dataset.destroyed_snapshots))
     dataset.files = dict(snap.files)
     # Rolled back suspended, not unmounted (zfs_ioc_rollback()): its children stay
     # mounted, but the directories their mountpoints were made in after the snapshot are
     # gone from it.
     dataset.mountpoint_dirs = list(snap.mountpoint_dirs)
-    snap.fresh_head = True
-    snap.head_diverged = snap.head_diverged or changed
+    dataset.created_metadata_copies = snap.created_metadata_copies
+    dataset.changed_metadata_copies = snap.changed_metadata_copies
+    dataset.sa_settled = snap.sa_settled
+    dataset.root_dir_atime_writes = snap.root_dir_atime_writes
+    dataset.root_dir_atime_names = snap.root_dir_atime_names
     # The new head is a copy of the snapshot: what the old one rewrote is history.
     dataset.destroyed_snapshots = [s for s in dataset.destroyed_snapshots if s.txg <= snap.txg]
     _free_unheld(pool, dropped)
+    sync_objset(pool, dataset)  # what is allocated for its objset follows the new shape
     advance_txg(pool)
 
 
