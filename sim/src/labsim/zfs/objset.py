@@ -100,21 +100,24 @@ def _inherited(pool: Pool, dataset: Dataset, name: str) -> object | None:
 
 def root_dir_read(pool: Pool, dataset: Dataset) -> None:
     """The file system's root directory was read (readdir, `ls`): the VFS updates its
-    atime (touch_atime() in Linux's fs/inode.c, which calls zpl_dirty_inode() ->
-    zfs_dirty_inode() in module/os/linux/zfs/zfs_vnops_os.c, 2.1.11 and 2.3.9: the new
-    atime goes into the directory's system attributes, so its dnode block, and with it
-    the objset's root blocks, are rewritten at the next sync; labsim.zfs.snapshots counts
-    that as the "dir" group). With atime=off nothing is written. With relatime
-    (relatime_need_update()), only when the atime is not newer than the mtime: the first
-    read after the directory was made, or after a name was made or removed in it
-    (labsim compares the names, so a name removed and made again is missed, and it has
-    no clock for the day-old rule). Without relatime, every read."""
+    atime (iterate_dir() in Linux's fs/readdir.c calls file_accessed(), touch_atime() then
+    the file system's dirty_inode, zpl_dirty_inode() -> zfs_dirty_inode() in
+    module/os/linux/zfs/zfs_vnops_os.c, 2.1.11 and 2.3.9: the new atime goes into the
+    directory's system attributes, so its dnode block, and with it the objset's root
+    blocks, are rewritten at the next sync; labsim.zfs.snapshots counts that as the "dir"
+    group). With atime=off (mounted noatime) nothing is written. Otherwise the kernel's
+    relatime rule decides (relatime_need_update(), fs/inode.c): Linux mounts relatime
+    unless told strictatime, which `zfs mount` never passes (its "norelatime" is only a
+    comment to the kernel, lib/libzfs/os/linux/libzfs_mount_os.c), so whatever the
+    "relatime" property says (it governs file reads, zpl_file_accessed()), a directory's
+    atime is written only when it is not newer than its mtime: at the first read after the
+    directory was made, or after a name was made or removed in it. labsim compares the
+    names, so a name removed and made again is missed, and it has no clock for the
+    day-old rule."""
     if str(_inherited(pool, dataset, "atime") or "on") == "off" or is_volume(dataset):
         return
-    relatime = _inherited(pool, dataset, "relatime")
-    relatime_on = pool.version.relatime_default if relatime is None else relatime == "on"
     names = frozenset([*dataset.files, *dataset.mountpoint_dirs])
-    if relatime_on and dataset.root_dir_atime_names == names:
+    if dataset.root_dir_atime_names == names:
         return
     dataset.root_dir_atime_names = names
     dataset.root_dir_atime_writes += 1

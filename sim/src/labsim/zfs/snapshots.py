@@ -120,10 +120,8 @@ def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
 
 # Metadata blocks a change rewrites, by group (labsim.zfs.metadata_blocks.rewritten_group):
 # "root" is the objset block and the meta-dnode's indirect blocks, rewritten by any change;
-# "dir" the dnode block of the directory; "dnode" the dnode block of one file; "fresh": a
-# snapshot that a head was made from afresh (rolled back to, or the origin of a promoted
-# clone) shows a dnode block more of unique metadata, as if the new head had rewritten it
-# (recorded on 2.1.11, not explained: the DSL counts it in the snapshot's USED only).
+# "dir" the dnode block of the root directory (a name made or removed, a new atime);
+# "dnode" one dnode block of files (a file in it created, written or removed).
 # Each snapshot, clone and promote adds objects to the MOS (a dsl_dataset, its deadlist, a
 # dsl_dir, the snapshot names ZAP...), which the root dataset's USED counts and which
 # destroying the snapshot does not give back at once: 24K each on 2.1.11 (a probe's two
