@@ -72,6 +72,15 @@ def test_a_new_file_after_a_snapshot_leaves_it_64k_of_metadata(session):
     assert (row["used"], row["refer"], row["usedbysnapshots"]) == ("294912", "229376", "65536")
 
 
+def test_a_file_made_and_removed_after_a_snapshot_leaves_it_the_rewritten_metadata(session):
+    """Nothing of the file is left in either, but the head rewrote the root group, the
+    directory's dnode block and the file's (generated seeds 42 and 5080, 2.1.11 and 2.3.9:
+    the snapshot keeps them as unique)."""
+    run_all(session, "zfs snapshot p/d@s\n"
+            "dd if=/dev/urandom of=/p/d/f bs=128k count=1 status=none\nrm /p/d/f")
+    assert used(session, "p/d@s") == 64 * KiB
+
+
 def test_a_deleted_file_moves_to_the_snapshot(session):
     run_all(session, "dd if=/dev/urandom of=/p/d/f1 bs=128k count=1 status=none\n"
             "zfs snapshot p/d@one\n"
@@ -139,6 +148,20 @@ def test_rollback_returns_the_files_and_frees_what_only_the_head_held(session):
     # block are new, the snapshot keeps the old ones (lab 6: 56K after `ls` on 2.1.11 and
     # 2.3.9).
     assert used(session, "p/d@s") == 56 * KiB
+
+
+def test_import_makes_the_mountpoints_a_rollback_took_away(session):
+    """A rollback of the parent takes the child's mountpoint directory away while the child
+    stays mounted; export leaves the parent alone (every file system is unmounted before
+    remove_mountpoint() rmdirs) and import's mount makes the directory again (zfs_mount_at()
+    mkdirp()): the snapshot keeps the parent's old root group, directory and dnode block
+    (generated seed 5091, 2.1.11 and 2.3.9)."""
+    run_all(session, "zfs snapshot p/d@s\nzfs create p/d/c\nzfs rollback p/d@s")
+    assert used(session, "p/d@s") == 0
+    run_all(session, "zpool export p\nzpool import -d /var/tmp/labs p")
+    assert used(session, "p/d@s") == 64 * KiB
+    run_all(session, "zpool export p\nzpool import -d /var/tmp/labs p")
+    assert used(session, "p/d@s") == 64 * KiB  # the directory is there now
 
 
 @pytest.mark.parametrize("version", ["2.1", "2.3"])

@@ -49,7 +49,7 @@ from labsim.zfs.metadata_blocks import (
     filesystem_blocks,
     volume_blocks,
 )
-from labsim.zfs.pool import Dataset, Extent, Pool, property_value
+from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.versions import MetaBlock
 
@@ -132,6 +132,15 @@ def objset_blocks(pool: Pool, dataset: Dataset,
         return volume_blocks(copies)
     mounted = dataset.mountpoint_dirs
     return filesystem_blocks(dataset.files, copies, mounted[:1], mounted[1:])
+
+
+def file_removed(pool: Pool, dataset: Dataset, file: File) -> None:
+    """``file`` was removed from ``dataset`` (unlinked: its dnode freed in its dnode block,
+    its name removed from the directory). Where a snapshot or an origin could tell, the
+    removal is noted (Dataset.removed_files) for labsim.zfs.snapshots."""
+    if dataset.snapshots or dataset.destroyed_snapshots or dataset.origin is not None:
+        dataset.removed_files.append((file, pool.txg))
+    objset_changed(pool, dataset)
 
 
 def objset_changed(pool: Pool, dataset: Dataset) -> None:

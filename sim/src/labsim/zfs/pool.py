@@ -201,6 +201,10 @@ class Dataset:
     # read since it was made, its atime no newer than its mtime).
     root_dir_atime_writes: int = 0
     root_dir_atime_names: frozenset[str] | None = None
+    # Files removed from the head while it had a snapshot or an origin, with the txg of
+    # the removal (labsim.zfs.objset.file_removed): a file made and removed between two
+    # snapshots leaves no trace in either, but rewrote the metadata blocks in between.
+    removed_files: list[tuple[File, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -156,17 +156,31 @@ def _dnode_blocks(objset: Objset) -> dict[str, str]:
     return where
 
 
-def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
+def _changed_groups(old: Objset, new: Objset,
+                    removed: list[tuple[File, int]] = ()) -> set[tuple[str, str]]:
     """The metadata blocks rewritten between two members of a chain, from how their
     files differ: any change rewrites the root group; a file created, written or removed
     the dnode block that holds its dnode (dnode_sync() writes the whole block: files
     whose dnodes share a block share its versions, so a snapshot keeps a block one file
     changed as unique once the head changes another file of that block); a name created
-    or removed the root directory's."""
+    or removed the root directory's. ``removed``: the dataset's removed files
+    (Dataset.removed_files); one made after ``old`` and removed before ``new`` rewrote its
+    dnode block (and the directory, unless a file of its name is in both) in between,
+    though neither member holds it."""
     old_blocks, new_blocks = _dnode_blocks(old), _dnode_blocks(new)
     changed = {("dnode", new_blocks[n]) for n in new.files
                if old.files.get(n) is not new.files[n]}
     changed |= {("dnode", old_blocks[n]) for n in old.files if n not in new.files}
+    new_txg = new.txg if isinstance(new, Snapshot) else None
+    held = {id(f) for f in old.files.values()}
+    for file, txg in removed if isinstance(old, Snapshot) else ():
+        if (file.birth >= old.txg and id(file) not in held
+                and (new_txg is None or txg < new_txg)):
+            changed.add(("dnode", str(metadata_blocks.dnode_block_of(file.object))))
+            # Its name made and removed again; a file truncated and written anew (O_TRUNC,
+            # labsim.zfs.write_path.write_file) keeps its name, and the directory.
+            if not (file.name in old.files and file.name in new.files):
+                changed.add(("dir", ""))
     # A child's mountpoint directory made or removed: its dnode, and the directory.
     changed |= {("dnode", new_blocks[n + "/"]) for n in new.mountpoint_dirs
                 if n not in old.mountpoint_dirs}
@@ -212,7 +226,7 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     out: list[set[Token]] = []
     for i, member in enumerate(walk):
         if i:
-            for group in _changed_groups(walk[i - 1], member):
+            for group in _changed_groups(walk[i - 1], member, dataset.removed_files):
                 versions[group] = versions.get(group, -1) + 1
             if member.sa_settled and not walk[i - 1].sa_settled:
                 versions[("sa", "")] += 1
@@ -512,6 +526,7 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     dataset.root_dir_atime_names = snap.root_dir_atime_names
     # The new head is a copy of the snapshot: what the old one rewrote is history.
     dataset.destroyed_snapshots = [s for s in dataset.destroyed_snapshots if s.txg <= snap.txg]
+    dataset.removed_files = [(f, txg) for f, txg in dataset.removed_files if txg <= snap.txg]
     _free_unheld(pool, dropped)
     sync_objset(pool, dataset)  # what is allocated for its objset follows the new shape
     advance_txg(pool)
