@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
@@ -130,7 +130,9 @@ def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
 # lab's root USED).
 MOS_BYTES_PER_CHANGE = 24 * KiB
 
-Token = tuple[str, str, int]  # (group, what, version): one version of a metadata block
+# (group, what, version, copies): one version of a metadata block, and the copies it was
+# written with (labsim.zfs.objset.metadata_copies at that moment).
+Token = tuple[str, str, int, int]
 
 
 def _ids(objset: Objset | None) -> set[int]:
@@ -202,17 +204,17 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     one of them is still a new version after that snapshot is gone (its predecessor's
     unique metadata stays unique, as the real deadlists keep it), even where the files
     before and after it look alike."""
-    # All of them, also those older than the first live member: a removed file's dnode
-    # version stays in the versions (labsim's calibration: a removal rewrites only the root
-    # and directory groups), so the walk must start where it always started.
+    # All of them, also those older than the first live member, so that the versions of
+    # the live members are those they had.
     live = {id(m) for m in members}
     earlier = [m for m in members[:-1] if isinstance(m, Snapshot)]
     assert len(earlier) == len(members) - 1  # a chain is snapshots, then the head
     walk: list[Objset] = [*sorted([*earlier, *dataset.destroyed_snapshots],
                                   key=lambda m: (m.txg, id(m) in live)), members[-1]]
     # The first dnode block is there from the start (the master node, object 1).
-    versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0, ("sa", ""): 0,
-                                            ("dnode", "0"): 0}
+    first = walk[0].changed_metadata_copies
+    versions: dict[tuple[str, str], tuple[int, int]] = {
+        key: (0, first) for key in (("root", ""), ("dir", ""), ("sa", ""), ("dnode", "0"))}
     # The pool's root file system has its SA layouts rewritten by the first file or
     # directory made in it (Dataset.sa_settled); a file system made by `zfs create` does
     # not. Measured, not read from the source: a snapshot of a new pool's root holds
@@ -225,28 +227,35 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     # right and two later snapshots wrong (seeds 5 and 5019, both releases).
     out: list[set[Token]] = []
     for i, member in enumerate(walk):
+        # What the head rewrote before this member was taken was written with the copies
+        # its metadata had then (a `zfs set copies=` takes effect at the next change).
+        copies = member.changed_metadata_copies
         if i:
             for group in _changed_groups(walk[i - 1], member, dataset.removed_files):
-                versions[group] = versions.get(group, -1) + 1
+                versions[group] = (versions.get(group, (-1, 0))[0] + 1, copies)
             if member.sa_settled and not walk[i - 1].sa_settled:
-                versions[("sa", "")] += 1
+                versions[("sa", "")] = (versions[("sa", "")][0] + 1, copies)
         for block in _dnode_blocks(member).values():
-            versions.setdefault(("dnode", block), 0)
+            versions.setdefault(("dnode", block), (0, copies))
         if id(member) not in live:
             continue
-        out.append({(g, w, v) for (g, w), v in versions.items()})
+        out.append({(g, w, v, c) for (g, w), (v, c) in versions.items()})
     return out
 
 
 def _token_bytes(pool: Pool, tokens: Iterable[Token]) -> int:
     """What the metadata block versions ``tokens`` take at the pool's ashift
     (labsim.zfs.metadata_blocks.rewritten_group)."""
-    groups = Counter(group for group, _, _ in tokens)
-    return sum(n * _group_bytes(pool, group) for group, n in groups.items())
+    groups = Counter((group, copies) for group, _, _, copies in tokens)
+    return sum(n * _group_bytes(pool, group, copies)
+               for (group, copies), n in groups.items())
 
 
-def _group_bytes(pool: Pool, group: str) -> int:
-    return metadata_blocks.cost(metadata_blocks.rewritten_group(group), pool.vdevs[0],
+def _group_bytes(pool: Pool, group: str, copies: int) -> int:
+    blocks = metadata_blocks.rewritten_group(group)
+    if group != "sa":  # the SA layouts keep the copies they were made with
+        blocks = tuple(replace(b, copies=copies) for b in blocks)
+    return metadata_blocks.cost(blocks, pool.vdevs[0],
                                 pool.version.compression_min_savings).allocated
 
 
