@@ -159,7 +159,7 @@ def _dnode_blocks(objset: Objset) -> dict[str, str]:
 
 
 def _changed_groups(old: Objset, new: Objset,
-                    removed: list[tuple[File, int]] = ()) -> set[tuple[str, str]]:
+                    removed: Iterable[tuple[File, int]] = ()) -> set[tuple[str, str]]:
     """The metadata blocks rewritten between two members of a chain, from how their
     files differ: any change rewrites the root group; a file created, written or removed
     the dnode block that holds its dnode (dnode_sync() writes the whole block: files
@@ -175,8 +175,10 @@ def _changed_groups(old: Objset, new: Objset,
     changed |= {("dnode", old_blocks[n]) for n in old.files if n not in new.files}
     new_txg = new.txg if isinstance(new, Snapshot) else None
     held = {id(f) for f in old.files.values()}
+    # ``old`` is a snapshot in every walk (the head comes last)
+    old_txg = old.txg if isinstance(old, Snapshot) else 0
     for file, txg in removed if isinstance(old, Snapshot) else ():
-        if (file.birth >= old.txg and id(file) not in held
+        if (file.birth >= old_txg and id(file) not in held
                 and (new_txg is None or txg < new_txg)):
             changed.add(("dnode", str(metadata_blocks.dnode_block_of(file.object))))
             # Its name made and removed again; a file truncated and written anew (O_TRUNC,
