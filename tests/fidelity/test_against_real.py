@@ -68,14 +68,6 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
             "zil_lwb_plan() (2.2) sizes a log block from the predicted commit; labsim "
             "allocates what is written",
     },
-    ("2.3.9", "06-snapshots"): {
-        "command 24 `zfs list -p -r -t all -o name,used,refer,usedbysnapshots,usedbydataset,"
-        "usedbychildren,origin lab6`: lab6/data@tue USED":
-            "a snapshot's unique metadata is calibrated on 2.1.11; 2.3.9 keeps 8K more",
-        "command 29 `zfs list -p -r -t all -o name,used,refer,usedbysnapshots,usedbydataset,"
-        "usedbychildren,origin lab6`: lab6/data@tue USED":
-            "the same snapshot, listed again",
-    },
 }
 
 

@@ -28,11 +28,6 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 FIRST_RUNS = sorted(p for p in REAL.glob("*/probes/*.txt") if ".run" not in p.name)
 
 # (release, probe) -> {start of a comparator line: why labsim differs}
-LISTING_15C = "`zfs list -p -r -t all -o name,used,refer,usedds,usedsnap,usedchild,origin lab15c`"
-PROMOTED_AWAY = ("the old parent of a promoted clone, unchanged since the origin snapshot, "
-                 "keeps 48K of metadata of its own in labsim (the metadata versions "
-                 "labsim.zfs.snapshots gives the chain after a promote) where real OpenZFS "
-                 "shows 0; the partial overwrite before it agrees since labsim.zfs.overwrite")
 NEARLY_FULL = ("labsim fills the small vdev to its last record; real OpenZFS stops with free "
                "space left in holes the rewritten metadata leaves between data blocks, which "
                "labsim places after each txg's data (labsim.zfs.metadata_rewrite)")
@@ -102,9 +97,6 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     },
     ("2.1.11", "lab15-mos-vdevs"): {
         f"command {n} `zfs list -p": SPACE_MAP_CHURN for n in (10, 15, 20)
-    },
-    ("2.3.9", "lab15-clone-used"): {
-        f"command 18 {LISTING_15C}: lab15c/src USED": PROMOTED_AWAY,
     },
     ("2.3.9", "lab15-fill-unequal"): {
         "command 18 `zpool list -vp lab15a`: lab15a FREE": NEARLY_FULL,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from labsim import Session, run_script
 from labsim.zfs import snapshots as snap
-from labsim.zfs.versions import KiB
+from labsim.zfs.versions import KiB, get_version
 
 SETUP = """
 mkdir -p /var/tmp/labs
@@ -70,6 +70,15 @@ def test_a_new_file_after_a_snapshot_leaves_it_64k_of_metadata(session):
     # recorded: p/d USED 294912, REFER 229376, USEDSNAP 65536
     row = listing(session, "p/d")["p/d"]
     assert (row["used"], row["refer"], row["usedbysnapshots"]) == ("294912", "229376", "65536")
+
+
+def test_a_file_made_and_removed_after_a_snapshot_leaves_it_the_rewritten_metadata(session):
+    """Nothing of the file is left in either, but the head rewrote the root group, the
+    directory's dnode block and the file's (generated seeds 42 and 5080, 2.1.11 and 2.3.9:
+    the snapshot keeps them as unique)."""
+    run_all(session, "zfs snapshot p/d@s\n"
+            "dd if=/dev/urandom of=/p/d/f bs=128k count=1 status=none\nrm /p/d/f")
+    assert used(session, "p/d@s") == 64 * KiB
 
 
 def test_a_deleted_file_moves_to_the_snapshot(session):
@@ -128,10 +137,48 @@ def test_rollback_returns_the_files_and_frees_what_only_the_head_held(session):
             "zpool sync p")  # first space maps of newly used metaslabs (lab 7) synced
     before = used(session, "p")
     run_all(session, "zfs rollback p/d@s")
-    assert session.run("ls /p/d").stdout == ""
     assert before - used(session, "p") >= 1 << 20
-    # recorded: a snapshot rolled back to keeps 56K of metadata of its own
+    # The head is the snapshot's objset again: nothing of the snapshot's is unique
+    # (dsl_dataset_clone_swap_sync_impl() resets its unique bytes from the empty deadlist
+    # of the fresh clone; generated seed 60: 0 right after `zfs rollback -r`, 2.1.11 and
+    # 2.3.9).
+    assert used(session, "p/d@s") == 0
+    assert session.run("ls /p/d").stdout == ""
+    # Reading the directory wrote its atime: the root group and the root directory's dnode
+    # block are new, the snapshot keeps the old ones (lab 6: 56K after `ls` on 2.1.11 and
+    # 2.3.9).
     assert used(session, "p/d@s") == 56 * KiB
+
+
+def test_import_makes_the_mountpoints_a_rollback_took_away(session):
+    """A rollback of the parent takes the child's mountpoint directory away while the child
+    stays mounted; export leaves the parent alone (every file system is unmounted before
+    remove_mountpoint() rmdirs) and import's mount makes the directory again (zfs_mount_at()
+    mkdirp()): the snapshot keeps the parent's old root group, directory and dnode block
+    (generated seed 5091, 2.1.11 and 2.3.9)."""
+    run_all(session, "zfs snapshot p/d@s\nzfs create p/d/c\nzfs rollback p/d@s")
+    assert used(session, "p/d@s") == 0
+    run_all(session, "zpool export p\nzpool import -d /var/tmp/labs p")
+    assert used(session, "p/d@s") == 64 * KiB
+    run_all(session, "zpool export p\nzpool import -d /var/tmp/labs p")
+    assert used(session, "p/d@s") == 64 * KiB  # the directory is there now
+
+
+@pytest.mark.parametrize("version", ["2.1", "2.3"])
+def test_reading_a_directory_writes_its_atime_as_relatime_says(version):
+    """The kernel's relatime (Linux mounts relatime, whatever the "relatime" property):
+    only the first read after the directory was made or a name was made or removed in it
+    writes its atime (the root group and its dnode block: 56K a snapshot keeps at ashift
+    12); atime=off never."""
+    def kept(before: str, props: str = "") -> int:
+        s = Session(version=get_version(version))
+        run_all(s, SETUP + (f"zfs set {props} p/d\n" if props else "")
+                + f"{before}zfs snapshot p/d@t\nls /p/d")
+        return used(s, "p/d@t")
+    assert kept("") == 56 * KiB
+    assert kept("ls /p/d\n") == 0
+    assert kept("ls /p/d\ntouch /p/d/f\n") == 56 * KiB
+    assert kept("", "atime=off") == 0
 
 
 # ---------------------------------------------------------------- texts, as recorded

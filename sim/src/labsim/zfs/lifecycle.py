@@ -15,6 +15,7 @@ from labsim.zfs.metadata_blocks import (
     copy_psizes,
 )
 from labsim.zfs.metaslab import allocator_for
+from labsim.zfs.objset import child_mounted
 from labsim.zfs.pool import (
     TXG_CONCURRENT_STATES,
     TXG_DEFER_SIZE,
@@ -143,6 +144,15 @@ def import_pool(pool: Pool) -> None:
         if dataset is not None and dataset.log_exists:
             write_file(pool, dataset, record.name, record.nbytes, record.content)
             dataset.files[record.name].mtime = record.mtime
+    # zpool_enable_datasets() (lib/libzfs/libzfs_mount.c, 2.1.11 and 2.3.9) mounts every
+    # file system, parents first; zfs_mount_at() makes a mountpoint that is missing
+    # (mkdirp()): one a rollback of the parent took away while the child stayed mounted.
+    # Export took none away: zpool_disable_datasets() unmounts every file system before
+    # remove_mountpoint() rmdirs, so a child's mountpoint is looked up where the parent
+    # was mounted, not in the parent.
+    for name in sorted(pool.datasets):
+        if "/" in name and pool.datasets[name].properties.get("type") != "volume":
+            child_mounted(pool, name)
 
 
 def next_vdev_id(pool: Pool) -> int:

@@ -156,6 +156,21 @@ def _object_numbers(first: int, count: int) -> list[int]:
             for n in range(first, first + count)]
 
 
+def dnode_block_of(file_object: int) -> int:
+    """The dnode block holding the dnode of the file labsim numbered ``file_object``
+    (Dataset.next_object counts from FIRST_FILE_OBJECT): the real object number skips the
+    file system's own objects (_object_numbers()), and a 16K dnode block holds
+    DNODES_PER_BLOCK of them (dnodesize=legacy)."""
+    return _object_numbers(file_object, 1)[0] // DNODES_PER_BLOCK
+
+
+def mountpoint_dnode_block(index: int) -> str:
+    """The dnode block of the ``index``-th mountpoint directory made in a file system
+    (labsim.zfs.objset): the first lands in the first chunk's first block, beside the
+    files; the later ones in a block of another CPU's chunk."""
+    return "0" if index == 0 else "other chunk"
+
+
 def directory_entries(files: Iterable[str], subdirectories: Iterable[str] = (),
                       other_chunk: Iterable[str] = ()) -> tuple[tuple[str, int], ...]:
     """A root directory's entries in the order they were added: the files, with object
@@ -335,30 +350,27 @@ def copy_psizes(blocks: Iterable[MetaBlock], ashift: int, rule: MinSavings) -> l
 def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
     """The blocks a change to a file system rewrites, by group (labsim.zfs.snapshots
     follows them through a snapshot chain): "root", the objset_phys_t and the meta-dnode's
-    indirect blocks, rewritten by any change; "dir", the dnode block holding the root
-    directory (its micro ZAP is embedded while it names few files); "sa", the SA layouts,
-    rewritten when the first regular file registers its layout; "dnode", the dnode
-    block of a file written; "fresh", what a head made afresh (rolled back to, or promoted)
-    rewrites besides. The copies of "dnode" (one) and the size of "fresh" (a dnode block)
-    are the 2.1.11 calibration (tests/fixtures/real/2.1.11/06-snapshots*: 52K of unique
-    metadata after one file rewritten, 64K after a file created or removed, 56K for a
-    snapshot a head was made from, at ashift 12), which the blocks give exactly there."""
+    indirect blocks, rewritten by any change; "dir", the second dnode block, which holds
+    the root directory (objects 32-36) and is rewritten when a name is made or removed in
+    it (its micro ZAP is embedded while it names few files); "sa", the SA layouts,
+    rewritten when the first regular file registers its layout; "dnode", one dnode block
+    of files (dnode_block_of()), rewritten when a file in it is created, written or
+    removed. Every one has the dataset's metadata copies (dmu_write_policy()). At ashift
+    12 on 2.1.11 and 2.3.9 (tests/fixtures/real/*/06-snapshots*) that is 56K of unique
+    metadata for a snapshot after which one file was rewritten (the root group and the
+    file's dnode block, 48K and 8K), 64K after one file was removed and another created
+    in the same dnode block (the root directory's block too)."""
     copies = DATASET_METADATA_COPIES
     if group == "root":
         return (MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
                 MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
                           count=META_DNODE_LEVELS - 1))
     if group == "dir":
-        # The first dnode block (the master node and a file) and the second (the root
-        # directory among the file system's own objects).
-        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), copies),
-                MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(FS_OBJECTS_IN_SECOND_BLOCK),
-                          copies))
+        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(FS_OBJECTS_IN_SECOND_BLOCK),
+                          copies),)
     if group == "sa":
         return SA_LAYOUTS
     if group == "dnode":
-        return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), 1),)
-    if group == "fresh":
         return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(2), copies),)
     raise ValueError(f"unknown metadata group {group!r}")
 

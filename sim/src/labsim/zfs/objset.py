@@ -49,7 +49,7 @@ from labsim.zfs.metadata_blocks import (
     filesystem_blocks,
     volume_blocks,
 )
-from labsim.zfs.pool import Dataset, Extent, Pool, property_value
+from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.versions import MetaBlock
 
@@ -88,6 +88,41 @@ def child_unmounted(pool: Pool, name: str) -> None:
         objset_changed(pool, parent)
 
 
+def _inherited(pool: Pool, dataset: Dataset, name: str) -> object | None:
+    """A property set on the dataset or the nearest ancestor setting it, else None."""
+    parts = dataset.name.split("/")
+    for depth in range(len(parts), 0, -1):
+        ancestor = pool.datasets.get("/".join(parts[:depth]))
+        if ancestor is not None and name in ancestor.properties:
+            return ancestor.properties[name]
+    return None
+
+
+def root_dir_read(pool: Pool, dataset: Dataset) -> None:
+    """The file system's root directory was read (readdir, `ls`): the VFS updates its
+    atime (iterate_dir() in Linux's fs/readdir.c calls file_accessed(), touch_atime() then
+    the file system's dirty_inode, zpl_dirty_inode() -> zfs_dirty_inode() in
+    module/os/linux/zfs/zfs_vnops_os.c, 2.1.11 and 2.3.9: the new atime goes into the
+    directory's system attributes, so its dnode block, and with it the objset's root
+    blocks, are rewritten at the next sync; labsim.zfs.snapshots counts that as the "dir"
+    group). With atime=off (mounted noatime) nothing is written. Otherwise the kernel's
+    relatime rule decides (relatime_need_update(), fs/inode.c): Linux mounts relatime
+    unless told strictatime, which `zfs mount` never passes (its "norelatime" is only a
+    comment to the kernel, lib/libzfs/os/linux/libzfs_mount_os.c), so whatever the
+    "relatime" property says (it governs file reads, zpl_file_accessed()), a directory's
+    atime is written only when it is not newer than its mtime: at the first read after the
+    directory was made, or after a name was made or removed in it. labsim compares the
+    names, so a name removed and made again is missed, and it has no clock for the
+    day-old rule."""
+    if str(_inherited(pool, dataset, "atime") or "on") == "off" or is_volume(dataset):
+        return
+    names = frozenset([*dataset.files, *dataset.mountpoint_dirs])
+    if dataset.root_dir_atime_names == names:
+        return
+    dataset.root_dir_atime_names = names
+    dataset.root_dir_atime_writes += 1
+
+
 def objset_blocks(pool: Pool, dataset: Dataset,
                   copies: ObjsetCopies | None = None) -> tuple[MetaBlock, ...]:
     """The dataset's objset blocks, at its copies (or ``copies``)."""
@@ -97,6 +132,15 @@ def objset_blocks(pool: Pool, dataset: Dataset,
         return volume_blocks(copies)
     mounted = dataset.mountpoint_dirs
     return filesystem_blocks(dataset.files, copies, mounted[:1], mounted[1:])
+
+
+def file_removed(pool: Pool, dataset: Dataset, file: File) -> None:
+    """``file`` was removed from ``dataset`` (unlinked: its dnode freed in its dnode block,
+    its name removed from the directory). Where a snapshot or an origin could tell, the
+    removal is noted (Dataset.removed_files) for labsim.zfs.snapshots."""
+    if dataset.snapshots or dataset.destroyed_snapshots or dataset.origin is not None:
+        dataset.removed_files.append((file, pool.txg))
+    objset_changed(pool, dataset)
 
 
 def objset_changed(pool: Pool, dataset: Dataset) -> None:

@@ -133,15 +133,6 @@ class Snapshot:
     txg: int
     files: dict[str, File] = field(default_factory=dict)
     creation: float = 0.0
-    # The head was made afresh from it (zfs rollback to it, or zfs promote of a clone of
-    # it): the head it now leads to rewrote metadata of its own (the "fresh" group of
-    # labsim.zfs.metadata_blocks.rewritten_group).
-    fresh_head: bool = False
-    # ... and the head it replaced had changed since this snapshot: the new head's objset
-    # block and meta-dnode are new copies, so this snapshot keeps its own as unique
-    # (recorded on 2.3.9: 8K of unique metadata after a rollback of an unchanged head,
-    # 56K after one that had changed; lab 6's promoted origin, 56K).
-    head_diverged: bool = False
     # The head's objset as it was when the snapshot was taken: its blocks' copies
     # (labsim.zfs.objset) and whether its SA layouts were settled (Dataset.sa_settled).
     created_metadata_copies: int = 2
@@ -150,6 +141,10 @@ class Snapshot:
     # The directories its root held for child file systems' mountpoints
     # (Dataset.mountpoint_dirs).
     mountpoint_dirs: tuple[str, ...] = ()
+    # Its root directory's atime as the head had it (Dataset.root_dir_atime_writes and
+    # root_dir_atime_names).
+    root_dir_atime_writes: int = 0
+    root_dir_atime_names: frozenset[str] | None = None
 
     @property
     def dataset(self) -> str:
@@ -201,6 +196,15 @@ class Dataset:
     # mountpoint it inherited), and `zfs rollback`, done with the file system suspended
     # and not unmounted (zfs_ioc_rollback()), brings back the snapshot's.
     mountpoint_dirs: list[str] = field(default_factory=list)
+    # Its root directory's atime (labsim.zfs.objset.root_dir_read): how many times reading
+    # the directory wrote a new one, and the names the directory held then (None: never
+    # read since it was made, its atime no newer than its mtime).
+    root_dir_atime_writes: int = 0
+    root_dir_atime_names: frozenset[str] | None = None
+    # Files removed from the head while it had a snapshot or an origin, with the txg of
+    # the removal (labsim.zfs.objset.file_removed): a file made and removed between two
+    # snapshots leaves no trace in either, but rewrote the metadata blocks in between.
+    removed_files: list[tuple[File, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

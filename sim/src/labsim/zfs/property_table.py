@@ -10,7 +10,7 @@ labsim.shell.commands.zfs_properties; this module only holds the registrations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labsim.zfs.versions import ZfsVersion
 
@@ -108,8 +108,11 @@ REGISTRATIONS: dict[str, Registration] = {r.name: r for r in (
 
 def registration(name: str, version: ZfsVersion) -> Registration:
     """``name``'s registration as ``version`` has it: before 2.2 there is no blake3
-    (added to checksum_table[] in 2.2.0)."""
+    (added to checksum_table[] in 2.2.0), and relatime defaults to off
+    (ZfsVersion.relatime_default)."""
     found = REGISTRATIONS[name]
+    if name == "relatime":
+        return replace(found, default="on" if version.relatime_default else "off")
     if name == "checksum" and _before_2_2(version):
         return Registration(found.name, found.default, found.attr, found.types,
                             found.values.removesuffix(" | blake3"), found.choices[:-1])

@@ -44,11 +44,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
-from labsim.zfs.objset import child_mounted
+from labsim.zfs.objset import child_mounted, sync_objset
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
     dataset_referenced,
@@ -120,10 +120,8 @@ def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
 
 # Metadata blocks a change rewrites, by group (labsim.zfs.metadata_blocks.rewritten_group):
 # "root" is the objset block and the meta-dnode's indirect blocks, rewritten by any change;
-# "dir" the dnode block of the directory; "dnode" the dnode block of one file; "fresh": a
-# snapshot that a head was made from afresh (rolled back to, or the origin of a promoted
-# clone) shows a dnode block more of unique metadata, as if the new head had rewritten it
-# (recorded on 2.1.11, not explained: the DSL counts it in the snapshot's USED only).
+# "dir" the dnode block of the root directory (a name made or removed, a new atime);
+# "dnode" one dnode block of files (a file in it created, written or removed).
 # Each snapshot, clone and promote adds objects to the MOS (a dsl_dataset, its deadlist, a
 # dsl_dir, the snapshot names ZAP...), which the root dataset's USED counts and which
 # destroying the snapshot does not give back at once: 24K each on 2.1.11 (a probe's two
@@ -132,7 +130,9 @@ def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
 # lab's root USED).
 MOS_BYTES_PER_CHANGE = 24 * KiB
 
-Token = tuple[str, str, int]  # (group, what, version): one version of a metadata block
+# (group, what, version, copies): one version of a metadata block, and the copies it was
+# written with (labsim.zfs.objset.metadata_copies at that moment).
+Token = tuple[str, str, int, int]
 
 
 def _ids(objset: Objset | None) -> set[int]:
@@ -148,19 +148,54 @@ def _files_of(objsets: Iterable[Objset]) -> dict[int, Part]:
     return parts_of(f for o in objsets for f in o.files.values())
 
 
-def _changed_groups(old: Objset, new: Objset) -> set[tuple[str, str]]:
+def _dnode_blocks(objset: Objset) -> dict[str, str]:
+    """Which dnode block (labsim.zfs.metadata_blocks.dnode_block_of) holds each file's
+    dnode and each mountpoint directory's, by name (a directory's name ends in "/")."""
+    where = {name: str(metadata_blocks.dnode_block_of(f.object))
+             for name, f in objset.files.items()}
+    for index, name in enumerate(objset.mountpoint_dirs):
+        where[name + "/"] = metadata_blocks.mountpoint_dnode_block(index)
+    return where
+
+
+def _changed_groups(old: Objset, new: Objset,
+                    removed: Iterable[tuple[File, int]] = ()) -> set[tuple[str, str]]:
     """The metadata blocks rewritten between two members of a chain, from how their
-    files differ: any change rewrites the root group, a file created or written its dnode
-    block, a name created or removed the directory (whose group covers the dnode blocks a
-    removal touches: the recordings show no more for a removal)."""
-    changed = {("dnode", n) for n in new.files if old.files.get(n) is not new.files[n]}
-    # A child's mountpoint directory made: its dnode, and the directory.
-    changed |= {("dnode", n + "/") for n in new.mountpoint_dirs
+    files differ: any change rewrites the root group; a file created, written or removed
+    the dnode block that holds its dnode (dnode_sync() writes the whole block: files
+    whose dnodes share a block share its versions, so a snapshot keeps a block one file
+    changed as unique once the head changes another file of that block); a name created
+    or removed the root directory's. ``removed``: the dataset's removed files
+    (Dataset.removed_files); one made after ``old`` and removed before ``new`` rewrote its
+    dnode block (and the directory, unless a file of its name is in both) in between,
+    though neither member holds it."""
+    old_blocks, new_blocks = _dnode_blocks(old), _dnode_blocks(new)
+    changed = {("dnode", new_blocks[n]) for n in new.files
+               if old.files.get(n) is not new.files[n]}
+    changed |= {("dnode", old_blocks[n]) for n in old.files if n not in new.files}
+    new_txg = new.txg if isinstance(new, Snapshot) else None
+    held = {id(f) for f in old.files.values()}
+    # ``old`` is a snapshot in every walk (the head comes last)
+    old_txg = old.txg if isinstance(old, Snapshot) else 0
+    for file, txg in removed if isinstance(old, Snapshot) else ():
+        if (file.birth >= old_txg and id(file) not in held
+                and (new_txg is None or txg < new_txg)):
+            changed.add(("dnode", str(metadata_blocks.dnode_block_of(file.object))))
+            # Its name made and removed again; a file truncated and written anew (O_TRUNC,
+            # labsim.zfs.write_path.write_file) keeps its name, and the directory.
+            if not (file.name in old.files and file.name in new.files):
+                changed.add(("dir", ""))
+    # A child's mountpoint directory made or removed: its dnode, and the directory.
+    changed |= {("dnode", new_blocks[n + "/"]) for n in new.mountpoint_dirs
                 if n not in old.mountpoint_dirs}
+    changed |= {("dnode", old_blocks[n + "/"]) for n in old.mountpoint_dirs
+                if n not in new.mountpoint_dirs}
     if (old.files.keys() != new.files.keys()
-            or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)):
+            or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)
+            # A new atime of the root directory (labsim.zfs.objset.root_dir_read).
+            or old.root_dir_atime_writes != new.root_dir_atime_writes):
         changed.add(("dir", ""))
-    if changed or (isinstance(old, Snapshot) and old.fresh_head and old.head_diverged):
+    if changed:
         changed.add(("root", ""))
     return changed
 
@@ -171,15 +206,17 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     one of them is still a new version after that snapshot is gone (its predecessor's
     unique metadata stays unique, as the real deadlists keep it), even where the files
     before and after it look alike."""
-    # All of them, also those older than the first live member: a removed file's dnode
-    # version stays in the versions (labsim's calibration: a removal rewrites only the root
-    # and directory groups), so the walk must start where it always started.
+    # All of them, also those older than the first live member, so that the versions of
+    # the live members are those they had.
     live = {id(m) for m in members}
     earlier = [m for m in members[:-1] if isinstance(m, Snapshot)]
     assert len(earlier) == len(members) - 1  # a chain is snapshots, then the head
     walk: list[Objset] = [*sorted([*earlier, *dataset.destroyed_snapshots],
                                   key=lambda m: (m.txg, id(m) in live)), members[-1]]
-    versions: dict[tuple[str, str], int] = {("root", ""): 0, ("dir", ""): 0, ("sa", ""): 0}
+    # The first dnode block is there from the start (the master node, object 1).
+    first = walk[0].changed_metadata_copies
+    versions: dict[tuple[str, str], tuple[int, int]] = {
+        key: (0, first) for key in (("root", ""), ("dir", ""), ("sa", ""), ("dnode", "0"))}
     # The pool's root file system has its SA layouts rewritten by the first file or
     # directory made in it (Dataset.sa_settled); a file system made by `zfs create` does
     # not. Measured, not read from the source: a snapshot of a new pool's root holds
@@ -192,33 +229,35 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     # right and two later snapshots wrong (seeds 5 and 5019, both releases).
     out: list[set[Token]] = []
     for i, member in enumerate(walk):
+        # What the head rewrote before this member was taken was written with the copies
+        # its metadata had then (a `zfs set copies=` takes effect at the next change).
+        copies = member.changed_metadata_copies
         if i:
-            for group in _changed_groups(walk[i - 1], member):
-                versions[group] = versions.get(group, -1) + 1
+            for group in _changed_groups(walk[i - 1], member, dataset.removed_files):
+                versions[group] = (versions.get(group, (-1, 0))[0] + 1, copies)
             if member.sa_settled and not walk[i - 1].sa_settled:
-                versions[("sa", "")] += 1
-        for name in member.files:
-            versions.setdefault(("dnode", name), 0)
-        for name in member.mountpoint_dirs:
-            versions.setdefault(("dnode", name + "/"), 0)
+                versions[("sa", "")] = (versions[("sa", "")][0] + 1, copies)
+        for block in _dnode_blocks(member).values():
+            versions.setdefault(("dnode", block), (0, copies))
         if id(member) not in live:
             continue
-        tokens = {(g, w, v) for (g, w), v in versions.items()}
-        if isinstance(member, Snapshot) and member.fresh_head:
-            tokens.add(("fresh", member.name, 0))
-        out.append(tokens)
+        out.append({(g, w, v, c) for (g, w), (v, c) in versions.items()})
     return out
 
 
 def _token_bytes(pool: Pool, tokens: Iterable[Token]) -> int:
     """What the metadata block versions ``tokens`` take at the pool's ashift
     (labsim.zfs.metadata_blocks.rewritten_group)."""
-    groups = Counter(group for group, _, _ in tokens)
-    return sum(n * _group_bytes(pool, group) for group, n in groups.items())
+    groups = Counter((group, copies) for group, _, _, copies in tokens)
+    return sum(n * _group_bytes(pool, group, copies)
+               for (group, copies), n in groups.items())
 
 
-def _group_bytes(pool: Pool, group: str) -> int:
-    return metadata_blocks.cost(metadata_blocks.rewritten_group(group), pool.vdevs[0],
+def _group_bytes(pool: Pool, group: str, copies: int) -> int:
+    blocks = metadata_blocks.rewritten_group(group)
+    if group != "sa":  # the SA layouts keep the copies they were made with
+        blocks = tuple(replace(b, copies=copies) for b in blocks)
+    return metadata_blocks.cost(blocks, pool.vdevs[0],
                                 pool.version.compression_min_savings).allocated
 
 
@@ -368,7 +407,9 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     created_metadata_copies=dataset.created_metadata_copies,
                     changed_metadata_copies=dataset.changed_metadata_copies,
                     sa_settled=dataset.sa_settled,
-                    mountpoint_dirs=tuple(dataset.mountpoint_dirs))
+                    mountpoint_dirs=tuple(dataset.mountpoint_dirs),
+                    root_dir_atime_writes=dataset.root_dir_atime_writes,
+                    root_dir_atime_names=dataset.root_dir_atime_names)
     dataset.snapshots.append(snap)
     if "snapshots_changed" in pool.version.dataset_properties_added:
         # 2.2+: the first snapshot zapifies the dsl_dir (labsim.zfs.mos.ZAPIFIED_DIR); the
@@ -391,7 +432,9 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       created_metadata_copies=snap.created_metadata_copies,
                       changed_metadata_copies=snap.changed_metadata_copies,
                       sa_settled=snap.sa_settled,
-                      mountpoint_dirs=list(snap.mountpoint_dirs))
+                      mountpoint_dirs=list(snap.mountpoint_dirs),
+                      root_dir_atime_writes=snap.root_dir_atime_writes,
+                      root_dir_atime_names=snap.root_dir_atime_names)
     pool.datasets[name] = dataset
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     grow_mos(pool, MOS_BYTES_PER_CHANGE)
@@ -450,7 +493,6 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     clone_ds.origin = parent.origin
     for snap in moving:
         rename_snapshot(pool, snap, clone_ds)
-    origin.fresh_head = origin.head_diverged = True
     clone_ds.snapshots = [*moving, *clone_ds.snapshots]
     older = [g for g in parent.destroyed_snapshots if g.txg <= origin.txg]
     parent.destroyed_snapshots = [g for g in parent.destroyed_snapshots if g not in older]
@@ -469,23 +511,35 @@ def newer_snapshots(dataset: Dataset, snap: Snapshot) -> list[Snapshot]:
 
 
 def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
-    """zfs rollback to the latest snapshot (the caller destroyed newer ones): the head's
-    files become the snapshot's again (dsl_dataset_rollback_sync() swaps in a clone of
-    the snapshot); what only the head held is freed."""
+    """zfs rollback to the latest snapshot (the caller destroyed newer ones).
+
+    dsl_dataset_rollback_sync() (module/zfs/dsl_dataset.c, zfs-2.3.9 and zfs-2.1.11 alike)
+    creates a clone of the snapshot ("%rollback"), swaps it with the head
+    (dsl_dataset_clone_swap_sync_impl()) and destroys the clone, which now holds the old
+    head. The new head's block pointer is the clone's, a copy of the snapshot's: the head
+    becomes the snapshot's objset, files and metadata blocks alike, and rewrites nothing
+    (dsl_dataset_zero_zil() writes only if the objset's ZIL header is not zero, and a
+    snapshot's is: zil_suspend() ran before it was taken). The swap resets the snapshot's
+    ds_unique_bytes to the space of the fresh clone's deadlist born after the snapshot's
+    predecessor: the deadlist is empty, so the snapshot's USED is 0 until the head
+    changes again, and what only the old head held is freed with the clone
+    (dsl_destroy_head_sync_impl())."""
     dropped = list(dataset.files.values())
-    changed = (dataset.files.keys() != snap.files.keys()
-               or any(f is not snap.files[n] for n, f in dataset.files.items())
-               or any(s.txg > snap.txg for s in dataset.destroyed_snapshots))
     dataset.files = dict(snap.files)
     # Rolled back suspended, not unmounted (zfs_ioc_rollback()): its children stay
     # mounted, but the directories their mountpoints were made in after the snapshot are
     # gone from it.
     dataset.mountpoint_dirs = list(snap.mountpoint_dirs)
-    snap.fresh_head = True
-    snap.head_diverged = snap.head_diverged or changed
+    dataset.created_metadata_copies = snap.created_metadata_copies
+    dataset.changed_metadata_copies = snap.changed_metadata_copies
+    dataset.sa_settled = snap.sa_settled
+    dataset.root_dir_atime_writes = snap.root_dir_atime_writes
+    dataset.root_dir_atime_names = snap.root_dir_atime_names
     # The new head is a copy of the snapshot: what the old one rewrote is history.
     dataset.destroyed_snapshots = [s for s in dataset.destroyed_snapshots if s.txg <= snap.txg]
+    dataset.removed_files = [(f, txg) for f, txg in dataset.removed_files if txg <= snap.txg]
     _free_unheld(pool, dropped)
+    sync_objset(pool, dataset)  # what is allocated for its objset follows the new shape
     advance_txg(pool)
 
 

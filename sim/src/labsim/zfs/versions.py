@@ -268,6 +268,11 @@ class ZfsVersion:
     # of 128K or more at zstd-3 or higher is stored uncompressed when neither LZ4 nor
     # zstd-1 would save 1/8 of it (zstd_earlyabort_pass = 1, labsim.zfs.compressors).
     zstd_early_abort: bool = False
+    # The "relatime" property's default (module/zcommon/zfs_prop.c): off in 2.1, on from
+    # 2.2.0 ("Enable relatime by default", fbc210fab2). It governs the atime of files read
+    # (zpl_file_accessed()); directories follow the mount's relatime
+    # (labsim.zfs.objset.root_dir_read).
+    relatime_default: bool = False
     # Pool properties after 2.1's (zpool_prop_t in include/sys/fs/zfs.h, registered in
     # module/zcommon/zpool_prop.c): bcloneused/bclonesaved/bcloneratio in 2.2;
     # dedup_table_size, dedup_table_quota, dedupcached, last_scrubbed_txg in 2.3.
@@ -514,6 +519,7 @@ ZFS_2_2 = replace(
     block_cloning_feature=True,
     bclone_enabled=False,
     zstd_early_abort=True,
+    relatime_default=True,
     pool_properties_added=frozenset({"bcloneused", "bclonesaved", "bcloneratio"}),
     dataset_properties_added=frozenset({"snapshots_changed", "prefetch"}),
     zfs_subcommands_added=frozenset({"zone", "unzone"}),

@@ -18,7 +18,7 @@ from labsim.zfs.errors import NoSpace
 from labsim.zfs.metadata_rewrite import rewrite_metadata
 from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.mos import objset_id
-from labsim.zfs.objset import objset_changed
+from labsim.zfs.objset import file_removed, objset_changed
 from labsim.zfs.pool import (
     Dataset,
     Extent,
@@ -262,7 +262,7 @@ def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:
     # dataset's deadlist, dsl_dataset_block_kill() in module/zfs/dsl_dataset.c), and
     # another version of the file keeps the runs of records it shares with it.
     free_unheld(pool, [file])
-    objset_changed(pool, dataset)
+    file_removed(pool, dataset, file)
     advance_txg(pool)
 
 

@@ -18,6 +18,7 @@ from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import bclone, labels, zvols
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
+from labsim.zfs.objset import root_dir_read
 from labsim.zfs.pool import File, Pool
 from labsim.zfs.space import file_used_bytes
 from labsim.zfs.write_path import remove_file, write_file
@@ -171,6 +172,9 @@ def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> Co
                                 blocks=blocks, width=width))
     for i, (name, path) in enumerate(sorted(dirs)):
         entries = sorted(_listdir(session, path, dots=show_all), key=lambda e: e.name)
+        hit = fs.mounted_dataset(session, path)
+        if hit is not None and hit.name == "":  # readdir: the directory's atime
+            root_dir_read(hit.pool, hit.dataset)
         if len(names) > 1:
             out.append(("\n" if (i or files) else "") + f"{name}:\n")
         out.append(fmt.ls_lines(entries, long=long, human=human, now=session.clock,
