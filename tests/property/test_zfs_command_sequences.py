@@ -151,6 +151,7 @@ class ZfsCommands(RuleBasedStateMachine):
     def teardown(self) -> None:
         if not hasattr(self, "session"):
             return
+        self.run("udevadm settle")  # a volume just written is busy while udev probes it
         for name in reversed(self.run(f"zfs list -Hp -o name -r {POOL}").split()[1:]):
             self.run(f"zfs destroy -R {name}")
         assert self.run(f"zfs list -Hp -o name -r {POOL}").split() == [POOL]
