@@ -17,6 +17,7 @@ labsim hands out plausible, deterministic ones.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from labsim.zfs.metaslab import Metaslab
@@ -109,22 +110,21 @@ def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int) -> None:
     spa_metaslabs_by_flushed, by txg, vdev and metaslab), one with unflushed changes is
     flushed and one without only takes this txg (metaslab_unflushed_bump(), dirty unset),
     until MIN_METASLABS_TO_FLUSH have been flushed or the next one already has this txg."""
+    # A heap, popped in that order: a txg visits only the few oldest of them. (vdev,
+    # metaslab) is unique, so the tuples never compare their metaslabs.
     mapped = [(ms.unflushed_txg, v, i, ms) for v, group in enumerate(metaslab_groups)
               for i, ms in enumerate(group) if ms.sm_object]
-    mapped.sort(key=_by_flushed)
+    heapq.heapify(mapped)
     want = MIN_METASLABS_TO_FLUSH
-    for unflushed_txg, _, _, ms in mapped:
-        if unflushed_txg == txg or not want:
+    while mapped and want:
+        unflushed_txg, _, _, ms = heapq.heappop(mapped)
+        if unflushed_txg == txg:
             break
         if ms.unflushed_dirty:
             flush_metaslab(ms, txg)
             want -= 1
         else:
             ms.unflushed_txg = txg
-
-
-def _by_flushed(item: tuple[int, int, int, Metaslab]) -> tuple[int, int, int]:
-    return item[0], item[1], item[2]
 
 
 def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps,
