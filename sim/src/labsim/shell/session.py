@@ -95,10 +95,8 @@ class Session:
     shell_pid: int = 4242
     random_seed: int = 4242  # $RANDOM's generator (labsim.shell.executor.Executor.random)
     device_reads: int = 0  # reads of /dev/urandom so far, each one's bytes its own
-    # Volumes a writer closed since the last `udevadm settle` (name -> session clock of the
-    # close): udev watches block devices for IN_CLOSE_WRITE (60-block.rules, "watch") and
-    # its "change" event opens the device to probe it (blkid), so for a moment the zvol
-    # is open and `zfs destroy` finds it busy (labsim.shell.commands.zfs_snapshots).
+    # Volumes a writer closed since the last `udevadm settle`: name -> session clock of the
+    # close (labsim.shell.udev).
     udev_probing: dict[str, float] = field(default_factory=dict)
     # The executor running a line now (a command that runs a line of its own joins it).
     running: Executor | None = field(default=None, repr=False, compare=False)

@@ -88,16 +88,6 @@ def child_unmounted(pool: Pool, name: str) -> None:
         objset_changed(pool, parent)
 
 
-def _inherited(pool: Pool, dataset: Dataset, name: str) -> object | None:
-    """A property set on the dataset or the nearest ancestor setting it, else None."""
-    parts = dataset.name.split("/")
-    for depth in range(len(parts), 0, -1):
-        ancestor = pool.datasets.get("/".join(parts[:depth]))
-        if ancestor is not None and name in ancestor.properties:
-            return ancestor.properties[name]
-    return None
-
-
 def root_dir_read(pool: Pool, dataset: Dataset) -> None:
     """The file system's root directory was read (readdir, `ls`): the VFS updates its
     atime (iterate_dir() in Linux's fs/readdir.c calls file_accessed(), touch_atime() then
@@ -114,7 +104,7 @@ def root_dir_read(pool: Pool, dataset: Dataset) -> None:
     directory was made, or after a name was made or removed in it. labsim compares the
     names, so a name removed and made again is missed, and it has no clock for the
     day-old rule."""
-    if str(_inherited(pool, dataset, "atime") or "on") == "off" or is_volume(dataset):
+    if is_volume(dataset) or str(property_value(pool, dataset, "atime")[0]) == "off":
         return
     names = frozenset([*dataset.files, *dataset.mountpoint_dirs])
     if dataset.root_dir_atime_names == names:

@@ -121,7 +121,7 @@ def file_content(file: File) -> Content:
 
 
 DATASET_DEFAULTS = {"compression": None, "recordsize": 128 * KiB, "sync": "standard",
-                    "logbias": "latency", "copies": "1"}
+                    "logbias": "latency", "copies": "1", "atime": "on"}
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from labsim.content import model
 from labsim.content.model import Content
 from labsim.format import coreutils as fmt
-from labsim.shell import fs, streams, vdev_labels
+from labsim.shell import fs, streams, udev, vdev_labels
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, HostFile, UsageError
 from labsim.shell.registry import command
@@ -95,8 +95,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
             data = model.write_at(before, start, model.of_source(stream, size))
         try:
             total = data.size if isinstance(data, Content) else size
-            if size == 0 and device_end is not None and start >= device_end:
-                # At the end of a device: the first write fails (ENOSPC), nothing written.
+            if device_end is not None and start == device_end and wanted != 0:
+                # At the end of the device: the first write fails (ENOSPC).
                 raise NoSpace(0)
             if (isinstance(data, Content) and notrunc and wanted is not None
                     and can_overwrite_in_place(existing, start + size)):
@@ -113,7 +113,7 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         if hit.name in hit.dataset.files:
             hit.dataset.files[hit.name].mtime = session.clock
         if device_end is not None:  # closing the device sends udev to probe it
-            session.udev_probing[hit.dataset.name] = session.clock
+            udev.volume_closed(session, hit.dataset.name)
         flags = operands.get("oflag", "").split(",")
         conv = operands.get("conv", "").split(",")
         session.clock += log_writes(

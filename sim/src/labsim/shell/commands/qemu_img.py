@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from labsim.shell import fs
+from labsim.shell import fs, udev
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, HostFile
 from labsim.shell.commands.coreutils import zfs_allocated
@@ -153,7 +153,7 @@ def udevadm(session: Session, argv: list[str]) -> CommandResult:
     """udevadm settle: waits for udev's queue: the volumes' device links are there and the
     probes udev runs after a writer closes a volume are done (Session.udev_probing)."""
     if argv[1:] == ["settle"]:
-        session.udev_probing.clear()
+        udev.settle(session)
         return CommandResult()
     return CommandResult.fail(msg.command_line_not_simulated("udevadm", argv)
                               + " (labsim has udevadm settle)")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from labsim.format import zfs_list as fmt
 from labsim.shell import messages as msg
+from labsim.shell import udev
 from labsim.shell.base import CommandResult, UsageError
 from labsim.zfs import snapshots as snap
 from labsim.zfs import zvols
@@ -288,28 +289,12 @@ def _destroy_filesystem(session: Session, name: str, flags: set[str]) -> Command
     out = "".join(_verbose_line(flags, n) for n in order) if verbose else ""
     if "-n" in flags:
         return CommandResult(stdout=out)
-    busy = [n for n in order if _probed_by_udev(session, n)]
-    if busy:
-        # The volume is open (udev probing it after a write): the open zvol's long hold on
-        # its dataset fails the destroy with EBUSY (dsl_destroy_head_check_impl(),
-        # module/zfs/dsl_destroy.c, 2.3.9; the same in 2.1.11).
+    busy = [n for n in order if udev.probing(session, n)]
+    if busy:  # a volume udev holds open after a write: EBUSY (labsim.shell.udev)
         return CommandResult(stdout=out, stderr=f"cannot destroy '{busy[0]}': dataset is busy\n",
                              status=1)
     stderr = "".join(_destroy_one(pool, n) for n in order)
     return CommandResult(stdout=out, stderr=stderr)
-
-
-# How long udev's probe of a closed volume keeps it open, in labsim: a tenth of a second of
-# the session's clock. A race on real systems, bounded by two recordings: a 1M dd between
-# the volume's write and the destroy (a few milliseconds) left it busy in 5 of 6 runs of
-# generated seed 5007; lab 7's 48M dd into a file and a few zfs commands (a quarter of a
-# second) never did.
-UDEV_PROBE_SECONDS = 0.1
-
-
-def _probed_by_udev(session: Session, name: str) -> bool:
-    closed = session.udev_probing.get(name)
-    return closed is not None and session.clock - closed < UDEV_PROBE_SECONDS
 
 
 def rollback(session: Session, args: list[str]) -> CommandResult:
