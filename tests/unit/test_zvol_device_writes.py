@@ -3,7 +3,7 @@ truncated, ending at volsize, and probed by udev when the writer closes it."""
 
 from __future__ import annotations
 
-from labsim import Session
+from labsim import Session, run_script
 
 
 def _session(volsize: str = "48M") -> Session:
@@ -44,10 +44,22 @@ def test_a_volume_just_written_is_busy_until_udev_has_probed_it() -> None:
     # Generated seed 5007: zfs destroy right after dd answers "dataset is busy" in 5 of the
     # 6 real runs (2.3.9 and 2.1.11).
     session = _session()
-    session.run("dd if=/dev/urandom of=/dev/zvol/p/vol1 bs=64K count=3 status=none")
-    busy = session.run("zfs destroy p/vol1")
+    [_, (_, busy)] = run_script("dd if=/dev/urandom of=/dev/zvol/p/vol1 bs=64K count=3 "
+                                "status=none\nzfs destroy p/vol1", session)
     assert (busy.status, busy.stderr) == (1, "cannot destroy 'p/vol1': dataset is busy\n")
-    assert session.run("udevadm settle").status == 0
-    assert session.run("zfs destroy p/vol1").status == 0
+    [_, (_, settled)] = run_script("udevadm settle\nzfs destroy p/vol1", session)
+    assert settled.status == 0
     assert "p/vol1" not in session.run("zfs list -H -o name -r p").stdout
+
+
+def test_a_destroy_typed_after_the_write_finds_the_volume_free() -> None:
+    # Typed in a terminal, the destroy comes a person's typing after the dd (which the
+    # session's clock does not count); on one line it comes at once.
+    session = _session()
+    session.run("dd if=/dev/urandom of=/dev/zvol/p/vol1 bs=64K count=3 status=none")
+    assert session.run("zfs destroy p/vol1").status == 0
+    session.run("zfs create -V 8M p/vol2")
+    busy = session.run("dd if=/dev/zero of=/dev/zvol/p/vol2 bs=64K count=1 status=none; "
+                       "zfs destroy p/vol2")
+    assert busy.stderr == "cannot destroy 'p/vol2': dataset is busy\n"
 

@@ -97,7 +97,11 @@ class Session:
     device_reads: int = 0  # reads of /dev/urandom so far, each one's bytes its own
     # Volumes a writer closed since the last `udevadm settle`: name -> session clock of the
     # close (labsim.shell.udev).
-    udev_probing: dict[str, float] = field(default_factory=dict)
+    udev_probing: dict[str, tuple[float, int]] = field(default_factory=dict)
+    # Command lines run so far, and whether they come from a script (run_script()), where
+    # one follows another at once; a terminal's lines are a person's typing apart.
+    lines_run: int = 0
+    in_script: bool = False
     # The executor running a line now (a command that runs a line of its own joins it).
     running: Executor | None = field(default=None, repr=False, compare=False)
 
@@ -122,6 +126,7 @@ class Session:
         the terminal and its status."""
         from labsim.shell import executor
 
+        self.lines_run += 1
         return executor.run_line(self, line)
 
     def for_host(self, hostname: str) -> Session:
@@ -171,9 +176,17 @@ def run_script(text: str, session: Session | None = None) -> list[tuple[str, Com
     """Run every command of ``text``; returns (command, result) pairs in order. A command
     that goes on over several lines (a loop, a here-document, an open quote) runs whole, as
     bash reads a script."""
+    session = session or Session()
+    was_in_script, session.in_script = session.in_script, True
+    try:
+        return _run_lines(text, session)
+    finally:
+        session.in_script = was_in_script
+
+
+def _run_lines(text: str, session: Session) -> list[tuple[str, CommandResult]]:
     from labsim.shell.executor import incomplete
 
-    session = session or Session()
     out = []
     pending: list[str] = []
     for raw in text.splitlines():
