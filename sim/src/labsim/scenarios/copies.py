@@ -292,11 +292,13 @@ def scrub_transcript(ranges: list[tuple[int, int]]) -> tuple[list[tuple[str, Com
     afterwards."""
     shown = scrubbed_pool()
     with shown.lock:
+        lines_run = shown.session.lines_run  # the session's count of lines, run() adds one
         try:
             damage_and_scrub(shown.session, ranges)
             status = shown.session.run("zpool status test")
         finally:
             shown.pristine.put_back(shown.session.pools["test"])
+            shown.session.lines_run = lines_run
     return shown.pairs, status
 
 
