@@ -72,7 +72,7 @@ def test_a_flush_passes_over_clean_metaslabs_and_bumps_them():
     for ms in group:
         ms.allocate(4096)
     spacemaps.sync_txg([group], 5, maps)
-    spacemaps.flush_metaslabs([group], 6)  # the first, only
+    spacemaps.flush_metaslabs([group], 6, maps)  # the first, only
     assert [ms.unflushed_dirty for ms in group] == [False, True, True]
     group[2].allocate(4096)
     spacemaps.sync_txg([group], 7, maps)

@@ -17,9 +17,9 @@ labsim hands out plausible, deterministic ones.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 
+from labsim.zfs.flush_order import MetaslabsByFlushed
 from labsim.zfs.metaslab import Metaslab
 
 # The first MOS object number labsim hands out for a space map. A new 2.1 pool's MOS
@@ -54,6 +54,9 @@ class PoolSpaceMaps:
     # Metaslabs of the pool that have a space map object (sync_metaslab() gives each its
     # one, never taken back): kept here so that a txg's sync does not count them again.
     metaslab_maps: int = field(default=0, repr=False, compare=False)
+    # spa_metaslabs_by_flushed: those metaslabs in flush order (labsim.zfs.flush_order).
+    by_flushed: MetaslabsByFlushed = field(default_factory=MetaslabsByFlushed, repr=False,
+                                           compare=False)
 
     def new_object(self) -> int:
         number = self.next_object
@@ -79,12 +82,19 @@ def sync_metaslab(ms: Metaslab, txg: int, maps: PoolSpaceMaps) -> int:
     if not ms.dirty:
         return 0
     ms.dirty = False
+    moved = False
     if not ms.sm_object:
         ms.sm_object = maps.new_object()
         maps.metaslab_maps += 1
+        moved = True
     if not ms.unflushed_dirty:
+        moved = moved or ms.unflushed_txg != txg
         ms.unflushed_txg = txg
         ms.unflushed_dirty = True
+    if moved:
+        place = maps.by_flushed.place(ms)
+        if place is not None:
+            maps.by_flushed.add([(place, ms)], ms.unflushed_txg)
     return 2
 
 
@@ -103,28 +113,30 @@ def flush_metaslab(ms: Metaslab, txg: int) -> None:
     ms.unflushed_txg = txg
 
 
-def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int) -> None:
+def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int,
+                    maps: PoolSpaceMaps) -> None:
     """spa_flush_metaslabs() (module/zfs/spa_log_spacemap.c, 2.1.11 and 2.3.9), run in a
     txg that writes, before the txg's metaslabs sync (spa_sync_iterate_to_convergence()):
     through the metaslabs that have a space map, oldest unflushed txg first (the AVL tree
-    spa_metaslabs_by_flushed, by txg, vdev and metaslab), one with unflushed changes is
-    flushed and one without only takes this txg (metaslab_unflushed_bump(), dirty unset),
-    until MIN_METASLABS_TO_FLUSH have been flushed or the next one already has this txg."""
-    # A heap, popped in that order: a txg visits only the few oldest of them. (vdev,
-    # metaslab) is unique, so the tuples never compare their metaslabs.
-    mapped = [(ms.unflushed_txg, v, i, ms) for v, group in enumerate(metaslab_groups)
-              for i, ms in enumerate(group) if ms.sm_object]
-    heapq.heapify(mapped)
+    spa_metaslabs_by_flushed, by txg, vdev and metaslab: maps.by_flushed), one with
+    unflushed changes is flushed and one without only takes this txg
+    (metaslab_unflushed_bump(), dirty unset), until MIN_METASLABS_TO_FLUSH have been
+    flushed or the next one already has this txg."""
+    order = maps.by_flushed
+    order.ensure(metaslab_groups, txg)
     want = MIN_METASLABS_TO_FLUSH
-    while mapped and want:
-        unflushed_txg, _, _, ms = heapq.heappop(mapped)
-        if unflushed_txg == txg:
-            break
+    moved = []
+    for entry in order.before(txg):
+        ms = entry[1]
+        moved.append(entry)
         if ms.unflushed_dirty:
             flush_metaslab(ms, txg)
             want -= 1
+            if not want:
+                break
         else:
             ms.unflushed_txg = txg
+    order.add(moved, txg)
 
 
 def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMaps,
@@ -137,11 +149,12 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
     for vdev_id in range(len(metaslab_groups)):
         if vdev_id not in maps.unflushed_phys:
             maps.unflushed_phys[vdev_id] = maps.new_object()
+    maps.by_flushed.ensure(metaslab_groups, txg)
     changed = [ms for group in metaslab_groups for ms in group if ms.dirty]
     if changed:
-        flush_metaslabs(metaslab_groups, txg)
+        flush_metaslabs(metaslab_groups, txg, maps)
     new_maps = _sync_changed(changed, txg, maps, net_alloc)
-    _drop_old_logs(metaslab_groups, maps)
+    _drop_old_logs(maps)
     return new_maps
 
 
@@ -150,6 +163,7 @@ def sync_pass(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMa
     the MOS is dirty): the metaslabs the pass before changed (the blocks of new space
     maps) write their changes to the txg's log space map. Returns how many metaslabs got
     their first space map."""
+    maps.by_flushed.ensure(metaslab_groups, txg)
     changed = [ms for group in metaslab_groups for ms in group if ms.dirty]
     return _sync_changed(changed, txg, maps, 0)
 
@@ -180,15 +194,15 @@ def flush_all(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMa
             sync_metaslab(ms, txg, maps)
             if ms.sm_object:
                 flush_metaslab(ms, txg)
+    maps.by_flushed.invalidate()
     mapped = sum(1 for group in metaslab_groups for ms in group if ms.sm_object)
     maps.logs = [LogSpaceMap(maps.new_object(), txg, 4 * mapped + 2, 6 << 12)]
 
 
-def _drop_old_logs(metaslab_groups: list[list[Metaslab]], maps: PoolSpaceMaps) -> None:
+def _drop_old_logs(maps: PoolSpaceMaps) -> None:
     """spa_cleanup_old_sm_logs(): the log space maps of txgs before the oldest unflushed
     txg of any metaslab with a space map are freed."""
-    oldest = min((ms.unflushed_txg for group in metaslab_groups for ms in group
-                  if ms.sm_object), default=None)
+    oldest = maps.by_flushed.oldest_txg()
     if oldest is None:
         maps.logs = maps.logs[-1:]
         return
