@@ -15,7 +15,6 @@ the vdevs or their metaslabs changed, a txg went back, the pool was copied.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from operator import itemgetter
 
 from labsim.zfs.metaslab import Metaslab
@@ -128,26 +127,39 @@ class MetaslabsByFlushed:
         if txg > self._last_txg:
             self._last_txg = txg
 
-    def before(self, txg: int) -> Iterator[tuple[int, Metaslab]]:
-        """The metaslabs in the order, each (place, metaslab) once, up to the first whose
-        unflushed txg is ``txg``; each is read (taken out of its place) as it is given."""
+    def bump_to_dirty(self, txg: int,
+                      moved: list[tuple[int, Metaslab]]) -> tuple[int, Metaslab] | None:
+        """Through the order, up to the first metaslab whose unflushed txg is ``txg``:
+        each without unflushed changes (not unflushed_dirty) only takes ``txg``
+        (metaslab_unflushed_bump() from spa_flush_metaslabs()) and is appended to
+        ``moved``; the first with changes is returned, (place, metaslab), both read (out of
+        their places). None when the order ends or reaches ``txg`` first. The caller
+        gives ``moved`` to add() once done, so that a bumped metaslab is not met again."""
         txgs, buckets = self._txgs, self._buckets
+        append = moved.append
         while txgs:
             bucket_txg = txgs[0]
             if bucket_txg == txg:
-                return
+                return None
             bucket = buckets[bucket_txg]
             bucket.order()
             entries = bucket.entries
+            end = len(entries)
             cursor = bucket.cursor
-            while cursor < len(entries):
+            while cursor < end:
                 entry = entries[cursor]
                 cursor += 1
-                if entry[1].unflushed_txg == bucket_txg:
+                ms = entry[1]
+                if ms.unflushed_txg != bucket_txg:  # moved on since: a stale place
+                    continue
+                if ms.unflushed_dirty:
                     bucket.cursor = cursor
-                    yield entry
+                    return entry
+                ms.unflushed_txg = txg
+                append(entry)
             del buckets[bucket_txg]
             del txgs[0]
+        return None
 
     def oldest_txg(self) -> int | None:
         """The unflushed txg of the first metaslab in the order (None without any),

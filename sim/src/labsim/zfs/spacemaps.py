@@ -124,18 +124,13 @@ def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int,
     flushed or the next one already has this txg."""
     order = maps.by_flushed
     order.ensure(metaslab_groups, txg)
-    want = MIN_METASLABS_TO_FLUSH
-    moved = []
-    for entry in order.before(txg):
-        ms = entry[1]
+    moved: list = []
+    for _ in range(MIN_METASLABS_TO_FLUSH):
+        entry = order.bump_to_dirty(txg, moved)
+        if entry is None:
+            break
+        flush_metaslab(entry[1], txg)
         moved.append(entry)
-        if ms.unflushed_dirty:
-            flush_metaslab(ms, txg)
-            want -= 1
-            if not want:
-                break
-        else:
-            ms.unflushed_txg = txg
     order.add(moved, txg)
 
 
@@ -150,7 +145,7 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
         if vdev_id not in maps.unflushed_phys:
             maps.unflushed_phys[vdev_id] = maps.new_object()
     maps.by_flushed.ensure(metaslab_groups, txg)
-    changed = [ms for group in metaslab_groups for ms in group if ms.dirty]
+    changed = _dirty(metaslab_groups)
     if changed:
         flush_metaslabs(metaslab_groups, txg, maps)
     new_maps = _sync_changed(changed, txg, maps, net_alloc)
@@ -164,8 +159,12 @@ def sync_pass(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMa
     maps) write their changes to the txg's log space map. Returns how many metaslabs got
     their first space map."""
     maps.by_flushed.ensure(metaslab_groups, txg)
-    changed = [ms for group in metaslab_groups for ms in group if ms.dirty]
-    return _sync_changed(changed, txg, maps, 0)
+    return _sync_changed(_dirty(metaslab_groups), txg, maps, 0)
+
+
+def _dirty(metaslab_groups: list[list[Metaslab]]) -> list[Metaslab]:
+    """The metaslabs changed since their last sync, by vdev and metaslab."""
+    return [ms for group in metaslab_groups for ms in group if ms.dirty]
 
 
 def _sync_changed(changed: list[Metaslab], txg: int, maps: PoolSpaceMaps,
