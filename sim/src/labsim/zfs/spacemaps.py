@@ -122,8 +122,11 @@ def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int,
     unflushed changes is flushed and one without only takes this txg
     (metaslab_unflushed_bump(), dirty unset), until MIN_METASLABS_TO_FLUSH have been
     flushed or the next one already has this txg."""
-    order = maps.by_flushed
-    order.ensure(metaslab_groups, txg)
+    maps.by_flushed.ensure(metaslab_groups, txg)
+    _flush_oldest(maps.by_flushed, txg)
+
+
+def _flush_oldest(order: MetaslabsByFlushed, txg: int) -> None:
     moved: list = []
     for _ in range(MIN_METASLABS_TO_FLUSH):
         entry = order.bump_to_dirty(txg, moved)
@@ -147,7 +150,7 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
     maps.by_flushed.ensure(metaslab_groups, txg)
     changed = _dirty(metaslab_groups)
     if changed:
-        flush_metaslabs(metaslab_groups, txg, maps)
+        _flush_oldest(maps.by_flushed, txg)  # flush_metaslabs(), the order made above
     new_maps = _sync_changed(changed, txg, maps, net_alloc)
     _drop_old_logs(maps)
     return new_maps

@@ -70,12 +70,17 @@ def _log_frees(pool: Pool) -> None:
     the space comes back only TXG_DEFER_SIZE txgs later."""
     txg = pool.txg
     vdevs = pool.vdevs
+    marked = None  # the metaslabs last marked: a txg's frees lie mostly in a few
     for freed, extent in pool.deferred:
-        if freed == txg and extent.length:
-            vdev = vdevs[extent.vdev]
-            first = extent.offset >> vdev.ms_shift
-            last = (extent.offset + extent.length - 1) >> vdev.ms_shift
-            for ms in vdev.metaslabs[first:last + 1]:
+        if freed != txg or not extent.length:
+            continue
+        vdev = vdevs[extent.vdev]
+        shift = vdev.ms_shift
+        span = (extent.vdev, extent.offset >> shift,
+                ((extent.offset + extent.length - 1) >> shift) + 1)
+        if span != marked:
+            marked = span
+            for ms in vdev.metaslabs[span[1]:span[2]]:
                 ms.dirty = ms.unflushed = True
 
 
@@ -83,8 +88,16 @@ def _release(vdev: TopVdev, start: int, length: int) -> None:
     """Deferred frees put back in circulation (metaslab_sync_done() moving ms_defer to
     ms_allocatable): in memory only, so the metaslabs do not sync for it (their frees
     were logged in the txg of the free, _log_frees())."""
-    first = start >> vdev.ms_shift
-    metaslabs = vdev.metaslabs[first:((start + length - 1) >> vdev.ms_shift) + 1]
+    shift = vdev.ms_shift
+    first = start >> shift
+    last = (start + length - 1) >> shift
+    if first == last and first < len(vdev.metaslabs):  # most often: one metaslab
+        ms = vdev.metaslabs[first]
+        was = ms.dirty
+        vdev.release(start, length)
+        ms.dirty = was
+        return
+    metaslabs = vdev.metaslabs[first:last + 1]
     dirty = [ms.dirty for ms in metaslabs]
     vdev.release(start, length)
     for ms, was in zip(metaslabs, dirty, strict=True):
