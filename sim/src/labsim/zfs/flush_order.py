@@ -10,7 +10,7 @@ metaslab) when it is first read. A metaslab whose txg changes is added to its ne
 and its place in the old one goes stale (it no longer has that txg): reading skips it.
 The order is only a faster way to read the metaslabs' own fields (labsim.zfs.spacemaps
 changes them and tells it); it is built again from them whenever it cannot be trusted:
-the vdevs or their metaslabs changed, a txg went back, the pool was copied.
+the vdevs or their metaslabs changed, or the pool was copied.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ class MetaslabsByFlushed:
         self._places: dict[int, int] = {}  # id(metaslab) -> its place
         self._buckets: dict[int, _Bucket] = {}
         self._txgs: list[int] = []  # the buckets' txgs, ascending
-        self._last_txg = -1
         self._valid = False
 
     def __reduce__(self):
@@ -73,10 +72,10 @@ class MetaslabsByFlushed:
         """The metaslabs changed in a way not reported: build the order again."""
         self._valid = False
 
-    def ensure(self, metaslab_groups: list[list[Metaslab]], txg: int) -> None:
-        """Make the order that of ``metaslab_groups`` (by vdev) as they are now, in ``txg``."""
+    def ensure(self, metaslab_groups: list[list[Metaslab]]) -> None:
+        """Make the order that of ``metaslab_groups`` (by vdev) as they are now."""
         shape = [(id(group), len(group)) for group in metaslab_groups]
-        if self._valid and shape == self._shape and txg >= self._last_txg:
+        if self._valid and shape == self._shape:
             return
         self._groups = list(metaslab_groups)
         self._shape = shape
@@ -93,7 +92,6 @@ class MetaslabsByFlushed:
         entries.sort(key=itemgetter(0, 1))
         for unflushed_txg, place, ms in entries:
             self._bucket(unflushed_txg).add(place, ms)
-        self._last_txg = txg
         self._valid = True
 
     def _bucket(self, txg: int) -> _Bucket:
@@ -124,8 +122,6 @@ class MetaslabsByFlushed:
         bucket = self._bucket(txg)
         bucket.entries.extend(moved)
         bucket.ordered = False
-        if txg > self._last_txg:
-            self._last_txg = txg
 
     def bump_to_dirty(self, txg: int,
                       moved: list[tuple[int, Metaslab]]) -> tuple[int, Metaslab] | None:

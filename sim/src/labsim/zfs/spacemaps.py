@@ -122,7 +122,7 @@ def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int,
     unflushed changes is flushed and one without only takes this txg
     (metaslab_unflushed_bump(), dirty unset), until MIN_METASLABS_TO_FLUSH have been
     flushed or the next one already has this txg."""
-    maps.by_flushed.ensure(metaslab_groups, txg)
+    maps.by_flushed.ensure(metaslab_groups)
     _flush_oldest(maps.by_flushed, txg)
 
 
@@ -147,7 +147,7 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
     for vdev_id in range(len(metaslab_groups)):
         if vdev_id not in maps.unflushed_phys:
             maps.unflushed_phys[vdev_id] = maps.new_object()
-    maps.by_flushed.ensure(metaslab_groups, txg)
+    maps.by_flushed.ensure(metaslab_groups)
     changed = _dirty(metaslab_groups)
     if changed:
         _flush_oldest(maps.by_flushed, txg)  # flush_metaslabs(), the order made above
@@ -161,7 +161,7 @@ def sync_pass(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMa
     the MOS is dirty): the metaslabs the pass before changed (the blocks of new space
     maps) write their changes to the txg's log space map. Returns how many metaslabs got
     their first space map."""
-    maps.by_flushed.ensure(metaslab_groups, txg)
+    maps.by_flushed.ensure(metaslab_groups)
     return _sync_changed(_dirty(metaslab_groups), txg, maps, 0)
 
 
