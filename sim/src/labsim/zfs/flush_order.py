@@ -62,7 +62,7 @@ class MetaslabsByFlushed:
         self._txgs: list[int] = []  # the buckets' txgs, ascending
         self._valid = False
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[MetaslabsByFlushed], tuple[()]]:
         return (MetaslabsByFlushed, ())
 
     def __repr__(self) -> str:

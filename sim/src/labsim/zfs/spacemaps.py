@@ -102,7 +102,8 @@ def flush_metaslab(ms: Metaslab, txg: int) -> None:
     """metaslab_flush(): the metaslab's changes kept in the log space maps are written to
     its own space map; smp_alloc catches up, and its unflushed txg is this one
     (metaslab_flush_update()). Its entries are an estimate: one for each allocated and
-    each free run written."""
+    each free run written. Called through flush_metaslabs() and flush_all(), which keep
+    the pool's flush order (PoolSpaceMaps.by_flushed) in step with the txg it sets."""
     if not ms.sm_object:
         return
     if ms.unflushed:
