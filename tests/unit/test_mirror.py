@@ -35,7 +35,7 @@ def test_two_mirrors_share_writes():
     pool = create_pool("t", [mirror(("/a", 1 * GiB), ("/b", 1 * GiB)),
                              mirror(("/c", 1 * GiB), ("/d", 1 * GiB))], ZFS_2_1, 12)
     assert [v.name for v in pool.vdevs] == ["mirror-0", "mirror-1"]
-    write_file(pool, pool.root, "f", 64 * MiB, "random", pressure=0.0)
+    write_file(pool, pool.root, "f", 64 * MiB, "random")
     first, second = (v.alloc for v in pool.vdevs)
     assert abs(first - second) <= 1 * MiB
 

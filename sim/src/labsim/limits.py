@@ -53,10 +53,12 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         area="Allocation",
         what="The allocation throttle (per-vdev queues of outstanding writes, "
-             "metaslab_group_allocatable() in module/zfs/metaslab.c) is modelled as a fixed "
-             "share of the allocations a fast writer makes in the throttled state, one value "
-             "per release, next to the exact rotor, aliquot, free-space bias and the "
-             "fragmentation and free-capacity thresholds.",
+             "metaslab_group_allocatable() in module/zfs/metaslab.c) is modelled with "
+             "OpenZFS's queue depths (32 growing to 100 per txg), but as a smooth flow: the "
+             "pace at which a vdev completes writes relative to the pipeline issuing them is "
+             "one value per release, calibrated on the lab VM, not a disk's real timing; next "
+             "to it the exact rotor, aliquot, free-space bias and the fragmentation and "
+             "free-capacity thresholds.",
         shows_as="How a stream of writes is split between vdevs is one number in labsim; on "
                  "real OpenZFS it changes from run to run, and more so between vdevs of "
                  "different speeds. The lessons quote the recorded range.",

@@ -17,10 +17,13 @@ This follows metaslab_alloc_dva() in module/zfs/metaslab.c.
   syncs. Inside one txg the bias is therefore fixed, and the model advances the allocator
   a whole txg at a time: cheap enough to fill a terabyte in milliseconds, and exact in
   the counts the rotor hands out.
-* OpenZFS 0.7 added the allocation throttle: a vdev with a full queue of outstanding
-  allocations is skipped while another still has room. Under a saturated stream of
-  writes, vdevs that finish writes faster take more blocks. ``throttle_pressure`` is
-  the share of allocations made in that saturated state (0 = the rotor alone decides).
+* OpenZFS 0.7 added the allocation throttle (labsim.zfs.throttle): each top-level vdev
+  holds at most a queue depth of allocations whose writes have not completed, and a vdev
+  whose queue is full is skipped while another still has room. A small txg is split as
+  the rotor says; in a big one the queues fill and the vdevs that complete writes faster
+  take more blocks. ``drain`` (blocks a vdev completes per block the pipeline issues,
+  GroupState.speed times the release's write_completion_ratio) and ``txg_blocks`` (the
+  blocks one txg issues) feed that model; a drain of 0 means no throttle.
 * A vdev stops taking new blocks while the others can: metaslab_group_alloc_update()
   clears ``mg_allocatable`` when its free capacity is at or below
   ``zfs_mg_noalloc_threshold`` (0 %) or its fragmentation is above
@@ -40,13 +43,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from labsim.zfs.throttle import throttled_split
+
 
 @dataclass(frozen=True)
 class GroupState:
     """What the allocator knows about one top-level vdev at the start of a txg."""
 
     free: int  # vs_space - vs_alloc
-    speed: float = 1.0  # relative write throughput, used only by the throttle
+    speed: float = 1.0  # relative write completion rate, used only by the throttle
     asize: int = 0  # bytes one block takes on this vdev; 0: the caller's nominal asize
     aliquot: int = 0  # mg_aliquot; 0: the class-wide metaslab_aliquot
     allocatable: bool = True  # mg_allocatable (group_allocatable())
@@ -132,9 +137,14 @@ class Rotor:
         blocks: int,
         aliquot: int,
         asize: int,
-        throttle_pressure: float = 0.0,
+        drain: float = 0.0,
+        txg_blocks: int = 0,
     ) -> list[int]:
         """Split ``blocks`` blocks of ``asize`` bytes among vdevs for one txg.
+
+        Under the allocation throttle (``drain`` > 0: the blocks a vdev of speed 1
+        completes per block the pipeline issues), the split is the one a txg of
+        ``txg_blocks`` blocks (``blocks`` when 0) gets (labsim.zfs.throttle).
 
         Never gives a vdev more blocks than fit in its free space; blocks that fit
         nowhere are left unallocated (the caller sees a short total: ENOSPC).
@@ -147,7 +157,8 @@ class Rotor:
         sizes = [g.block(asize) for g in groups]
         turns = [g.turn(aliquot) for g in groups]
         allocatable = [g.allocatable for g in groups]
-        speeds = [g.speed for g in groups]
+        drains = tuple(drain * g.speed for g in groups)
+        txg = min(blocks, txg_blocks) if txg_blocks else blocks
         capacity = [g.free // size for g, size in zip(groups, sizes, strict=True)]
         remaining = blocks
         while remaining > 0:
@@ -157,8 +168,8 @@ class Rotor:
             # The groups as they are now: what is left of each vdev's capacity.
             free = [(capacity[i] - counts[i]) * sizes[i] if capacity[i] > counts[i] else 0
                     for i in range(n)]
-            weights = _weights(_shares(free, sizes, turns, allocatable, asize), speeds,
-                               throttle_pressure)
+            weights = throttled_split(tuple(_shares(free, sizes, turns, allocatable, asize)),
+                                      drains, txg)
             total_weight = sum(weights)
             given = 0
             for i in live:
@@ -178,20 +189,3 @@ class Rotor:
             remaining -= given
         return counts
 
-
-def _weights(shares: list[int], speeds: list[float], throttle_pressure: float) -> list[float]:
-    """Each vdev's part of a txg's blocks: its share of a rotor turn, and under the
-    throttle, in part its share of the write speed (GroupState.speed) of the vdevs that
-    take blocks."""
-    total = sum(shares)
-    if total == 0:
-        return [0.0] * len(shares)
-    weights = [s / total for s in shares]
-    if throttle_pressure > 0:
-        speed_total = sum(speed for speed, s in zip(speeds, shares, strict=True) if s)
-        weights = [
-            (1 - throttle_pressure) * w
-            + throttle_pressure * (speed / speed_total if s else 0.0)
-            for w, speed, s in zip(weights, speeds, shares, strict=True)
-        ]
-    return weights

@@ -55,14 +55,11 @@ def can_overwrite_in_place(file: File | None, end: int) -> bool:
 
 
 def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length: int,
-                    content: Content, mtime: float = 0.0,
-                    pressure: float | None = None) -> int:
+                    content: Content, mtime: float = 0.0) -> int:
     """Write bytes [start, start + length) of file ``name`` (whose whole content becomes
     ``content``, labsim.content.model.write_at of the old one) copying on write only the
     records they touch. Returns the file's new size; raises NoSpace (with the size the
     file reached) when the pool fills up."""
-    if pressure is None:
-        pressure = pool.version.streaming_throttle_pressure
     old = dataset.files[name]
     if length <= 0:  # nothing written: nothing dirtied
         return old.size
@@ -82,8 +79,7 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
     objset = objset_id(pool, dataset)
     birth = pool.txg
     scratch = File(name, object=old.object)  # collects the new records' blocks
-    done, _, short = write_groups(pool, dataset, scratch, plan, bs, first, objset,
-                                  pressure, copies)
+    done, _, short = write_groups(pool, dataset, scratch, plan, bs, first, objset, copies)
     written = Run(first, done, records.plan_slice(plan, 0, done), scratch.extents,
                   scratch.ditto, scratch.logical, scratch.compressed, birth)
     runs = runs_of(old)

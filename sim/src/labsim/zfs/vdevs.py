@@ -41,10 +41,12 @@ from labsim.zfs.versions import (
 
 # A mirror's write is done when its slowest child is (vdev_mirror_io_done() waits for
 # every child), so under the allocation throttle, which counts a top-level vdev's
-# writes in flight until they complete, a 2-way mirror takes fewer blocks than a single
-# device of the same speed. Calibrated on three real 2.1.11 recordings of lab 2 (a single
-# file next to a 2-way mirror of files, software emulation): the single device took 50 %,
-# 52 % and 55 % of a 48 MiB copy; a relative speed of 0.9 per extra child gives 52 %.
+# writes in flight until they complete (labsim.zfs.throttle), a 2-way mirror drains its
+# queue more slowly than a single device of the same speed. First calibrated on three real
+# 2.1.11 recordings of lab 2 (a single file next to a 2-way mirror of files: the single
+# device took 50 %, 52 % and 55 % of a 48 MiB copy) under the earlier fixed-share model;
+# with the queue model that 384-block txg stays below the queues' limits and the split is
+# the rotor's, 50 %, whatever this factor. It now matters only in txgs that fill a queue.
 MIRROR_CHILD_SPEED = 0.9
 
 

@@ -46,7 +46,6 @@ def write_file(
     name: str,
     nbytes: int,
     content: str | DataPattern | Content,
-    pressure: float | None = None,
 ) -> int:
     """Create (or replace) ``name`` with ``nbytes`` of "zero" or "random" content, data
     of a DataPattern (fio's half-compressible buffers) or any content
@@ -55,11 +54,8 @@ def write_file(
     Each record is compressed as the dataset's compression says (records.block_plan);
     holes allocate nothing. Data is placed a transaction group at a time. Returns the
     bytes written; raises NoSpace (carrying the bytes that did fit) when the pool runs
-    out of room. ``pressure`` is the throttle's (ZfsVersion.streaming_throttle_pressure
-    when None: a writer as fast as dd).
+    out of room.
     """
-    if pressure is None:
-        pressure = pool.version.streaming_throttle_pressure
     recordsize = int(str(property_value(pool, dataset, "recordsize")[0]))
     compression = str(property_value(pool, dataset, "compression")[0])
     # A file written again (O_TRUNC) keeps its block size (records.file_layout()).
@@ -80,7 +76,7 @@ def write_file(
     objset = objset_id(pool, dataset)
     copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
     done, allocated, short = write_groups(pool, dataset, file, groups, layout.block_size,
-                                          0, objset, pressure, copies)
+                                          0, objset, copies)
     file.plan = records.plan_slice(groups, 0, done)
     file.size = min(nbytes, done * layout.block_size)
     if allocated:
@@ -97,7 +93,7 @@ def write_file(
 
 def write_groups(pool: Pool, dataset: Dataset, file: File,
                  groups: list[records.BlockGroup], block_size: int, first_block: int,
-                 objset: int, pressure: float, copies: int) -> tuple[int, int, bool]:
+                 objset: int, copies: int) -> tuple[int, int, bool]:
     """Write the data blocks ``groups`` (records.block_plan) of ``file`` from record
     ``first_block`` on, with ``copies`` copies each (ditto.add_copies(), which makes
     ``file.extents`` and ``file.ditto`` every copy of every block written). Returns the
@@ -115,8 +111,8 @@ def write_groups(pool: Pool, dataset: Dataset, file: File,
                 allocated += group.count
             continue
         count, short = write_blocks(pool, dataset, file, group.psize, group.count,
-                                     block_size, first_block + done, objset, pressure,
-                                     copies, pending)
+                                     block_size, first_block + done, objset, copies,
+                                     pending)
         pending += (copies - 1) * count * max(v.dsize(group.psize) for v in pool.vdevs)
         file.logical += count * group.lsize
         file.compressed += count * group.psize
@@ -131,7 +127,7 @@ def write_groups(pool: Pool, dataset: Dataset, file: File,
 
 def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: int,
                   block_size: int, first_block: int, objset: int,
-                  pressure: float, copies: int = 1, pending: int = 0) -> tuple[int, bool]:
+                  copies: int = 1, pending: int = 0) -> tuple[int, bool]:
     """Allocate ``count`` data blocks of ``psize`` physical bytes for ``file``, a txg at a
     time, spread over the vdevs by the rotor. Returns how many fitted, and whether the
     pool ran short of space.
@@ -141,8 +137,10 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     room for a block is ``copies`` times its nominal dsize. labsim places the ditto copies
     after the data (labsim.zfs.ditto): ``pending`` is what the copies of blocks written
     earlier by this write will take, held out of the room here."""
-    if not pool.version.allocation_throttle:
-        pressure = 0.0
+    # The allocation throttle's pace (labsim.zfs.throttle): what a vdev completes per block
+    # the pipeline issues, and the blocks one txg issues.
+    drain = pool.version.write_completion_ratio if pool.version.allocation_throttle else 0.0
+    txg_blocks = max(1, pool.version.txg_bytes // block_size)
     # What one block counts for against AVAIL (deflated), on the vdev where it costs most.
     # On single devices and mirrors this is psize rounded up to the largest ashift.
     nominal_dsize = max(v.dsize(psize) for v in pool.vdevs)
@@ -185,7 +183,7 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
                              aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling),
                              allocatable=group_allocatable(v.space, v.alloc, v.fragmentation))
                   for v, asize in zip(pool.vdevs, asizes, strict=True)]
-        counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, pressure)
+        counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, drain, txg_blocks)
         for vdev, share, asize in zip(pool.vdevs, counts, asizes, strict=True):
             if share:
                 share = min(share, vdev.free // asize)

@@ -251,7 +251,7 @@ def random_write(pool: Pool, dataset: Dataset, name: str, region: int, bs: int,
     new = round(touched * holes)
     if new:
         new, _ = write_blocks(pool, dataset, file, record, new, record, allocated,
-                               objset_id(pool, dataset), 0.0)
+                               objset_id(pool, dataset))
         file.logical += new * record
         file.compressed += new * record
         _grow_indirects(pool, file, records, allocated + new)

@@ -1,0 +1,42 @@
+"""The allocation throttle's queues (labsim.zfs.throttle): metaslab_group_allocatable(),
+metaslab_class_throttle_reserve() and the queue depths of spa_sync_adjust_vdev_max_queue_depth()
+(zfs-2.3.9 module/zfs/metaslab.c, spa.c)."""
+
+import pytest
+
+from labsim.zfs.throttle import MAX_ALLOC_QUEUE_DEPTH, ZFS_VDEV_DEF_QUEUE_DEPTH, throttled_split
+
+
+def test_the_queue_depths_are_openzfs_defaults():
+    # zfs_vdev_def_queue_depth = 32; async_write_max_active 10 * queue_depth_pct 1000 / 100.
+    assert (ZFS_VDEV_DEF_QUEUE_DEPTH, MAX_ALLOC_QUEUE_DEPTH) == (32, 100)
+
+
+def test_a_txg_the_vdevs_keep_up_with_is_split_by_the_rotor():
+    # 13 blocks per turn to the big vdev, 4 to the small one; a 16 MiB txg (128 blocks).
+    split = throttled_split((13, 4), (0.45, 0.45), 128)
+    assert split == pytest.approx((13 / 17, 4 / 17))
+
+
+def test_no_throttle_or_one_vdev_is_the_rotor():
+    assert throttled_split((13, 4), (0.0, 0.0), 10_000) == pytest.approx((13 / 17, 4 / 17))
+    assert throttled_split((0, 4), (0.1, 0.1), 10_000) == (0.0, 1.0)
+
+
+def test_queues_that_never_drain_take_the_default_depth_each():
+    # Nothing completes: each vdev holds 32 allocations, whatever the rotor's shares, and
+    # the class's 64 slots are all the txg gets before it waits.
+    split = throttled_split((13, 4), (1e-9, 1e-9), 64)
+    assert split == pytest.approx((0.5, 0.5), abs=1e-6)
+
+
+def test_a_big_txg_moves_toward_an_even_split_when_the_vdevs_complete_alike():
+    rotor = 13 / 17
+    splits = [throttled_split((13, 4), (0.4, 0.4), blocks)[0] for blocks in (128, 512, 2048)]
+    assert splits[0] == pytest.approx(rotor)
+    assert rotor > splits[1] > splits[2] > 0.5
+
+
+def test_the_vdev_that_completes_faster_takes_more_of_a_saturated_stream():
+    slow, fast = throttled_split((1, 1), (0.1, 0.3), 4096)
+    assert fast > 2.5 * slow and slow + fast == pytest.approx(1.0)
