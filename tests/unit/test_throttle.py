@@ -40,3 +40,11 @@ def test_a_big_txg_moves_toward_an_even_split_when_the_vdevs_complete_alike():
 def test_the_vdev_that_completes_faster_takes_more_of_a_saturated_stream():
     slow, fast = throttled_split((1, 1), (0.1, 0.3), 4096)
     assert fast > 2.5 * slow and slow + fast == pytest.approx(1.0)
+
+
+def test_vdevs_that_hardly_complete_anything_still_get_the_whole_txg():
+    # Past the 64 blocks the queues hold, the rest waits for completions: each vdev takes
+    # them at its own pace.
+    split = throttled_split((13, 4), (1e-7, 3e-7), 1000)
+    assert sum(split) == pytest.approx(1.0)
+    assert split[1] > split[0]

@@ -49,6 +49,9 @@ ZFS_VDEV_QUEUE_DEPTH_PCT = 1000  # the kernel's default (300 in userland ztest)
 MAX_ALLOC_QUEUE_DEPTH = ZFS_VDEV_ASYNC_WRITE_MAX_ACTIVE * ZFS_VDEV_QUEUE_DEPTH_PCT // 100
 
 _EPSILON = 1e-9
+# Steps of the integration per block of the txg before the rest is given at the saturated
+# pace (only vdevs that complete almost nothing take that long).
+_MAX_TICKS_PER_BLOCK = 20
 
 
 def throttled_split(shares: tuple[int, ...], drain: tuple[float, ...],
@@ -81,7 +84,16 @@ def _split(rotor: tuple[float, ...], drain: tuple[float, ...],
     done = 0.0
     last: list[float] | None = None
     steady = 0
+    ticks = 0
     while done < blocks - _EPSILON:
+        ticks += 1
+        if ticks > _MAX_TICKS_PER_BLOCK * blocks + MAX_ALLOC_QUEUE_DEPTH:
+            # Vdevs that hardly complete anything: the saturated pace, each its drain's part.
+            taking = sum(drain[i] for i in range(n) if rotor[i])
+            for i in range(n):
+                if rotor[i]:
+                    allocated[i] += (blocks - done) * drain[i] / taking
+            break
         if offered < blocks:
             offered += 1
             waiting += 1.0
