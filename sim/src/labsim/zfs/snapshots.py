@@ -53,6 +53,7 @@ from labsim.zfs.objset import child_mounted, sync_objset
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
     dataset_referenced,
+    objset_cost,
     part_used_bytes,
     parts_of,
     usedbyrefreservation,
@@ -257,18 +258,25 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
 
 def _token_bytes(pool: Pool, tokens: Iterable[Token]) -> int:
     """What the metadata block versions ``tokens`` take at the pool's ashift
-    (labsim.zfs.metadata_blocks.rewritten_group)."""
+    (labsim.zfs.metadata_blocks.rewritten_group), every copy allocated."""
+    return _token_cost(pool, tokens).allocated
+
+
+def _token_cost(pool: Pool, tokens: Iterable[Token]) -> metadata_blocks.Cost:
+    """The allocated and the physical bytes of the metadata block versions ``tokens``."""
     groups = Counter((group, copies) for group, _, _, copies in tokens)
-    return sum(n * _group_bytes(pool, group, copies)
-               for (group, copies), n in groups.items())
+    total = metadata_blocks.Cost()
+    for (group, copies), n in groups.items():
+        one = _group_cost(pool, group, copies)
+        total += metadata_blocks.Cost(n * one.allocated, n * one.physical)
+    return total
 
 
-def _group_bytes(pool: Pool, group: str, copies: int) -> int:
+def _group_cost(pool: Pool, group: str, copies: int) -> metadata_blocks.Cost:
     blocks = metadata_blocks.rewritten_group(group)
     if group != "sa":  # the SA layouts keep the copies they were made with
         blocks = tuple(replace(b, copies=copies) for b in blocks)
-    return metadata_blocks.cost(blocks, pool.vdevs[0],
-                                pool.version.compression_min_savings).allocated
+    return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
 
 
 def referenced(pool: Pool, objset: Objset) -> int:
@@ -292,7 +300,14 @@ def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int,
     chain hold and neither the member before them nor the one after them holds: the
     blocks born after the one and killed before the other. ``walked``: the chain and its
     tokens, when the caller has them already."""
-    members, tokens = walked or _walk(dataset, pool)
+    files, meta = _held_only(dataset, start, end, walked or _walk(dataset, pool))
+    return _bytes(pool, files), _token_bytes(pool, meta)
+
+
+def _held_only(dataset: Dataset, start: int, end: int,
+               walked: tuple[list[Objset], list[set[Token]]]) -> tuple[list[Part], set[Token]]:
+    """The parts of files and the metadata block versions of _held_only_by()."""
+    members, tokens = walked
     before = members[start - 1] if start else None
     after = members[end + 1] if end + 1 < len(members) else None
     outside = _ids(before) | _ids(after)
@@ -300,7 +315,7 @@ def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int,
     meta = set().union(*tokens[start:end + 1])
     meta -= (tokens[start - 1] if start else set())
     meta -= (tokens[end + 1] if end + 1 < len(members) else set())
-    return _bytes(pool, files), _token_bytes(pool, meta)
+    return files, meta
 
 
 def _walk(dataset: Dataset, pool: Pool) -> tuple[list[Objset], list[set[Token]]]:
@@ -391,6 +406,27 @@ def space(pool: Pool, dataset: Dataset) -> Space:
     children = sum(space(pool, child).used for child in children_of(pool, dataset))
     reserved = usedbyrefreservation(pool, dataset)
     return Space(own + snaps + children + reserved, snaps, own, children, reserved)
+
+
+def dir_metadata_physical(pool: Pool, dataset: Dataset) -> int:
+    """The physical bytes of the metadata blocks the dataset's dsl_dir is charged for, as
+    its logicalused counts them (dsl_dataset_block_born() adds BP_GET_UCSIZE(), a metadata
+    block's physical size, to dd_uncompressed_bytes; dsl_dataset_block_kill() takes it off
+    only when no snapshot holds the block, module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9):
+    the head's objset blocks, or for a clone those it rewrote since its origin (the rest
+    are the origin's, charged to the origin's dir), and the old versions of blocks only
+    its snapshots hold (the metadata part of usedbysnapshots, one copy's physical bytes)."""
+    walked = _walk(dataset, pool)
+    tokens = walked[1]
+    if origin_of(pool, dataset) is None:
+        total = objset_cost(pool, dataset).physical
+    else:
+        total = _token_cost(pool, tokens[-1] - tokens[0]).physical
+    if dataset.snapshots:
+        first = 1 if dataset.origin else 0
+        meta = _held_only(dataset, first, first + len(dataset.snapshots) - 1, walked)[1]
+        total += _token_cost(pool, meta).physical
+    return total
 
 
 def unallocated_metadata(pool: Pool) -> int:

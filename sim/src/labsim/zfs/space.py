@@ -1,5 +1,6 @@
 """Dataset space as ``zfs list`` and ``zfs get`` count it: USED, REFER, AVAIL,
-logicalused, logicalreferenced, compressratio, and what a refreservation holds back.
+logicalreferenced, and what a refreservation holds back (logicalused and compressratio:
+labsim.zfs.logical_space).
 
 The DSL counts every block's deflated allocated size (bp_get_dsize(), module/zfs/dsl_dir.c
 and dsl_dataset.c); labsim sums the extents of the files and objsets that hold them.
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 from labsim.zfs import metadata_blocks
 from labsim.zfs.metadata_blocks import Cost
 from labsim.zfs.objset import objset_blocks
-from labsim.zfs.pool import Dataset, File, Part, Pool, file_parts, part_extents, part_logical
+from labsim.zfs.pool import Dataset, File, Part, Pool, file_parts, part_extents
 from labsim.zfs.volume_reservation import VolumeSpace
 
 
@@ -28,7 +29,7 @@ def objset_cost(pool: Pool, dataset: Dataset) -> Cost:
                                 pool.version.compression_min_savings)
 
 
-def _mos_logical(pool: Pool) -> int:
+def mos_logical(pool: Pool) -> int:
     """The pool's own metadata (the MOS) as the root's logicalused counts it (its dsl_dir
     $MOS is a child of the root's): the physical size of one copy of each of its blocks
     (Pool.mos_physical). Where the new pool's profile does not tell MOS blocks apart, an
@@ -54,64 +55,6 @@ def parts_of(files: Iterable[File]) -> dict[int, Part]:
 def part_used_bytes(pool: Pool, part: Part) -> int:
     """Every copy of every block of one part, deflated (bp_get_dsize())."""
     return sum(pool.vdevs[e.vdev].deflate(e.length) for e in part_extents(part))
-
-
-def _dir_files(pool: Pool, dataset: Dataset) -> list[Part]:
-    """The blocks charged to the dataset's dsl_dir, as parts of files: those its head or
-    any of its snapshots holds (dsl_dataset_block_born() adds a block to its dir; a block
-    killed in the head while a snapshot holds it stays, dsl_dataset_block_kill()), less
-    a clone's blocks still shared with its origin snapshot (charged to the origin's
-    dir)."""
-    held = parts_of(dataset.files.values())
-    for snap in dataset.snapshots:
-        held.update(parts_of(snap.files.values()))
-    if dataset.origin is not None:
-        origin = next((s for d in pool.datasets.values() for s in d.snapshots
-                       if s.name == dataset.origin), None)
-        if origin is not None:
-            for key in parts_of(origin.files.values()):
-                held.pop(key, None)
-    return list(held.values())
-
-
-def _dir_bytes(pool: Pool, dataset: Dataset, logical: bool) -> int:
-    """dd_uncompressed_bytes (``logical``) or dd_compressed_bytes of the dataset and its
-    descendants, and for the root the MOS too: one objset's metadata per dataset and the
-    files each dir is charged for. Metadata counts its physical size in both, so the
-    objset's part is the same in each."""
-    total = 0
-    for d in [dataset, *_descendants(pool, dataset)]:
-        files = _dir_files(pool, d)
-        # A clone shares its origin's objset blocks (dsl_dataset_clone_sync() starts it
-        # from the origin's block pointer) until it writes: an unchanged clone is charged
-        # nothing (recorded on 2.3.9: logicalused 0).
-        if d.origin is None or files:
-            total += objset_cost(pool, d).physical
-        total += sum(part_logical(f)[0 if logical else 1] for f in files)
-    if dataset.name == pool.name:
-        total += _mos_logical(pool)
-    return total
-
-
-def dataset_logicalused(pool: Pool, dataset: Dataset) -> int:
-    """logicalused (dd_uncompressed_bytes): the dataset, its snapshots and its descendants,
-    and for the root the MOS too."""
-    return _dir_bytes(pool, dataset, logical=True)
-
-
-def _compressed_bytes(pool: Pool, dataset: Dataset) -> int:
-    """dd_compressed_bytes: physical size of one copy of every block."""
-    return _dir_bytes(pool, dataset, logical=False)
-
-
-def dataset_compressratio(pool: Pool, dataset: Dataset) -> float:
-    """compressratio: dd_uncompressed_bytes * 100 / dd_compressed_bytes in integer
-    arithmetic (dsl_dir_stats() in module/zfs/dsl_dir.c), so 1.9666 is printed 1.96:
-    the ratio is truncated to two decimals, not rounded."""
-    compressed = _compressed_bytes(pool, dataset)
-    if not compressed:
-        return 1.0
-    return (dataset_logicalused(pool, dataset) * 100 // compressed) / 100
 
 
 def file_used_bytes(pool: Pool, file: File) -> int:

@@ -17,12 +17,11 @@ from labsim.shell.commands import zfs_properties as props
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import snapshots as snap
 from labsim.zfs import zil, zvols
+from labsim.zfs.logical_space import dataset_compressratio, dataset_logicalused
 from labsim.zfs.pool import Dataset, Pool, Snapshot, property_value
 from labsim.zfs.space import (
     dataset_available,
-    dataset_compressratio,
     dataset_logical_referenced,
-    dataset_logicalused,
     dataset_used,
 )
 from labsim.zfs.versions import ZfsVersion, dataset_property_names
