@@ -109,6 +109,9 @@ class File:
     # (the last of ``extents``). Empty: the file's blocks are all its own.
     runs: list[Run] = field(default_factory=list)
     indirect_runs: list[Run] = field(default_factory=list)
+    # Its dnode's levels (dn_nlevels, records.file_levels()), 1 for a file of one block;
+    # 0 where labsim did not note them (as its blocks need).
+    levels: int = 0
 
     @property
     def allocated(self) -> int:

@@ -169,21 +169,40 @@ def allocated_size(psize: int, ashift: int) -> int:
     return roundup(psize, 1 << ashift) if psize else 0
 
 
-def indirect_block_runs(data_blocks: int) -> list[tuple[int, int]]:
+def indirect_block_runs(data_blocks: int, levels: int = 0) -> list[tuple[int, int]]:
     """The indirect blocks of a file of ``data_blocks`` blocks as (pointers held, how
     many such blocks) runs, level 1 first, up to the single top block the dnode points
     at: each level is full blocks and at most one partly filled one. Runs keep the cost
-    of a 1 TiB file's millions of indirect blocks down to a few terms."""
+    of a 1 TiB file's millions of indirect blocks down to a few terms. ``levels``: the
+    dnode's dn_nlevels when it has more than its blocks need (file_levels()): the levels
+    above are single blocks of one pointer each."""
     runs: list[tuple[int, int]] = []
     count = data_blocks
-    while count > 1:  # a single block is pointed at from the dnode itself
+    level = 1
+    # A single block is pointed at from the dnode itself, unless the dnode has levels.
+    while count > 1 or (count and level < levels):
         full, rest = divmod(count, POINTERS_PER_INDIRECT)
         if full:
             runs.append((POINTERS_PER_INDIRECT, full))
         if rest:
             runs.append((rest, 1))
         count = full + (1 if rest else 0)
+        level += 1
     return runs
+
+
+def file_levels(data_blocks: int, kept: int = 1) -> int:
+    """dn_nlevels of a file of ``data_blocks`` blocks whose dnode had ``kept`` levels
+    before: a dnode gains levels as its blocks need them (dnode_set_nlevels_impl() asserts
+    the new count is larger) and never loses one, truncation and frees included
+    (module/zfs/dnode.c and dnode_sync.c, 2.1.11 and 2.3.9; dn_nlevels is set to 1 only
+    when the object is first allocated). So a file written again with O_TRUNC after it
+    had several blocks keeps its level-1 block over a single new block."""
+    levels, count = 1, data_blocks
+    while count > 1:
+        count = -(-count // POINTERS_PER_INDIRECT)
+        levels += 1
+    return max(kept, levels)
 
 
 def indirect_blocks(data_blocks: int) -> list[int]:

@@ -67,11 +67,17 @@ def write_file(
     groups = records.block_plan(nbytes, recordsize, content, compression, pool.min_ashift,
                                 pool.version.compression_min_savings,
                                 pool.version.zstd_early_abort, kept_block=kept_block)
-    if name in dataset.files:
+    # O_TRUNC keeps the file's object, and its dnode's levels (records.file_levels()).
+    kept_levels = 1
+    if old is not None:
+        kept_levels = records.file_levels(sum(g.count for g in old.plan), old.levels or 1)
         remove_file(pool, dataset, name)
-    file = File(name, content=content, object=dataset.next_object, birth=pool.txg,
+        number = old.object
+    else:
+        number = dataset.next_object
+        dataset.next_object += 1
+    file = File(name, content=content, object=number, birth=pool.txg,
                 block_size=layout.block_size)
-    dataset.next_object += 1
     dataset.files[name] = file
     objset = objset_id(pool, dataset)
     copies = min(int(str(property_value(pool, dataset, "copies")[0])), SPA_DVAS_PER_BP)
@@ -79,11 +85,13 @@ def write_file(
                                           0, objset, copies)
     file.plan = records.plan_slice(groups, 0, done)
     file.size = min(nbytes, done * layout.block_size)
+    file.levels = records.file_levels(done, kept_levels)
     if allocated:
         before = len(file.extents)
         # Indirect blocks are metadata: one copy more than the data, at most three
         # (dmu_write_policy(): copies++ for metadata, then MIN(copies, spa_max_replication)).
-        allocate_indirects(pool, file, done, objset, min(copies + 1, SPA_DVAS_PER_BP))
+        allocate_indirects(pool, file, done, objset, min(copies + 1, SPA_DVAS_PER_BP),
+                           file.levels)
         file.indirect_extents = len(file.extents) - before
     objset_changed(pool, dataset)
     if short and file.size < nbytes:
@@ -210,7 +218,7 @@ INDIRECT_BATCH_FROM = 1024
 
 
 def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
-                        copies: int = records.METADATA_COPIES) -> None:
+                        copies: int = records.METADATA_COPIES, levels: int = 0) -> None:
     """Indirect blocks, ``copies`` copies each (ditto blocks: two for copies=1, three
     for copies=2 or 3) on different vdevs where possible; with a single top-level vdev
     all go to it, those after the first to the allocator's secondary metaslab
@@ -221,7 +229,8 @@ def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
     them on, they are placed 1/64 of the run at a time, choosing the vdevs again before
     each batch, which keeps filling a 1 TiB pool fast in the browser. Smaller files
     (every lab's) are placed block by block."""
-    place_indirects(pool, file, records.indirect_block_runs(data_blocks), objset, copies)
+    place_indirects(pool, file, records.indirect_block_runs(data_blocks, levels), objset,
+                    copies)
 
 
 def place_indirects(pool: Pool, file: File, runs: list[tuple[int, int]], objset: int,
