@@ -12,6 +12,7 @@ from labsim.content.model import Content
 from labsim.zfs import zil
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.lifecycle import log_record
+from labsim.zfs.objset import commit_at_close
 from labsim.zfs.pool import Dataset, LogRecord, Pool, property_value
 from labsim.zfs.zil import Durability
 
@@ -84,7 +85,9 @@ def close_logs(session: Session, pool: Pool) -> None:
     """zil_close() as a pool is exported: every dataset's log is committed one last time
     (zil_commit(zilog, 0)), so records still waiting reach the log, unless the dataset
     now has sync=disabled (zil_commit() then returns at once). In a frozen pool this
-    decides what the import replays."""
+    decides what the import replays. Changes not yet synced leave a log chain
+    (labsim.zfs.objset.commit_at_close)."""
+    commit_at_close(pool)
     keep = []
     for record in pool.waiting_records:
         dataset = pool.datasets.get(record.dataset)

@@ -349,8 +349,9 @@ def copy_psizes(blocks: Iterable[MetaBlock], ashift: int, rule: MinSavings) -> l
 
 def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
     """The blocks a change to a file system rewrites, by group (labsim.zfs.snapshots
-    follows them through a snapshot chain): "root", the objset_phys_t and the meta-dnode's
-    indirect blocks, rewritten by any change; "dir", the second dnode block, which holds
+    follows them through a snapshot chain): "objset", the objset_phys_t, and "root", the
+    meta-dnode's indirect blocks, rewritten by any change (the objset block alone also by
+    dsl_dataset_zero_zil(), labsim.zfs.snapshots); "dir", the second dnode block, which holds
     the root directory (objects 32-36) and is rewritten when a name is made or removed in
     it (its micro ZAP is embedded while it names few files); "sa", the SA layouts,
     rewritten when the first regular file registers its layout; "dnode", one dnode block
@@ -361,10 +362,11 @@ def rewritten_group(group: str) -> tuple[MetaBlock, ...]:
     file's dnode block, 48K and 8K), 64K after one file was removed and another created
     in the same dnode block (the root directory's block too)."""
     copies = DATASET_METADATA_COPIES
+    if group == "objset":
+        return (MetaBlock(OBJSET_PHYS_SIZE, 512, copies),)
     if group == "root":
-        return (MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
-                MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
-                          count=META_DNODE_LEVELS - 1))
+        return (MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
+                          count=META_DNODE_LEVELS - 1),)
     if group == "dir":
         return (MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(FS_OBJECTS_IN_SECOND_BLOCK),
                           copies),)

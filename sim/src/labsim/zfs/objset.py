@@ -139,7 +139,32 @@ def objset_changed(pool: Pool, dataset: Dataset) -> None:
     the objset's blocks (sync_objset())."""
     dataset.changed_metadata_copies = metadata_copies(pool, dataset)
     dataset.sa_settled = True
+    dataset.unsynced_changes = True
     sync_objset(pool, dataset)
+
+
+def txg_synced(pool: Pool) -> None:
+    """The pool's open txg synced (`zpool sync`, or a sync task: dsl_sync_task() waits
+    for it): the itxs of the changes before it are dropped (zil_clean())."""
+    for dataset in pool.datasets.values():
+        dataset.unsynced_changes = False
+
+
+def commit_at_close(pool: Pool) -> None:
+    """zil_close() as the pool's file systems are unmounted for export: zil_commit(zilog,
+    0) writes what itxs are still in memory to the log (module/zfs/zil.c, 2.1.11 and
+    2.3.9), so a file system changed since the last txg sync labsim knows of now has a
+    log chain, and its ZIL header stays non-zero: zil_sync() leaves zh_log at the chain's
+    next block, and after the import zil_replay() without records to replay calls
+    zil_destroy(zilog, B_TRUE), which keeps a first block (zil_init_log_chain()). Only
+    dsl_dataset_zero_zil() clears it (labsim.zfs.snapshots.zero_zil). labsim has no clock
+    for the txg timeout (zfs_txg_timeout, 5 s): a change followed by seconds of commands
+    that sync nothing counts as unsynced."""
+    for dataset in pool.datasets.values():
+        if dataset.unsynced_changes and not is_volume(dataset) \
+                and str(property_value(pool, dataset, "sync")[0]) != "disabled":
+            dataset.log_exists = True
+        dataset.unsynced_changes = False
 
 
 def sync_objset(pool: Pool, dataset: Dataset) -> None:

@@ -148,6 +148,11 @@ class Snapshot:
     # root_dir_atime_names).
     root_dir_atime_writes: int = 0
     root_dir_atime_names: frozenset[str] | None = None
+    # Its ZIL header as the head had it (Dataset.log_exists: a snapshot's objset_phys_t
+    # is the head's, header included) and the head's objset block rewrites
+    # (Dataset.zil_zeroings).
+    log_exists: bool = False
+    zil_zeroings: int = 0
 
     @property
     def dataset(self) -> str:
@@ -204,6 +209,14 @@ class Dataset:
     # read since it was made, its atime no newer than its mtime).
     root_dir_atime_writes: int = 0
     root_dir_atime_names: frozenset[str] | None = None
+    # ZPL changes since the last txg sync labsim knows of (a sync task, `zpool sync`):
+    # their itxs are still in memory, and zil_close() at export commits them to the log
+    # (labsim.zfs.objset.commit_at_close).
+    unsynced_changes: bool = False
+    # How many times dsl_dataset_zero_zil() rewrote its objset block alone (a clone made
+    # of, or a rollback to, a snapshot whose ZIL header was not zero): labsim.zfs.snapshots
+    # follows that block as a version of its own.
+    zil_zeroings: int = 0
     # Files removed from the head while it had a snapshot or an origin, with the txg of
     # the removal (labsim.zfs.objset.file_removed): a file made and removed between two
     # snapshots leaves no trace in either, but rewrote the metadata blocks in between.

@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
-from labsim.zfs.objset import child_mounted, sync_objset
+from labsim.zfs.objset import child_mounted, sync_objset, txg_synced
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
     dataset_referenced,
@@ -199,6 +199,8 @@ def _changed_groups(old: Objset, new: Objset,
         changed.add(("dir", ""))
     if changed:
         changed.add(("root", ""))
+    if changed or old.zil_zeroings != new.zil_zeroings:
+        changed.add(("objset", ""))
     return changed
 
 
@@ -218,7 +220,8 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     # The first dnode block is there from the start (the master node, object 1).
     first = walk[0].changed_metadata_copies
     versions: dict[tuple[str, str], tuple[int, int]] = {
-        key: (0, first) for key in (("root", ""), ("dir", ""), ("sa", ""), ("dnode", "0"))}
+        key: (0, first) for key in (("objset", ""), ("root", ""), ("dir", ""), ("sa", ""),
+                                    ("dnode", "0"))}
     # The pool's root file system has its SA layouts rewritten by the first file or
     # directory made in it (Dataset.sa_settled); a file system made by `zfs create` does
     # not. Measured, not read from the source: a snapshot of a new pool's root holds
@@ -455,8 +458,10 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     sa_settled=dataset.sa_settled,
                     mountpoint_dirs=tuple(dataset.mountpoint_dirs),
                     root_dir_atime_writes=dataset.root_dir_atime_writes,
-                    root_dir_atime_names=dataset.root_dir_atime_names)
+                    root_dir_atime_names=dataset.root_dir_atime_names,
+                    log_exists=dataset.log_exists, zil_zeroings=dataset.zil_zeroings)
     dataset.snapshots.append(snap)
+    txg_synced(pool)  # a sync task
     if "snapshots_changed" in pool.version.dataset_properties_added:
         # 2.2+: the first snapshot zapifies the dsl_dir (labsim.zfs.mos.ZAPIFIED_DIR); the
         # snapshot's own MOS objects are micro ZAPs, embedded.
@@ -480,12 +485,27 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       sa_settled=snap.sa_settled,
                       mountpoint_dirs=list(snap.mountpoint_dirs),
                       root_dir_atime_writes=snap.root_dir_atime_writes,
-                      root_dir_atime_names=snap.root_dir_atime_names)
+                      root_dir_atime_names=snap.root_dir_atime_names,
+                      zil_zeroings=snap.zil_zeroings)
+    # dsl_dataset_create_sync() with an origin calls dsl_dataset_zero_zil() on the clone
+    # (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9): its objset_phys_t starts as the
+    # origin's, ZIL header included, and one that is not zero is cleared and the objset
+    # block written anew, the clone's own from the start.
+    zero_zil(dataset, snap.log_exists)
     pool.datasets[name] = dataset
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     grow_mos(pool, MOS_BYTES_PER_CHANGE)
     advance_txg(pool)
     return dataset
+
+
+def zero_zil(dataset: Dataset, header_not_zero: bool) -> None:
+    """dsl_dataset_zero_zil(): a ZIL header that is not zero is cleared, and the objset
+    block written again to hold the cleared header (dsl_dataset_sync(), which rewrites
+    the objset_phys_t alone: no dnode is dirty)."""
+    dataset.log_exists = False
+    if header_not_zero:
+        dataset.zil_zeroings += 1
 
 
 def _free_unheld(pool: Pool, files: Iterable[File]) -> None:
@@ -581,6 +601,13 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     dataset.sa_settled = snap.sa_settled
     dataset.root_dir_atime_writes = snap.root_dir_atime_writes
     dataset.root_dir_atime_names = snap.root_dir_atime_names
+    # dsl_dataset_rollback_sync() calls dsl_dataset_zero_zil() on the head once it holds
+    # the snapshot's objset: the snapshot's ZIL header, when not zero, is cleared and the
+    # objset block rewritten, which the snapshot then holds alone (generated seeds 1 and
+    # 64: the snapshot of an unchanged head keeps one objset block after the rollback).
+    dataset.zil_zeroings = snap.zil_zeroings
+    zero_zil(dataset, snap.log_exists)
+    txg_synced(pool)
     # The new head is a copy of the snapshot: what the old one rewrote is history.
     dataset.destroyed_snapshots = [s for s in dataset.destroyed_snapshots if s.txg <= snap.txg]
     dataset.removed_files = [(f, txg) for f, txg in dataset.removed_files if txg <= snap.txg]

@@ -34,6 +34,7 @@ from labsim.shell.commands.zpool_devices import (
 )
 from labsim.shell.commands.zpool_reports import get, iostat, list_pools, status
 from labsim.shell.registry import command
+from labsim.zfs.objset import txg_synced
 from labsim.zfs.pool import TXG_DEFER_SIZE
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.versions import (
@@ -78,6 +79,7 @@ def sync(session: Session, args: list[str]) -> CommandResult:
     for pool in selected_pools(session, names):
         for _ in range(1 + TXG_DEFER_SIZE):
             advance_txg(pool)
+        txg_synced(pool)
     return CommandResult()
 
 
