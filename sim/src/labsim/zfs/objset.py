@@ -194,3 +194,20 @@ def sync_objset(pool: Pool, dataset: Dataset) -> None:
                 return
             for offset, length in vdev.take(asize):
                 dataset.objset_extents.append(Extent(vdev.id, offset, length))
+
+
+def logs_claimed(pool: Pool, replayed: set[str]) -> None:
+    """The pool was imported: each file system whose ZIL header is not zero has its log
+    claimed (zil_claim() sets zh_claim_txg and dirties the dataset) and, when mounted,
+    replayed: with records to replay (``replayed``: their datasets) zil_replay() ends
+    with zil_destroy(zilog, B_FALSE), which clears the header; without, zil_destroy(zilog,
+    B_TRUE) starts a new chain from the first block (module/zfs/zil.c, 2.1.11 and 2.3.9).
+    Either way the objset block is written again, and a snapshot taken before the export
+    keeps the old one as its own."""
+    for dataset in pool.datasets.values():
+        if not dataset.log_exists:
+            continue
+        if dataset.name in replayed:
+            dataset.log_exists = False  # the replayed writes rewrote the objset anyway
+        else:
+            dataset.objset_block_rewrites += 1

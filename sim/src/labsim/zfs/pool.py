@@ -149,10 +149,10 @@ class Snapshot:
     root_dir_atime_writes: int = 0
     root_dir_atime_names: frozenset[str] | None = None
     # Its ZIL header as the head had it (Dataset.log_exists: a snapshot's objset_phys_t
-    # is the head's, header included) and the head's objset block rewrites
-    # (Dataset.zil_zeroings).
+    # is the head's, header included) and how many times the head's objset block had
+    # been rewritten alone (Dataset.objset_block_rewrites).
     log_exists: bool = False
-    zil_zeroings: int = 0
+    objset_block_rewrites: int = 0
 
     @property
     def dataset(self) -> str:
@@ -213,10 +213,11 @@ class Dataset:
     # their itxs are still in memory, and zil_close() at export commits them to the log
     # (labsim.zfs.objset.commit_at_close).
     unsynced_changes: bool = False
-    # How many times dsl_dataset_zero_zil() rewrote its objset block alone (a clone made
-    # of, or a rollback to, a snapshot whose ZIL header was not zero): labsim.zfs.snapshots
+    # How many times its objset block was rewritten alone, for its ZIL header: by
+    # dsl_dataset_zero_zil() (a clone made of, or a rollback to, a snapshot whose header
+    # was not zero) or at import (labsim.zfs.objset.logs_claimed). labsim.zfs.snapshots
     # follows that block as a version of its own.
-    zil_zeroings: int = 0
+    objset_block_rewrites: int = 0
     # Files removed from the head while it had a snapshot or an origin, with the txg of
     # the removal (labsim.zfs.objset.file_removed): a file made and removed between two
     # snapshots leaves no trace in either, but rewrote the metadata blocks in between.

@@ -199,7 +199,7 @@ def _changed_groups(old: Objset, new: Objset,
         changed.add(("dir", ""))
     if changed:
         changed.add(("root", ""))
-    if changed or old.zil_zeroings != new.zil_zeroings:
+    if changed or old.objset_block_rewrites != new.objset_block_rewrites:
         changed.add(("objset", ""))
     return changed
 
@@ -459,7 +459,8 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     mountpoint_dirs=tuple(dataset.mountpoint_dirs),
                     root_dir_atime_writes=dataset.root_dir_atime_writes,
                     root_dir_atime_names=dataset.root_dir_atime_names,
-                    log_exists=dataset.log_exists, zil_zeroings=dataset.zil_zeroings)
+                    log_exists=dataset.log_exists,
+                    objset_block_rewrites=dataset.objset_block_rewrites)
     dataset.snapshots.append(snap)
     txg_synced(pool)  # a sync task
     if "snapshots_changed" in pool.version.dataset_properties_added:
@@ -486,7 +487,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       mountpoint_dirs=list(snap.mountpoint_dirs),
                       root_dir_atime_writes=snap.root_dir_atime_writes,
                       root_dir_atime_names=snap.root_dir_atime_names,
-                      zil_zeroings=snap.zil_zeroings)
+                      objset_block_rewrites=snap.objset_block_rewrites)
     # dsl_dataset_create_sync() with an origin calls dsl_dataset_zero_zil() on the clone
     # (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9): its objset_phys_t starts as the
     # origin's, ZIL header included, and one that is not zero is cleared and the objset
@@ -505,7 +506,7 @@ def zero_zil(dataset: Dataset, header_not_zero: bool) -> None:
     the objset_phys_t alone: no dnode is dirty)."""
     dataset.log_exists = False
     if header_not_zero:
-        dataset.zil_zeroings += 1
+        dataset.objset_block_rewrites += 1
 
 
 def _free_unheld(pool: Pool, files: Iterable[File]) -> None:
@@ -605,7 +606,7 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     # the snapshot's objset: the snapshot's ZIL header, when not zero, is cleared and the
     # objset block rewritten, which the snapshot then holds alone (generated seeds 1 and
     # 64: the snapshot of an unchanged head keeps one objset block after the rollback).
-    dataset.zil_zeroings = snap.zil_zeroings
+    dataset.objset_block_rewrites = snap.objset_block_rewrites
     zero_zil(dataset, snap.log_exists)
     txg_synced(pool)
     # The new head is a copy of the snapshot: what the old one rewrote is history.

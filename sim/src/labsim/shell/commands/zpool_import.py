@@ -35,6 +35,7 @@ from labsim.zfs.import_config import ImportView
 from labsim.zfs.labels import POOL_STATE_ACTIVE, POOL_STATE_DESTROYED, POOL_STATE_EXPORTED
 from labsim.zfs.layouts import SINGLE
 from labsim.zfs.lifecycle import export_pool, import_pool
+from labsim.zfs.objset import logs_claimed
 from labsim.zfs.pool import Pool
 from labsim.zfs.vdevs import TopVdev
 
@@ -211,7 +212,9 @@ def import_(session: Session, args: list[str]) -> CommandResult:
         for key, ds in pool.datasets.items():
             ds.name = key
     import_config.apply_import(view)
+    replayed = {record.dataset for record in pool.replay_log}
     import_pool(pool)
+    logs_claimed(pool, replayed)
     pool.imported_at = session.clock
     for vdev in [*pool.vdevs, *pool.logs]:  # vdev statistics start again at import
         vdev.write_ops = vdev.write_bytes = 0
