@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from labsim.zfs.objset import at_creation, child_mounted, child_unmounted, sync_objset
+from labsim.zfs.objset import (
+    at_creation,
+    child_mounted,
+    child_unmounted,
+    sync_objset,
+    txg_synced,
+)
 from labsim.zfs.pool import Dataset, Pool
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.write_path import remove_file
@@ -17,6 +23,7 @@ def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Data
     dataset.created_metadata_copies = dataset.changed_metadata_copies = copies
     pool.datasets[name] = dataset
     sync_objset(pool, dataset)
+    txg_synced(pool)  # dmu_objset_create() is a sync task; the mount comes after it
     if properties.get("type") != "volume":
         child_mounted(pool, name)  # `zfs create` mounts it: a directory made in its parent
     advance_txg(pool)
@@ -31,4 +38,5 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     del pool.datasets[dataset.name]
     child_unmounted(pool, dataset.name)  # its mountpoint directory removed
+    txg_synced(pool)  # then the destroy's sync task
     advance_txg(pool)

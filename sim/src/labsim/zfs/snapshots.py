@@ -494,6 +494,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     # block written anew, the clone's own from the start.
     zero_zil(dataset, snap.log_exists)
     pool.datasets[name] = dataset
+    txg_synced(pool)  # a sync task, before the mount
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     grow_mos(pool, MOS_BYTES_PER_CHANGE)
     advance_txg(pool)
@@ -525,6 +526,7 @@ def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:
         owner(pool, snap).destroyed_snapshots.append(snap)
         freed.extend(snap.files.values())
     _free_unheld(pool, freed)
+    txg_synced(pool)  # a sync task
     advance_txg(pool)
 
 
@@ -570,6 +572,7 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     clone_ds.objset_extents, parent.objset_extents = (parent.objset_extents,
                                                       clone_ds.objset_extents)
     grow_mos(pool, MOS_BYTES_PER_CHANGE)
+    txg_synced(pool)  # a sync task
     advance_txg(pool)
 
 
