@@ -162,9 +162,12 @@ LIMITS: tuple[Limit, ...] = (
              "and the upgrade to a fat ZAP (past 2,047 names, or a name of 50 bytes or "
              "more) is not modelled: such a directory is counted as a micro ZAP. A name "
              "removed and made again between two snapshots, and the root directory's "
-             "day-old atime rule, are missed. Some root snapshots gain a block or two of "
-             "their own across `zpool export` and `zpool import` on real OpenZFS, for a "
-             "reason not yet found; labsim's do not.",
+             "day-old atime rule, are missed. The ZIL header decides whether a clone, a "
+             "rollback or an import rewrites the objset block (dsl_dataset_zero_zil(), "
+             "zil_claim()): labsim gives a file system a log when it was changed since the "
+             "last txg sync it knows of and is then exported, without a clock for the "
+             "5-second txg timeout; on real OpenZFS the same script goes either way from "
+             "run to run.",
         shows_as="A snapshot's USED, and its dataset's usedbysnapshots, can be a few "
                  "metadata blocks off real OpenZFS (a few KiB at ashift 9, up to tens of "
                  "KiB at ashift 12), more in a directory of thousands of names.",
