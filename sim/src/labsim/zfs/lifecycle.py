@@ -27,7 +27,7 @@ from labsim.zfs.pool import (
 from labsim.zfs.raidz_expansion_state import Expansion, Geometry
 from labsim.zfs.txg import advance_txg, sync_space_maps
 from labsim.zfs.vdevs import Leaf, TopVdev, VdevSpec, build_vdev, metadata_allocation
-from labsim.zfs.versions import KiB, ZfsVersion
+from labsim.zfs.versions import SPA_HISTORY_AT_CREATION, KiB, ZfsVersion
 from labsim.zfs.write_path import write_file
 
 
@@ -81,6 +81,7 @@ def create_pool(
         # belongs to the MOS.
         pool.mos_physical = sum(block_psize(b, pool.min_ashift, rule) * b.count
                                 for b in live if b not in EMPTY_FILESYSTEM)
+        pool.history_psize = block_psize(SPA_HISTORY_AT_CREATION, pool.min_ashift, rule)
     sync_space_maps(pool, new_space_maps_cost=False)  # the new pool's are in create_metadata
     return pool
 

@@ -64,3 +64,18 @@ def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...]) -> None:
                     pool.metadata.append(Extent(vdev.id, offset, length))
             if pool.mos_physical is not None:
                 pool.mos_physical += psize
+
+
+def history_grew(pool: Pool) -> None:
+    """The history object's block after new records (labsim.zfs.history): when its
+    physical size passes what the MOS holds of it, the rewritten block's extra sectors
+    are allocated, three copies as every MOS block (the old block is freed as the new
+    one is written; labsim allocates the difference). Its size never falls: records
+    are only appended."""
+    if pool.history_psize is None:
+        return
+    psize = pool.history.block_psize(pool.min_ashift)
+    grown = psize - pool.history_psize
+    if grown > 0:
+        pool.history_psize = psize
+        add_mos_blocks(pool, (MetaBlock(grown, grown, copies=3),))

@@ -14,6 +14,7 @@ from labsim.content.model import Content, resize
 from labsim.zfs import brt, raidz_expansion_state, spacemaps
 from labsim.zfs.allocator import Rotor
 from labsim.zfs.compression import DataPattern, as_content
+from labsim.zfs.history import History
 from labsim.zfs.layouts import deflated_total
 from labsim.zfs.records import BlockGroup
 from labsim.zfs.slop import slop_space
@@ -311,6 +312,11 @@ class Pool:
     # and grown with the MOS. None: estimated from the placed blocks (older profiles,
     # which do not tell MOS blocks from the root objset's).
     mos_physical: int | None = None
+    # The pool's history object (labsim.zfs.history) and the physical size of its block
+    # that the MOS holds so far (labsim.zfs.mos.history_grew); None: not tracked (a pool
+    # without a creation profile).
+    history: History = field(default_factory=History)
+    history_psize: int | None = None
     # Block cloning's reference table (labsim.zfs.brt).
     brt: brt.Brt = field(default_factory=brt.Brt)
     # RAID-Z expansion (labsim.zfs.raidz_expansion): the running one or the latest done,

@@ -421,6 +421,10 @@ ZFS_0_6_5 = ZfsVersion(
 # one below is (tests/fixtures/real/2.1.11/probes/lab15-mos-composition.txt): 81K at ashift
 # 9 and 264K at ashift 12 on a 2-way mirror. Its feature ZAPs are smaller than 2.3's (fewer
 # features); the rest is alike.
+# The pool's history object after `zpool create` (2K a copy at ashift 9 on both releases,
+# the records of the version, every feature enabled and the command line:
+# labsim.zfs.history, which makes it grow with later commands).
+SPA_HISTORY_AT_CREATION = MetaBlock(128 * KiB, 2 * KiB, copies=3)
 _CREATE_MOS_2_1 = (
     MetaBlock(4 * KiB, 512, copies=3),              # the MOS's objset_phys_t
     MetaBlock(128 * KiB, 1 * KiB, copies=3),        # its meta-dnode's indirect block
@@ -432,7 +436,7 @@ _CREATE_MOS_2_1 = (
     MetaBlock(16 * KiB, 4608, copies=3),
     MetaBlock(16 * KiB, 1536, copies=3),
     MetaBlock(2 * KiB, 1 * KiB, copies=3),          # ZAP object 64
-    MetaBlock(128 * KiB, 2 * KiB, copies=3),        # SPA history
+    SPA_HISTORY_AT_CREATION,
     MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config
     MetaBlock(128 * KiB, 1 * KiB, copies=3, count=6),  # space maps and a uint64 array
 )
@@ -464,7 +468,7 @@ _CREATE_MOS_2_3 = (
     MetaBlock(16 * KiB, 4608, copies=3),
     MetaBlock(16 * KiB, 2 * KiB, copies=3),
     MetaBlock(2560, 1 * KiB, copies=3),             # ZAP object 64
-    MetaBlock(128 * KiB, 2 * KiB, copies=3),        # SPA history (grows with commands)
+    SPA_HISTORY_AT_CREATION,  # grows with commands: labsim.zfs.history
     MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config, a packed nvlist
     # Five space maps (the metaslabs written so far, log space maps) and a uint64 array:
     # 128K blocks of a few entries each (zfs_metaslab_sm_blksz_with_log).

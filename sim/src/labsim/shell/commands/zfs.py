@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from labsim.shell import history_log
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, UsageError
 from labsim.shell.commands import zfs_properties as props
@@ -47,7 +48,10 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if name in JSON_SUBCOMMANDS and msg.asks_json(argv[2:], session.version):
         raise UsageError(msg.not_simulated(f"zfs {name}", "JSON output (-j)",
                                            session.version.release), 1)
-    return sub(session, argv[2:])
+    result = sub(session, argv[2:])
+    if result.status == 0:
+        history_log.after_zfs(session, name, argv[2:])
+    return result
 
 
 # The other names of subcommands (command_table[] in cmd/zfs/zfs_main.c: "snap",

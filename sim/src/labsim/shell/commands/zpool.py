@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from labsim.shell import history_log
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, UsageError
 from labsim.shell.commands import zpool_import
@@ -61,7 +62,11 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     if argv[1] in JSON_SUBCOMMANDS and msg.asks_json(argv[2:], session.version):
         raise UsageError(msg.not_simulated(f"zpool {argv[1]}", "JSON output (-j)",
                                            session.version.release), 1)
-    return sub(session, argv[2:])
+    exported = history_log.exported_pool(session, argv[1], argv[2:])
+    result = sub(session, argv[2:])
+    if result.status == 0:
+        history_log.after_zpool(session, argv[1], argv[2:], exported)
+    return result
 
 
 # The zpool subcommands that print JSON with -j since 2.3.0 (cmd/zpool/zpool_main.c at
