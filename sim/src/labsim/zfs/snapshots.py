@@ -496,7 +496,13 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     pool.datasets[name] = dataset
     txg_synced(pool)  # a sync task, before the mount
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
-    grow_mos(pool, MOS_BYTES_PER_CHANGE)
+    # A clone's dsl_dir is zapified to hold its livelist (dsl_dataset_create_sync() with
+    # an origin and the livelist feature enabled, which every 2.x pool has: dsl_dir_zapify()
+    # and DD_FIELD_LIVELIST, module/zfs/dsl_dataset.c in 2.1.11 and 2.3.9): the fat ZAP
+    # labsim.zfs.mos.ZAPIFIED_DIR. Its other new MOS objects (dsl_dataset, deadlist,
+    # livelist, the origin's next-clones and dir-clones maps) are micro ZAPs of a few
+    # entries, embedded in their block pointers.
+    add_mos_blocks(pool, ZAPIFIED_DIR)
     advance_txg(pool)
     return dataset
 
