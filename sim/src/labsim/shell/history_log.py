@@ -171,8 +171,7 @@ def after_zpool(session: Session, subcommand: str, args: list[str],
         log.internal("create", log.version)
         for prop in _options(args, "-o"):
             log.internal("set", f"{prop.partition('=')[0]}={_int_text(prop.partition('=')[2])}")
-        features = hist.FEATURES_2_3 if pool.version.name != "2.1" else hist.FEATURES_2_1
-        for feature in features:
+        for feature in hist.features_of(pool.version.name):
             log.internal("set", f"feature@{feature}=enabled")
     elif subcommand == "import":
         log.internal("import", log.version)  # spa_import(): spa_history_log_version()

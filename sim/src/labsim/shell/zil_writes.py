@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 from labsim.content.model import Content
 from labsim.zfs import zil
 from labsim.zfs.compression import DataPattern
+from labsim.zfs.history import features_of
 from labsim.zfs.lifecycle import log_record
+from labsim.zfs.mos import activate_feature
 from labsim.zfs.objset import commit_at_close
 from labsim.zfs.pool import Dataset, LogRecord, Pool, property_value
 from labsim.zfs.zil import Durability
@@ -60,6 +62,11 @@ def log_writes(session: Session, pool: Pool, dataset: Dataset, name: str, writte
     created = result.commits and not dataset.log_exists
     if result.commits:
         dataset.log_exists = True
+        # zil_commit_activate_saxattr_feature() (module/zfs/zil.c, 2.2+): a file system's
+        # first commit activates zilsaxattr on its dsl_dataset.
+        volume = dataset.properties.get("type") == "volume"
+        if "zilsaxattr" in features_of(pool.version.name) and not volume:
+            activate_feature(pool, dataset.active_features, "zilsaxattr")
     _count_blocks(pool, result.blocks)
     record = LogRecord(dataset.name, name, written, content, session.clock, write_size)
     if result.commits:

@@ -167,3 +167,11 @@ FEATURES_2_1 = (
 FEATURES_2_3 = (*FEATURES_2_1, "zilsaxattr", "head_errlog", "blake3", "block_cloning",
                 "vdev_zaps_v2", "redaction_list_spill", "raidz_expansion", "fast_dedup",
                 "longname", "large_microzap")
+
+
+def features_of(release_name: str) -> tuple[str, ...]:
+    """The features a new pool of labsim's release ``release_name`` ("2.1", "2.2", "2.3")
+    has enabled; none for the older releases labsim models without a pool history."""
+    if release_name == "2.1":
+        return FEATURES_2_1
+    return FEATURES_2_3 if release_name in ("2.2", "2.3") else ()

@@ -79,3 +79,15 @@ def history_grew(pool: Pool) -> None:
     if grown > 0:
         pool.history_psize = psize
         add_mos_blocks(pool, (MetaBlock(grown, grown, copies=3),))
+
+
+def activate_feature(pool: Pool, features: set[str], feature: str) -> None:
+    """dsl_dataset_activate_feature() (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9) on a
+    dsl_dataset object whose active features are ``features``: the object is zapified
+    (dmu_object_zapify()) to hold the feature's entry, the first time only, as a dsl_dir
+    is (ZAPIFIED_DIR); later features are entries of that ZAP."""
+    if feature in features:
+        return
+    if not features:
+        add_mos_blocks(pool, ZAPIFIED_DIR)
+    features.add(feature)

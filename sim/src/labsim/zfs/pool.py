@@ -154,6 +154,9 @@ class Snapshot:
     # been rewritten alone (Dataset.objset_block_rewrites).
     log_exists: bool = False
     objset_block_rewrites: int = 0
+    # The per-dataset features active on its dsl_dataset object (labsim.zfs.mos.
+    # activate_feature), copied from the head when it was taken.
+    active_features: frozenset[str] = frozenset()
 
     @property
     def dataset(self) -> str:
@@ -191,6 +194,9 @@ class Dataset:
     # Whether its dsl_dir has been made a ZAP (2.2+: by its first snapshot,
     # labsim.zfs.mos.ZAPIFIED_DIR).
     dir_zapified: bool = False
+    # The per-dataset features (zstd_compress, zilsaxattr...) active on its dsl_dataset
+    # object, which the first of them made a ZAP (labsim.zfs.mos.activate_feature).
+    active_features: set[str] = field(default_factory=set)
     # How many copies its objset's own blocks have (labsim.zfs.objset_copies): those
     # written once when it was created, and those every change rewrites.
     created_metadata_copies: int = 2

@@ -48,7 +48,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from labsim.zfs import metadata_blocks
-from labsim.zfs.mos import ZAPIFIED_DIR, add_mos_blocks, grow_mos
+from labsim.zfs.mos import ZAPIFIED_DIR, activate_feature, add_mos_blocks, grow_mos
 from labsim.zfs.objset import child_mounted, sync_objset, txg_synced
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
@@ -463,6 +463,12 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     objset_block_rewrites=dataset.objset_block_rewrites)
     dataset.snapshots.append(snap)
     txg_synced(pool)  # a sync task
+    # dsl_dataset_snapshot_sync_impl() activates the head's active per-dataset features on
+    # the snapshot's dsl_dataset object too (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9).
+    features: set[str] = set()
+    for feature in sorted(dataset.active_features):
+        activate_feature(pool, features, feature)
+    snap.active_features = frozenset(features)
     if "snapshots_changed" in pool.version.dataset_properties_added:
         # 2.2+: the first snapshot zapifies the dsl_dir (labsim.zfs.mos.ZAPIFIED_DIR); the
         # snapshot's own MOS objects are micro ZAPs, embedded.
@@ -503,6 +509,10 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     # livelist, the origin's next-clones and dir-clones maps) are micro ZAPs of a few
     # entries, embedded in their block pointers.
     add_mos_blocks(pool, ZAPIFIED_DIR)
+    # ... and the origin's active per-dataset features are activated on its dsl_dataset
+    # (dsl_dataset_create_sync_dd(), same file).
+    for feature in sorted(snap.active_features):
+        activate_feature(pool, dataset.active_features, feature)
     advance_txg(pool)
     return dataset
 

@@ -25,6 +25,7 @@ from labsim.shell.commands.zfs_create import create, set_property
 from labsim.shell.commands.zfs_reports import get, list_datasets
 from labsim.shell.commands.zfs_snapshots import clone, destroy, promote, rollback, snapshot
 from labsim.shell.registry import command
+from labsim.zfs.mos import activate_feature
 from labsim.zfs.versions import zfs_subcommands
 
 if TYPE_CHECKING:
@@ -50,8 +51,24 @@ def main(session: Session, argv: list[str]) -> CommandResult:
                                            session.version.release), 1)
     result = sub(session, argv[2:])
     if result.status == 0:
+        _activate_compression_feature(session, name, argv[2:])
         history_log.after_zfs(session, name, argv[2:])
     return result
+
+
+def _activate_compression_feature(session: Session, name: str, args: list[str]) -> None:
+    """compression=zstd set on a dataset (by zfs set, or zfs create -o) activates
+    zstd_compress on its dsl_dataset at once (dsl_dataset_set_compression_sync(),
+    module/zfs/dsl_dataset.c in 2.1.11 and 2.3.9), which makes the object a ZAP."""
+    if name not in ("create", "set") or not args:
+        return
+    if not any(w.startswith("compression=zstd") for w in args):
+        return
+    target = args[-1]
+    pool = session.pools.get(target.split("/")[0])
+    dataset = pool.datasets.get(target) if pool is not None else None
+    if dataset is not None:
+        activate_feature(pool, dataset.active_features, "zstd_compress")
 
 
 # The other names of subcommands (command_table[] in cmd/zfs/zfs_main.c: "snap",
