@@ -17,7 +17,7 @@ from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.metadata_rewrite import rewrite_metadata
 from labsim.zfs.metaslab import allocator_for
-from labsim.zfs.mos import objset_id
+from labsim.zfs.mos import activate_feature, objset_id
 from labsim.zfs.objset import file_removed, objset_changed
 from labsim.zfs.pool import (
     Dataset,
@@ -35,6 +35,7 @@ from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.space import dataset_available
 from labsim.zfs.txg import advance_txg
 
+SPA_OLD_MAXBLOCKSIZE = 128 * 1024  # the largest block without the large_blocks feature
 # dmu_tx reservations assume the worst-case allocation (spa_asize_inflation = 24 times
 # the logical size), so a write fails with ENOSPC this close to the end of free space.
 SPA_ASIZE_INFLATION = 24
@@ -86,6 +87,11 @@ def write_file(
     file.plan = records.plan_slice(groups, 0, done)
     file.size = min(nbytes, done * layout.block_size)
     file.levels = records.file_levels(done, kept_levels)
+    if allocated and layout.block_size > SPA_OLD_MAXBLOCKSIZE:
+        # dsl_dataset_block_born() marks large_blocks for activation when a block over
+        # 128K is born (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9): the dsl_dataset
+        # object becomes a ZAP (labsim.zfs.mos.activate_feature).
+        activate_feature(pool, dataset.active_features, "large_blocks")
     if allocated:
         before = len(file.extents)
         # Indirect blocks are metadata: one copy more than the data, at most three
