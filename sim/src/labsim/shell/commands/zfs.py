@@ -66,8 +66,7 @@ def _activate_compression_feature(session: Session, name: str, args: list[str]) 
         return
     target = args[-1]
     pool = session.pools.get(target.split("/")[0])
-    dataset = pool.datasets.get(target) if pool is not None else None
-    if dataset is not None:
+    if pool is not None and (dataset := pool.datasets.get(target)) is not None:
         activate_feature(pool, dataset.active_features, "zstd_compress")
 
 
