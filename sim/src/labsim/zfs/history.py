@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from labsim.zfs.lz4_zfs import lz4_block_size
 
@@ -108,12 +109,19 @@ class History:
         LZ4-compressed and rounded up to the sector (stored as it is if that saves
         nothing). The log is kept to its first block (a pool's history passes 128K only
         after thousands of commands, and then wraps inside sh_phys_max_off)."""
-        data = bytes(self.log[:HISTORY_BLOCK]).ljust(HISTORY_BLOCK, b"\0")
-        compressed = lz4_block_size(data, HISTORY_BLOCK - HISTORY_BLOCK // 8)
-        sector = 1 << ashift
-        if not compressed:
-            return HISTORY_BLOCK
-        return -(-(compressed + ZFS_LZ4_HEADER) // sector) * sector
+        return _block_psize(bytes(self.log[:HISTORY_BLOCK]), ashift)
+
+
+@lru_cache(maxsize=256)
+def _block_psize(log: bytes, ashift: int) -> int:
+    """History.block_psize() of a log, kept: a widget's re-run logs the same commands again,
+    and LZ4 over 128K is slow in pure Python (the page's worker has it in JavaScript)."""
+    data = log.ljust(HISTORY_BLOCK, b"\0")
+    compressed = lz4_block_size(data, HISTORY_BLOCK - HISTORY_BLOCK // 8)
+    sector = 1 << ashift
+    if not compressed:
+        return HISTORY_BLOCK
+    return -(-(compressed + ZFS_LZ4_HEADER) // sector) * sector
 
 
 def command_record(line: str, time: int, host: str) -> dict[str, object]:
