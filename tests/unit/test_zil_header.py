@@ -23,15 +23,22 @@ def _get(session: Session, prop: str, name: str) -> int:
     return int(session.run(f"zfs get -Hp -o value {prop} {name}").stdout)
 
 
-@pytest.mark.parametrize("exported_unsynced", [True, False])
-def test_a_clone_of_a_snapshot_with_a_log_owns_its_objset_block(
-        exported_unsynced: bool) -> None:
+
+def _exported_and_snapshotted(exported_unsynced: bool) -> Session:
+    """A file system written (synced before the export or not), exported, imported and
+    snapshotted as p@s."""
     session = Session()
     _run(session, *SETUP, "seq 1 602 > /p/f")
     if not exported_unsynced:
         _run(session, "zpool sync p")  # the itxs are dropped: export writes no log
-    _run(session, "zpool export p", "zpool import -d /tmp p", "zfs snapshot p@s",
-         "zfs clone p@s p/c", "zpool sync p")
+    _run(session, "zpool export p", "zpool import -d /tmp p", "zfs snapshot p@s")
+    return session
+
+@pytest.mark.parametrize("exported_unsynced", [True, False])
+def test_a_clone_of_a_snapshot_with_a_log_owns_its_objset_block(
+        exported_unsynced: bool) -> None:
+    session = _exported_and_snapshotted(exported_unsynced)
+    _run(session, "zfs clone p@s p/c", "zpool sync p")
     own = _get(session, "used", "p/c")
     # The objset block: 512 bytes after LZ4 at ashift 9, two copies.
     assert own == (1024 if exported_unsynced else 0)
@@ -41,12 +48,8 @@ def test_a_clone_of_a_snapshot_with_a_log_owns_its_objset_block(
 @pytest.mark.parametrize("exported_unsynced", [True, False])
 def test_a_rollback_to_a_snapshot_with_a_log_leaves_it_an_objset_block(
         exported_unsynced: bool) -> None:
-    session = Session()
-    _run(session, *SETUP, "seq 1 602 > /p/f")
-    if not exported_unsynced:
-        _run(session, "zpool sync p")
-    _run(session, "zpool export p", "zpool import -d /tmp p", "zfs snapshot p@s",
-         "zfs rollback p@s", "zpool sync p")
+    session = _exported_and_snapshotted(exported_unsynced)
+    _run(session, "zfs rollback p@s", "zpool sync p")
     assert _get(session, "used", "p@s") == (1024 if exported_unsynced else 0)
     # Rolled back, the head's header is zero: a second rollback rewrites nothing.
     _run(session, "zfs snapshot p@t", "zfs rollback p@t")
@@ -59,10 +62,6 @@ def test_an_import_rewrites_the_objset_block_of_a_file_system_with_a_log(
     # zil_claim() and zil_destroy(zilog, B_TRUE) at the mount rewrite the objset block of
     # a file system whose ZIL header is not zero (it stays so across imports): a snapshot
     # of the unchanged head from before the export keeps the old block as its own.
-    session = Session()
-    _run(session, *SETUP, "seq 1 602 > /p/f")
-    if not exported_unsynced:
-        _run(session, "zpool sync p")
-    _run(session, "zpool export p", "zpool import -d /tmp p", "zfs snapshot p@s",
-         "zpool export p", "zpool import -d /tmp p", "zpool sync p")
+    session = _exported_and_snapshotted(exported_unsynced)
+    _run(session, "zpool export p", "zpool import -d /tmp p", "zpool sync p")
     assert _get(session, "used", "p@s") == (1024 if exported_unsynced else 0)
