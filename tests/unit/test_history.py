@@ -59,3 +59,13 @@ def test_a_record_is_its_length_then_a_native_nvlist():
     assert packed[:4] == bytes((0, 1, 0, 0))  # NV_ENCODE_NATIVE, little-endian
     assert b"history command\0" in packed and b"zfs create p/fs\0" in packed
     assert packed.endswith(bytes(4))  # the list's end
+
+
+@pytest.mark.parametrize(("release", "count", "newest"), [
+    ("2.1", 34, "draid"), ("2.2", 39, "vdev_zaps_v2"), ("2.3", 44, "large_microzap")])
+def test_a_new_pool_logs_the_features_its_release_has(release, count, newest):
+    # spa_feature_t in include/zfeature_common.h of zfs-2.1.11, zfs-2.2.7 and zfs-2.3.9:
+    # 2.2 has no raidz_expansion or fast_dedup, which zpool create would otherwise log.
+    features = history.features_of(release)
+    assert len(features) == len(set(features)) == count
+    assert features[-1] == newest

@@ -50,9 +50,6 @@ def _align8(n: int) -> int:
     return (n + 7) & ~7
 
 
-
-
-
 def _pair(name: str, value: object) -> tuple[bytes, bytes]:
     """One nvpair as nvs_native_nvp_op() copies it (the nvpair_t header, the name padded
     to 8, the value padded to 8), and the pairs of an embedded list that follow it."""
@@ -162,7 +159,7 @@ def version_message(version_release: str, package_release: str, host: str,
 # spa_feature_t's order (include/zfeature_common.h), in which zpool_do_create()
 # (cmd/zpool/zpool_main.c) adds "feature@NAME=enabled" for every feature to the new
 # pool's properties; spa_create() then runs spa_sync_props(), which logs each as a "set"
-# event (module/zfs/spa.c). 34 features in 2.1.11, 44 in 2.3.9.
+# event (module/zfs/spa.c). 34 features in 2.1.11, 39 in zfs-2.2.x, 44 in 2.3.9.
 FEATURES_2_1 = (
     "async_destroy", "empty_bpobj", "lz4_compress", "multi_vdev_crash_dump",
     "spacemap_histogram", "enabled_txg", "hole_birth", "extensible_dataset",
@@ -172,14 +169,13 @@ FEATURES_2_1 = (
     "allocation_classes", "resilver_defer", "bookmark_v2", "redaction_bookmarks",
     "redacted_datasets", "bookmark_written", "log_spacemap", "livelist", "device_rebuild",
     "zstd_compress", "draid")
-FEATURES_2_3 = (*FEATURES_2_1, "zilsaxattr", "head_errlog", "blake3", "block_cloning",
-                "vdev_zaps_v2", "redaction_list_spill", "raidz_expansion", "fast_dedup",
+FEATURES_2_2 = (*FEATURES_2_1, "zilsaxattr", "head_errlog", "blake3", "block_cloning",
+                "vdev_zaps_v2")
+FEATURES_2_3 = (*FEATURES_2_2, "redaction_list_spill", "raidz_expansion", "fast_dedup",
                 "longname", "large_microzap")
 
 
 def features_of(release_name: str) -> tuple[str, ...]:
     """The features a new pool of labsim's release ``release_name`` ("2.1", "2.2", "2.3")
     has enabled; none for the older releases labsim models without a pool history."""
-    if release_name == "2.1":
-        return FEATURES_2_1
-    return FEATURES_2_3 if release_name in ("2.2", "2.3") else ()
+    return {"2.1": FEATURES_2_1, "2.2": FEATURES_2_2, "2.3": FEATURES_2_3}.get(release_name, ())
