@@ -115,15 +115,24 @@ function exercise(instance) {
 // tasks of their own, go in between: a command typed in a terminal waits for one step, not
 // for a widget's one-off work (the copies widget fills three pools: seconds of Python).
 // Steps are taken first come, first served, except that a widget's run moves its scenario's
-// warm-up to the front (and waits for it).
+// warm-up to the front (and waits for it: the job is urgent then). Other steps wait until the
+// page has left Python alone for QUIET_MS: a reader changing a widget's controls, or typing,
+// gets answers without a step of the background in between (each was up to a scenario's run).
 
-const background = []; // {steps, what, done}
+const QUIET_MS = 300;
+const background = []; // {steps, what, done, urgent}
 let stepping = false;
+let quietUntil = 0; // performance.now() before which only urgent steps are taken
+let quietTimer = null;
 const nextStep = new MessageChannel(); // a task at once (setTimeout is held back 4 ms when nested)
 nextStep.port1.onmessage = () => {
   stepping = false;
   const job = background[0];
   if (!job) return;
+  if (!job.urgent && performance.now() < quietUntil) {
+    keepStepping();
+    return;
+  }
   let more = false;
   try {
     more = job.steps.step();
@@ -140,6 +149,11 @@ nextStep.port1.onmessage = () => {
 
 function keepStepping() {
   if (stepping || !background.length) return;
+  const wait = background[0].urgent ? 0 : quietUntil - performance.now();
+  if (wait > 0) {
+    quietTimer ??= setTimeout(() => { quietTimer = null; keepStepping(); }, wait);
+    return;
+  }
   stepping = true;
   nextStep.port2.postMessage(null);
 }
@@ -154,13 +168,19 @@ function inBackground(steps, what) {
 // scenario -> the promise of its warm-up (labsim.web.Bridge.warming), resolved when done.
 const warmUps = new Map();
 
+// The warm-up: the scenario's one-off work, then a few runs of it (labsim.web.REHEARSALS) so that
+// V8 has compiled the interpreter's paths for it before the reader's first change.
 function warmUp(scenario, first = false) {
   if (!warmUps.has(scenario)) {
-    warmUps.set(scenario, inBackground(bridge.warming(scenario), `the warm-up of ${scenario}`));
+    warmUps.set(scenario, inBackground(bridge.warming(scenario, true), `the warm-up of ${scenario}`));
   }
   if (first) {
     const at = background.findIndex((job) => job.what === `the warm-up of ${scenario}`);
-    if (at > 0) background.unshift(...background.splice(at, 1));
+    if (at >= 0) {
+      background[at].urgent = true;
+      if (at > 0) background.unshift(...background.splice(at, 1));
+      keepStepping();
+    }
   }
   return warmUps.get(scenario);
 }
@@ -252,5 +272,7 @@ self.onmessage = async ({ data }) => {
     postMessage({ id, ok: true, result, ms: performance.now() - t0 });
   } catch (error) {
     postMessage({ id, ok: false, ...pythonError(error) });
+  } finally {
+    if (method !== "ping" && method !== "warm") quietUntil = performance.now() + QUIET_MS;
   }
 };

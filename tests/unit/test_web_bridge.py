@@ -132,6 +132,22 @@ def test_warm_does_a_scenarios_one_off_work_ahead_of_its_first_run():
         bridge.warm("no-such-widget")
 
 
+def test_the_pages_warming_then_runs_the_scenario_a_few_times_a_step_each():
+    """The page's worker asks for rehearsals too (labsim.web.REHEARSALS): after the
+    scenario's one-off work, as many runs of it with its defaults, each a step of its own
+    (V8 compiles the interpreter's paths for it while the reader reads); CPython's callers
+    (Bridge.warm) do none."""
+    from labsim.web import REHEARSALS
+
+    for scenario, one_off in (("vm-images", 0), ("pools-vdevs", 0)):
+        steps = Bridge().warming(scenario, rehearse=True)
+        taken = 0
+        while steps.step():
+            taken += 1
+        assert taken == one_off + REHEARSALS, scenario
+        assert not Bridge().warming(scenario).step()
+
+
 def test_warming_goes_in_short_steps_and_a_run_meanwhile_does_the_rest():
     """The worker advances a scenario's warm-up a step between the page's calls (so a
     terminal's command waits for one step, not for three filled pools): every command of

@@ -25,13 +25,14 @@ makes it and keeps it until it is reset, so changing the release means a fresh m
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from labsim.net.model import Network, add_host
 from labsim.scenarios import controls, get_scenario
-from labsim.scenarios.base import description, simulate
+from labsim.scenarios.base import AnyScenario, description, simulate
 from labsim.shell.base import CommandResult, interleaved
 from labsim.shell.session import Session
 from labsim.zfs.versions import DEFAULT_VERSION, TAUGHT_VERSIONS, ZfsVersion, get_version
@@ -86,6 +87,28 @@ class Steps:
 
 _DONE = object()
 
+REHEARSALS = 4
+"""How many times the page's worker runs a widget's scenario with its defaults while the
+reader reads, after the scenario's one-off work (Bridge.warming). V8 runs WebAssembly
+with its baseline compiler (Liftoff) first and compiles a function with its optimizing
+tier (TurboFan) only once it has run hot, on the browser's background threads; the
+worker starts from the build's memory snapshot, with nothing of the interpreter's paths
+compiled yet. Measured per thread in Debian's chromium 156 on lesson 1 (Pyodide
+314.0.7, CPython 3.14): its first runs took 270, 160, 125, 105 ms of the worker's CPU while the
+renderer's background threads spent 650, 240, 110, 100 ms compiling, then 65-90 ms and
+10-25 ms every run after; the page's first changes waited for that (2.4 s, 0.6 s, 0.4 s,
+0.7 s on a busy machine). Four runs get past it for every widget measured; the reader's
+first change waits at most for what is left of them."""
+
+
+def _rehearsals(scenario: AnyScenario) -> Iterator[None]:
+    """REHEARSALS runs of ``scenario`` with its defaults and their JSON, as the page asks
+    for them (Bridge.simulate), a step each; what they return is not kept."""
+    values = controls.defaults(scenario.controls)
+    for _ in range(REHEARSALS):
+        json.dumps(simulate(scenario, values))
+        yield
+
 
 @dataclass
 class Bridge:
@@ -105,11 +128,14 @@ class Bridge:
         for _ in get_scenario(scenario).warm():
             pass
 
-    def warming(self, scenario: str) -> Steps:
+    def warming(self, scenario: str, rehearse: bool = False) -> Steps:
         """The same work as ``warm``, a short step per call of the result's ``step()``: the
         page's worker does them between the page's calls (a command typed in a terminal
-        waits for one step, not for the three pools)."""
-        return Steps(get_scenario(scenario).warm())
+        waits for one step, not for the three pools). With ``rehearse`` (the page's
+        worker), then REHEARSALS runs of the scenario with its defaults, a step each."""
+        found = get_scenario(scenario)
+        work = found.warm()
+        return Steps(itertools.chain(work, _rehearsals(found)) if rehearse else work)
 
     def simulate(self, scenario: str, params_json: str) -> str:
         """Run a scenario with the given parameters; returns {figure, summary, transcript}."""
