@@ -94,11 +94,12 @@ with its baseline compiler (Liftoff) first and compiles a function with its opti
 tier (TurboFan) only once it has run hot, on the browser's background threads; the
 worker starts from the build's memory snapshot, with nothing of the interpreter's paths
 compiled yet. Measured per thread in Debian's chromium 156 on lesson 1 (Pyodide
-314.0.7, CPython 3.14): its first runs took 270, 160, 125, 105 ms of the worker's CPU while the
-renderer's background threads spent 650, 240, 110, 100 ms compiling, then 65-90 ms and
-10-25 ms every run after; the page's first changes waited for that (2.4 s, 0.6 s, 0.4 s,
-0.7 s on a busy machine). Four runs get past it for every widget measured; the reader's
-first change waits at most for what is left of them."""
+314.0.7, CPython 3.14): its first runs took 270, 160, 125, 105 ms of the worker's CPU
+while the renderer's background threads spent 650, 240, 110, 100 ms compiling, then
+65-90 ms and 10-25 ms a run; the page's first changes waited for that. After four
+rehearsals the compiling was mostly done before the first change (on a machine busy
+with other work it can lag behind still). The reader's first change waits at most for
+what is left of them."""
 
 
 def _rehearsals(scenario: AnyScenario) -> Iterator[None]:
