@@ -103,3 +103,34 @@ def test_distribute_copies_every_field_of_group_state():
     # new GroupStates at every txg of a fill): a new field must be read there too.
     assert [f.name for f in dataclasses.fields(GroupState)] == [
         "free", "speed", "asize", "aliquot", "allocatable"]
+
+
+# 2.1.11 tuning seed 0019: 512M and 192M file vdevs, 9 records of 512K written into the new
+# pool; each vdev's aliquot (1M) plus its bias is 1.46M and 0.53M, so turns of 3 and 2.
+UNEQUAL = [GroupState(free=500 * MiB, aliquot=MiB), GroupState(free=183 * MiB, aliquot=MiB)]
+
+
+@pytest.mark.parametrize(("allocator", "split"), [(0, [5, 4]), (1, [6, 3]), (3, [6, 3])])
+def test_a_small_txg_goes_block_by_block_from_its_allocators_rotor(allocator, split):
+    # metaslab_group_activate() starts allocator i's rotor at group (n - 1 + i) % n; the
+    # real pool put 6 records on the large vdev (3214336 against 1646080 bytes).
+    assert Rotor().distribute(UNEQUAL, 9, MiB, 512 * KiB, drain=0.4, txg_blocks=32,
+                              allocator=allocator) == split
+
+
+def test_an_allocators_turn_carries_over_to_its_next_txg_and_restarts_at_import():
+    rotor = Rotor()
+    first = rotor.distribute(UNEQUAL, 4, MiB, 512 * KiB, allocator=1)
+    assert first == [3, 1]  # the small vdev's turn is half taken
+    assert rotor.distribute(UNEQUAL, 4, MiB, 512 * KiB, allocator=1) == [3, 1]
+    assert rotor.distribute(UNEQUAL, 4, MiB, 512 * KiB, allocator=2) == [2, 2]  # its own
+    rotor.restart()
+    assert rotor.distribute(UNEQUAL, 4, MiB, 512 * KiB, allocator=1) == [3, 1]
+
+
+def test_a_txg_the_throttle_shapes_is_split_as_a_flow_whatever_the_allocator():
+    groups = [GroupState(free=1 << 34), GroupState(free=1 << 32, speed=0.2)]
+    flows = {tuple(Rotor().distribute(groups, 4000, ALIQUOT, 128 * KiB, drain=0.4,
+                                      txg_blocks=4000, allocator=a)) for a in range(4)}
+    assert flows == {tuple(Rotor().distribute(groups, 4000, ALIQUOT, 128 * KiB, drain=0.4,
+                                              txg_blocks=4000))}

@@ -67,6 +67,8 @@ class GroupState:
 ZFS_MG_NOALLOC_THRESHOLD = 0  # percent free capacity
 ZFS_MG_FRAGMENTATION_THRESHOLD = 95  # percent
 SPA_MINBLOCKSIZE = 512
+# A txg split as the rotor alone splits it, to the float error of the throttle's flow.
+_UNTHROTTLED = 1e-9
 
 
 def group_allocatable(space: int, alloc: int, fragmentation: int | None) -> bool:
@@ -107,6 +109,14 @@ def _shares(free: list[int], block: list[int], turn: list[int], allocatable: lis
             asize: int) -> list[int]:
     """rotor_shares() of groups given field by field (GroupState.free, .block(asize),
     .turn(aliquot), .allocatable): Rotor.distribute() asks at every txg."""
+    return [0 if threshold is None else records_per_turn(threshold - turn[i], turn[i], block[i])
+            for i, threshold in enumerate(_thresholds(free, block, turn, allocatable, asize))]
+
+
+def _thresholds(free: list[int], block: list[int], turn: list[int], allocatable: list[bool],
+                asize: int) -> list[int | None]:
+    """Each group's mg_aliquot + mg_bias, the bytes it takes in one turn (None for a
+    group the rotor passes over: full, or not allocatable while another is)."""
     n = len(free)
     live = [i for i in range(n) if free[i] >= block[i]]
     class_free = sum(free[i] for i in live)
@@ -114,22 +124,96 @@ def _shares(free: list[int], block: list[int], turn: list[int], allocatable: lis
     alloc_groups = sum(1 for i in live if allocatable[i])
     skip_unallocatable = n > 1 and alloc_groups > 0 and asize > SPA_MINBLOCKSIZE
     bias_groups = alloc_groups if n > 1 else len(live)
-    shares = []
+    thresholds: list[int | None] = []
     for i in range(n):
         if free[i] < block[i] or (skip_unallocatable and not allocatable[i]):
-            shares.append(0)
+            thresholds.append(None)
             continue
-        bias = free_space_bias(free[i], class_free, bias_groups, turn[i])
-        shares.append(records_per_turn(bias, turn[i], block[i]))
-    return shares
+        thresholds.append(turn[i] + free_space_bias(free[i], class_free, bias_groups, turn[i]))
+    return thresholds
 
 
 @dataclass
 class Rotor:
-    """Carries the allocator's position between txgs so that splitting work into
-    chunks never changes the result: fractional blocks owed to each vdev are kept."""
+    """Carries the allocators' positions between txgs.
+
+    Two models of one mechanism. In a txg whose queues never fill (the throttle skips
+    nothing), each block goes exactly where metaslab_alloc_dva() sends it: every
+    allocator (spa_alloc_count of them, metaslab_class_allocator_t) keeps its own rotor,
+    ``mca_rotor`` (``positions``: a group's index), and the bytes its group has taken in
+    the current turn, ``mca_aliquot`` (``turn_bytes``); a group takes blocks until that
+    reaches its aliquot plus bias, and a full or unallocatable group passes its turn on.
+    metaslab_group_activate() (module/zfs/metaslab.c, 2.1.11 and 2.3.9) starts the
+    allocators' rotors one group apart, from the group activated last, whenever a group
+    joins: at import, creation and `zpool add`. So a few large records written into a
+    fresh pool split in whole turns (9 records of 512K, turns of 3 and 2: 6 and 3 from
+    allocator 1, 5 and 4 from allocator 0), not in the turns' proportion.
+
+    In a txg the throttle shapes, the split is a flow (labsim.zfs.throttle), and
+    fractional blocks owed to each vdev (``owed``) are kept so that splitting the work
+    into chunks never changes the result. ``owed`` is kept in both cases: the metadata a
+    txg rewrites starts on the vdev owed most (labsim.zfs.metadata_rewrite)."""
 
     owed: list[float] = field(default_factory=list)
+    positions: dict[int, int] = field(default_factory=dict)
+    turn_bytes: dict[int, int] = field(default_factory=dict)
+    groups: int = 0  # how many groups the positions are for
+
+    def restart(self) -> None:
+        """metaslab_group_activate() of every group again (import): each allocator's
+        rotor starts anew, and its turn with it."""
+        self.positions.clear()
+        self.turn_bytes.clear()
+        self.groups = 0
+
+    def _position(self, allocator: int, n: int) -> int:
+        if self.groups != n:
+            # A group joined (or the pool is new): rotors staggered from the last one.
+            self.restart()
+            self.groups = n
+        return self.positions.get(allocator, (n - 1 + allocator) % n)
+
+    def _walk(self, allocator: int, thresholds: list[int | None], sizes: list[int],
+              capacity: list[int], blocks: int) -> list[int]:
+        """``blocks`` blocks through one allocator's rotor, block by block as
+        metaslab_alloc_dva() places them (whole turns at once)."""
+        n = len(thresholds)
+        position = self._position(allocator, n)
+        taken = self.turn_bytes.get(allocator, 0)
+        counts = [0] * n
+        remaining = blocks
+        per_turn = [0 if t is None else records_per_turn(t - 1, 1, sizes[i])
+                    for i, t in enumerate(thresholds)]
+        while remaining > 0:
+            open_ = [i for i in range(n) if per_turn[i] and counts[i] < capacity[i]]
+            if not open_:
+                break
+            if not per_turn[position] or counts[position] >= capacity[position]:
+                # The "next:" path: the rotor moves on and the turn starts again.
+                position, taken = (position + 1) % n, 0
+                continue
+            cycle = sum(per_turn[i] for i in open_)
+            if taken == 0 and remaining >= 2 * cycle:
+                # Whole turns of every open group, as long as each has room for them.
+                turns = min(remaining // cycle - 1,
+                            *((capacity[i] - counts[i]) // per_turn[i] for i in open_))
+                if turns > 0:
+                    for i in open_:
+                        counts[i] += turns * per_turn[i]
+                    remaining -= turns * cycle
+                    continue
+            threshold = thresholds[position]
+            assert threshold is not None
+            need = max(1, -(-(threshold - taken) // sizes[position]))
+            take = min(need, remaining, capacity[position] - counts[position])
+            counts[position] += take
+            remaining -= take
+            taken += take * sizes[position]
+            if taken >= threshold:
+                position, taken = (position + 1) % n, 0
+        self.positions[allocator] = position
+        self.turn_bytes[allocator] = taken
+        return counts
 
     def distribute(
         self,
@@ -139,12 +223,17 @@ class Rotor:
         asize: int,
         drain: float = 0.0,
         txg_blocks: int = 0,
+        allocator: int | None = None,
     ) -> list[int]:
         """Split ``blocks`` blocks of ``asize`` bytes among vdevs for one txg.
 
         Under the allocation throttle (``drain`` > 0: the blocks a vdev of speed 1
         completes per block the pipeline issues), the split is the one a txg of
         ``txg_blocks`` blocks (``blocks`` when 0) gets (labsim.zfs.throttle).
+
+        With ``allocator`` (the blocks' allocator, labsim.zfs.metaslab.allocator_for())
+        and a txg the throttle does not shape, the blocks go through that allocator's own
+        rotor one by one instead (see the class).
 
         Never gives a vdev more blocks than fit in its free space; blocks that fit
         nowhere are left unallocated (the caller sees a short total: ENOSPC).
@@ -160,6 +249,18 @@ class Rotor:
         drains = tuple(drain * g.speed for g in groups)
         txg = min(blocks, txg_blocks) if txg_blocks else blocks
         capacity = [g.free // size for g, size in zip(groups, sizes, strict=True)]
+        walked = None
+        if allocator is not None and n > 1:
+            free = [min(g.free, c * size) for g, c, size in zip(groups, capacity, sizes,
+                                                                strict=True)]
+            shares = _shares(free, sizes, turns, allocatable, asize)
+            total = sum(shares)
+            split = throttled_split(tuple(shares), drains, txg)
+            if total and all(abs(w - share / total) < _UNTHROTTLED
+                             for w, share in zip(split, shares, strict=True)):
+                walked = self._walk(allocator,
+                                    _thresholds(free, sizes, turns, allocatable, asize),
+                                    sizes, capacity, blocks)
         remaining = blocks
         while remaining > 0:
             live = [i for i in range(n) if capacity[i] > counts[i]]
@@ -187,5 +288,5 @@ class Rotor:
                 self.owed[best] -= 1
                 given = 1
             remaining -= given
-        return counts
+        return counts if walked is None else walked
 

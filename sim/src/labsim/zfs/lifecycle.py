@@ -131,6 +131,7 @@ def import_pool(pool: Pool) -> None:
     """spa_import(): the metaslabs are loaded anew, none active, so each allocator picks
     again, from the weights on disk (fresh metaslabs first). Import writes a few txgs
     (labsim advances the txg and allocates nothing)."""
+    pool.rotor.restart()  # metaslab_group_activate() of each group: rotors start anew
     for vdev in pool.vdevs:
         vdev.allocators.passivate_all()
         for ms in vdev.metaslabs:

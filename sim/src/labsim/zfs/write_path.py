@@ -197,13 +197,14 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
                              aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling),
                              allocatable=group_allocatable(v.space, v.alloc, v.fragmentation))
                   for v, asize in zip(pool.vdevs, asizes, strict=True)]
-        counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, drain, txg_blocks)
+        # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
+        allocator = allocator_for(objset, file.object, 0, first_block + written,
+                                  pool.allocators)
+        counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, drain, txg_blocks,
+                                       allocator)
         for vdev, share, asize in zip(pool.vdevs, counts, asizes, strict=True):
             if share:
                 share = min(share, vdev.free // asize)
-                # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
-                allocator = allocator_for(objset, file.object, 0, first_block + written,
-                                          pool.allocators)
                 for offset, length in vdev.take(share * asize, asize, allocator):
                     file.extents.append(Extent(vdev.id, offset, length, asize))
                 vdev.write_ops += share  # one write I/O per block (no aggregation)
