@@ -15,6 +15,7 @@ from labsim.zfs import (
     lifecycle,
     raidz_expansion,
     scan,
+    scan_sync,
 )
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
@@ -82,7 +83,7 @@ def scrub(session: Session, args: list[str]) -> CommandResult:
             errors.append(f"cannot scrub {name}: currently scrubbing; use 'zpool scrub -s' "
                           "to cancel scrub\n")
             continue
-        record = scan.scrub(pool, session.now())
+        record = scan_sync.scrub(pool, session.now())
         session.clock += record.seconds
     return CommandResult(stderr="".join(errors), status=1 if errors else 0)
 
