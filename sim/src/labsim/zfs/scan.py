@@ -340,6 +340,24 @@ def apply_repairs(pool: Pool, tally: _Tally) -> None:
                 leaf.damaged = subtract(leaf.damaged, merged)
 
 
+def written_anew(pool: Pool, extents: Iterable[Extent]) -> None:
+    """Blocks just written hold good bytes: their ranges leave the damage of the leaves of
+    a single device or mirror (a vdev_mirror write goes to every child), as a repair's do;
+    RAID-Z's are left as they are (its columns are not contiguous, as in repair())."""
+    cuts: dict[int, list[tuple[int, int]]] = {}
+    for extent in extents:
+        vdev = pool.vdevs[extent.vdev]
+        if vdev.kind == RAIDZ or not any(leaf.damaged for leaf in vdev.leaves):
+            continue
+        lo = extent.offset + VDEV_LABEL_START_SIZE
+        cuts.setdefault(vdev.id, []).append((lo, lo + extent.length))
+    for vdev_id, ranges in cuts.items():
+        merged = _merge(ranges)
+        for leaf in pool.vdevs[vdev_id].leaves:
+            if leaf.damaged:
+                leaf.damaged = subtract(leaf.damaged, merged)
+
+
 def subtract(ranges: list[tuple[int, int]],
              cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Sorted, disjoint ``ranges`` less the sorted, disjoint ``cuts``, in one pass that

@@ -44,10 +44,12 @@ SCRUB_TXGS_CHANGING_MOS = (True, False, True, True, True)
 
 def scrub(pool: Pool, now: float) -> ScanRecord:
     """zpool scrub, finished: labsim.zfs.scan.scrub(), and the txgs it syncs, each
-    rewriting the MOS's path to the uberblock when it changed the MOS."""
+    rewriting the MOS's path to the uberblock when it changed the MOS (the new copies are
+    good bytes even where a device was overwritten)."""
     record = scan.scrub(pool, now)
     for changes_mos in SCRUB_TXGS_CHANGING_MOS:
         if changes_mos:
             rewrite_metadata(pool, MOS_OBJSET)
+            scan.written_anew(pool, pool.rewritten_metadata)
         advance_txg(pool)
     return record
