@@ -261,6 +261,10 @@ class Metaslab:
         if length > self.free or (length and max(self.free_lengths) < length
                                   and block_fit(self.free_lengths, block) < length):
             raise ValueError("metaslab allocation larger than its free space")
+        return self._carve(length, block)
+
+    def _carve(self, length: int, block: int) -> list[tuple[int, int]]:
+        """allocate() once ``length`` is known to be whole ``block``s that fit."""
         starts, lengths = self.free_starts, self.free_lengths
         pieces: list[tuple[int, int]] = []
         remaining = length
@@ -489,8 +493,10 @@ def _candidates(metaslabs: list[Metaslab], ashift: int,
                 exclude: AbstractSet[int]) -> list[tuple[int, int, int, int]]:
     """(-bucket, -count, offset, index) of every inactive metaslab with free space: the
     smallest is the one find_valid_metaslab() tries first."""
+    # The cached weight read in place (an activation weighs every metaslab of the vdev).
     return [(-bucket, -count, ms.start, i) for i, ms in enumerate(metaslabs)
-            if ms.free and i not in exclude for bucket, count in (ms.weight(ashift),)]
+            if ms.free and i not in exclude
+            for bucket, count in (ms._weights.get(ashift) or ms.weight(ashift),)]
 
 
 def _fits(ms: Metaslab, block: int) -> bool:
@@ -548,7 +554,19 @@ def _may_passivate(ms: Metaslab, ashift: int, fill_fresh: bool, largest: int) ->
         return False
     if fill_fresh and largest > ms.free * 15 // 16:
         return False
-    return ms.weight(ashift)[0] <= ms.activation_index - ZFS_METASLAB_SWITCH_THRESHOLD
+    return _weight_bucket(ms, ashift, largest) <= ms.activation_index - \
+        ZFS_METASLAB_SWITCH_THRESHOLD
+
+
+def _weight_bucket(ms: Metaslab, ashift: int, largest: int) -> int:
+    """segment_weight(...)[0] of ``ms`` whose largest free segment is ``largest``: the
+    bucket alone, without counting the segments in it (asked after every allocation)."""
+    max_idx = SPACE_MAP_HISTOGRAM_SIZE + ashift - 1
+    if ms.free == ms.size:
+        return min(highbit64(ms.size) - 1, max_idx)
+    if ms.free == 0:
+        return 0
+    return min(largest.bit_length() - 1, max_idx)
 
 
 def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
@@ -571,23 +589,34 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
     remaining = nbytes
     while remaining > 0:
         index = slots[allocator]
-        if index is None or (metaslabs[index].free < block  # _fits(), spelled out
-                             or max(metaslabs[index].free_lengths) < block):
-            index = _activate(metaslabs, group, allocator, block, ashift, secondary)
+        if index is not None:
+            ms = metaslabs[index]
+            lengths = ms.free_lengths  # changed in place by allocate()
+            largest = max(lengths) if lengths else 0
+            if ms.free < block or largest < block:  # not _fits()
+                index = None
         if index is None:
-            # No free segment holds a whole block: OpenZFS would write a gang block
-            # (pieces under one header, zio_write_gang_block()); labsim takes the rest
-            # in pieces from the lowest metaslabs.
-            pieces.extend(_gang(metaslabs, remaining))
-            return pieces
-        ms = metaslabs[index]
-        lengths = ms.free_lengths  # changed in place by allocate()
+            index = _activate(metaslabs, group, allocator, block, ashift, secondary)
+            if index is None:
+                # No free segment holds a whole block: OpenZFS would write a gang block
+                # (pieces under one header, zio_write_gang_block()); labsim takes the
+                # rest in pieces from the lowest metaslabs.
+                pieces.extend(_gang(metaslabs, remaining))
+                return pieces
+            ms = metaslabs[index]
+            lengths = ms.free_lengths
+            largest = max(lengths)  # it fits: there are segments
         step = max(block, (ms.size >> 4) // block * block)
         grab = min(remaining, step)
         # Whole blocks the metaslab holds, counted only when no one segment holds them.
-        if grab % block or max(lengths) < grab:
+        if grab % block or largest < grab:
             grab = min(grab, block_fit(lengths, block))
-        pieces.extend(ms.allocate(grab, block))
+        if grab % block:
+            pieces.extend(ms.allocate(grab, block))  # raises, as it always did
+        else:
+            # Whole blocks that fit (one segment holds them, or block_fit() counted
+            # them): allocate() without checking again.
+            pieces.extend(ms._carve(grab, block))
         remaining -= grab
         if slots[allocator] == index:
             largest = max(lengths) if lengths else 0
