@@ -109,7 +109,8 @@ def _shares(free: list[int], block: list[int], turn: list[int], allocatable: lis
             asize: int) -> list[int]:
     """rotor_shares() of groups given field by field (GroupState.free, .block(asize),
     .turn(aliquot), .allocatable): Rotor.distribute() asks at every txg."""
-    return [0 if threshold is None else records_per_turn(threshold - turn[i], turn[i], block[i])
+    # records_per_turn(), inline.
+    return [0 if threshold is None else 1 if threshold <= block[i] else -(-threshold // block[i])
             for i, threshold in enumerate(_thresholds(free, block, turn, allocatable, asize))]
 
 
@@ -119,17 +120,23 @@ def _thresholds(free: list[int], block: list[int], turn: list[int], allocatable:
     group the rotor passes over: full, or not allocatable while another is)."""
     n = len(free)
     live = [i for i in range(n) if free[i] >= block[i]]
-    class_free = sum(free[i] for i in live)
+    class_free = sum([free[i] for i in live])
     # mc_alloc_groups; with a single group (mc_groups <= 1) nothing is ever skipped.
-    alloc_groups = sum(1 for i in live if allocatable[i])
+    alloc_groups = sum([1 for i in live if allocatable[i]])
     skip_unallocatable = n > 1 and alloc_groups > 0 and asize > SPA_MINBLOCKSIZE
     bias_groups = alloc_groups if n > 1 else len(live)
     thresholds: list[int | None] = []
     for i in range(n):
-        if free[i] < block[i] or (skip_unallocatable and not allocatable[i]):
+        size = block[i]
+        vdev_free = free[i]
+        if vdev_free < size or (skip_unallocatable and not allocatable[i]):
             thresholds.append(None)
             continue
-        thresholds.append(turn[i] + free_space_bias(free[i], class_free, bias_groups, turn[i]))
+        # free_space_bias(), inline (asked at every txg).
+        aliquot = turn[i]
+        scaled = ((vdev_free * bias_groups * 100) // (class_free + 1) - 100) * aliquot
+        bias = scaled // 100 if scaled >= 0 else -(-scaled // 100)  # _c_div(scaled, 100)
+        thresholds.append(aliquot + bias)
     return thresholds
 
 
@@ -242,11 +249,12 @@ class Rotor:
         if len(self.owed) < n:
             self.owed.extend([0.0] * (n - len(self.owed)))
         counts = [0] * n
-        # Each GroupState field, as lists (a txg of a fill asks this).
-        sizes = [g.block(asize) for g in groups]
-        turns = [g.turn(aliquot) for g in groups]
+        # Each GroupState field, as lists (a txg of a fill asks this): .block(asize) and
+        # .turn(aliquot) spelled out.
+        sizes = [g.asize or asize for g in groups]
+        turns = [g.aliquot or aliquot for g in groups]
         allocatable = [g.allocatable for g in groups]
-        drains = tuple(drain * g.speed for g in groups)
+        drains = tuple([drain * g.speed for g in groups])
         txg = min(blocks, txg_blocks) if txg_blocks else blocks
         capacity = [g.free // size for g, size in zip(groups, sizes, strict=True)]
         walked = None
@@ -262,8 +270,9 @@ class Rotor:
                                     _thresholds(free, sizes, turns, allocatable, asize),
                                     sizes, capacity, blocks)
         remaining = blocks
+        indices = range(n)
         while remaining > 0:
-            live = [i for i in range(n) if capacity[i] > counts[i]]
+            live = [i for i in indices if capacity[i] > counts[i]]
             if not live:
                 break
             # The groups as they are now: what is left of each vdev's capacity.

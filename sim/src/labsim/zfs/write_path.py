@@ -177,6 +177,12 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     reserve = SPA_ASIZE_INFLATION * block_size
     aliquot = pool.version.metaslab_aliquot
     asizes: list[int] | None = None  # a data block's asize on each vdev
+    vdevs = pool.vdevs
+    # Each vdev's write speed and aliquot stay as they are unless a RAID-Z expansion
+    # moves on (labsim.zfs.raidz_expansion, from advance_txg()).
+    fixed_vdevs = fixed_sizes and pool.expansion is None and pool.scrub_pending is None
+    vdev_turns: list[tuple[float, int]] | None = None
+    allocators = pool.allocators
     written = 0
     short = False
     while written < count:
@@ -192,17 +198,18 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
         if want == 0:
             break
         if asizes is None or not fixed_sizes:
-            asizes = [v.psize_to_asize(psize) for v in pool.vdevs]
-        groups = [GroupState(free=v.free, speed=v.write_speed, asize=asize,
-                             aliquot=aliquot * v.aliquot_disks(pool.version.aliquot_scaling),
-                             allocatable=group_allocatable(v.space, v.alloc, v.fragmentation))
-                  for v, asize in zip(pool.vdevs, asizes, strict=True)]
+            asizes = [v.psize_to_asize(psize) for v in vdevs]
+        if vdev_turns is None or not fixed_vdevs:
+            scaling = pool.version.aliquot_scaling
+            vdev_turns = [(v.write_speed, aliquot * v.aliquot_disks(scaling)) for v in vdevs]
+        groups = [GroupState(v.free, speed, asize, turn,
+                             group_allocatable(v.space, v.alloc, v.fragmentation))
+                  for v, asize, (speed, turn) in zip(vdevs, asizes, vdev_turns, strict=True)]
         # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
-        allocator = allocator_for(objset, file.object, 0, first_block + written,
-                                  pool.allocators)
+        allocator = allocator_for(objset, file.object, 0, first_block + written, allocators)
         counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, drain, txg_blocks,
                                        allocator)
-        for vdev, share, asize in zip(pool.vdevs, counts, asizes, strict=True):
+        for vdev, share, asize in zip(vdevs, counts, asizes, strict=True):
             if share:
                 share = min(share, vdev.free // asize)
                 for offset, length in vdev.take(share * asize, asize, allocator):
