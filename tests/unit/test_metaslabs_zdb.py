@@ -2,6 +2,7 @@
 allocators (module/zfs/metaslab.c, vdev.c, space_map.c, zio.c), and zdb -m's format
 (cmd/zdb/zdb.c), checked against lines of the 2.1.11 recording."""
 
+import random
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from labsim.zfs.metaslab import (
     metaslab_count,
     metaslab_shift,
     segment_weight,
+    segments_fragmentation,
 )
 from labsim.zfs.versions import FRAG_TABLE_TO_16M, FRAG_TABLE_TO_512M, ZFS_2_1, GiB, KiB, MiB
 
@@ -85,6 +87,21 @@ def test_2_3_1_counts_runs_up_to_512m_as_fragmented():
     hist[25 - 12] = 1
     assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_16M) == 0
     assert histogram_fragmentation(hist, 12, FRAG_TABLE_TO_512M) == 12
+
+
+@pytest.mark.parametrize("ashift", [9, 12, 13])
+@pytest.mark.parametrize("frag_table", [FRAG_TABLE_TO_16M, FRAG_TABLE_TO_512M])
+def test_fragmentation_segment_by_segment_is_the_histograms(ashift, frag_table):
+    # Metaslab.fragmentation() sums the free segments one by one; the histogram's buckets
+    # (runs beyond the last counted there as several) must give the same percent.
+    rng = random.Random(ashift)
+    for _ in range(2000):
+        lengths = [rng.choice([rng.randrange(1, 1 << rng.randrange(1, 50)),
+                               (1 << rng.randrange(9, 50)) * rng.randrange(1, 4)])
+                   for _ in range(rng.randrange(0, 12))]
+        ms = Metaslab(0, 1 << 50, [0] * len(lengths), lengths)
+        assert segments_fragmentation(lengths, ashift, frag_table) == \
+            histogram_fragmentation(ms.histogram(ashift), ashift, frag_table), lengths
 
 
 def test_a_metaslab_never_written_is_not_fragmented():

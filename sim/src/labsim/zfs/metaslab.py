@@ -338,7 +338,7 @@ class Metaslab:
         key = (ashift, frag_table)
         cached = self._fragmentation.get(key)
         if cached is None:
-            cached = histogram_fragmentation(self.histogram(ashift), ashift, frag_table)
+            cached = segments_fragmentation(self.free_lengths, ashift, frag_table)
             self._fragmentation[key] = cached
         return cached
 
@@ -368,6 +368,28 @@ def histogram_fragmentation(histogram: list[int], sm_shift: int,
         space = count << (i + sm_shift)
         total += space
         weighted += space * frag_table[idx]
+    return weighted // total if total else 0
+
+
+def segments_fragmentation(free_lengths: list[int], sm_shift: int,
+                           frag_table: tuple[int, ...]) -> int:
+    """histogram_fragmentation() of the histogram of ``free_lengths`` (Metaslab.histogram()),
+    summed segment by segment: the sums are of integers, so the order does not matter, and
+    a metaslab has far fewer free segments than the histogram has buckets (the allocator
+    asks every changed metaslab at every txg)."""
+    total = weighted = 0
+    last = SPACE_MAP_HISTOGRAM_SIZE - 1
+    top = len(frag_table) - 1
+    base = sm_shift - SPA_MINBLOCKSHIFT
+    for length in free_lengths:
+        bucket = length.bit_length() - 1 - sm_shift
+        if bucket < 0:
+            continue
+        # A segment beyond the last bucket counts there as 2^(bucket - last) segments:
+        # the same space, weighed by the last bucket's entry.
+        space = 1 << (bucket + sm_shift)
+        total += space
+        weighted += space * frag_table[min(base + min(bucket, last), top)]
     return weighted // total if total else 0
 
 
