@@ -218,6 +218,11 @@ class Metaslab:
     _memo_changes: list[Metaslab] | None = field(default=None, compare=False, repr=False)
     _memo_reported: bool = field(default=False, compare=False, repr=False)
     _memo_counted: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+    # The list a pool's space maps read the changed metaslabs from
+    # (labsim.zfs.spacemaps.DirtyMetaslabs): this metaslab adds itself when it becomes
+    # dirty, once until the list is read.
+    _dirty_reports: list[Metaslab] | None = field(default=None, compare=False, repr=False)
+    _dirty_reported: bool = field(default=False, compare=False, repr=False)
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -242,8 +247,20 @@ class Metaslab:
             self._memo_reported = True
             self._memo_changes.append(self)
         self.has_space_map = True
+        # mark_changed(), in place (every allocation and free comes here).
         self.dirty = True
         self.unflushed = True
+        if self._dirty_reports is not None and not self._dirty_reported:
+            self._dirty_reported = True
+            self._dirty_reports.append(self)
+
+    def mark_changed(self) -> None:
+        """Changed since its last sync and its last flush (dirty and unflushed)."""
+        self.dirty = True
+        self.unflushed = True
+        if self._dirty_reports is not None and not self._dirty_reported:
+            self._dirty_reported = True
+            self._dirty_reports.append(self)
 
     def allocate(self, length: int, block: int = 0) -> list[tuple[int, int]]:
         """Take ``length`` bytes, in whole blocks of ``block`` bytes, each from the lowest

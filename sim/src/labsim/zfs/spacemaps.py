@@ -18,8 +18,6 @@ labsim hands out plausible, deterministic ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import attrgetter
 
 from labsim.zfs.flush_order import MetaslabsByFlushed
 from labsim.zfs.metaslab import Metaslab
@@ -31,6 +29,60 @@ FIRST_SPACE_MAP_OBJECT = 64
 # A log space map entry is one 64-bit word when it fits (space_map.h SM_PREFIX...), two
 # for most; labsim counts two words, 16 bytes, an entry.
 SM_ENTRY_BYTES = 16
+
+
+class DirtyMetaslabs:
+    """The metaslabs of a pool changed since their last sync, without reading every
+    metaslab's flag at every txg (a 1 TiB fill is a thousand txgs over hundreds of
+    metaslabs, of which a txg changes a few): each metaslab adds itself to ``reports``
+    when it becomes dirty (Metaslab.mark_changed()), and a read looks at those alone. The
+    metaslabs are registered, and read all, again whenever the groups are not those
+    registered (a vdev or a metaslab added, the pool copied: a copy starts empty) or
+    another pool's tracker took them over."""
+
+    def __init__(self) -> None:
+        self._groups: list[list[Metaslab]] = []  # kept so that their ids stay theirs
+        self._shape: list[tuple[int, int]] = []  # (id, length) of each group
+        self._places: dict[int, int] = {}  # id(metaslab) -> vdev << 32 | metaslab
+        self._reports: list[Metaslab] = []
+
+    def __reduce__(self) -> tuple[type[DirtyMetaslabs], tuple[()]]:
+        return (DirtyMetaslabs, ())
+
+    def __repr__(self) -> str:
+        return "DirtyMetaslabs()"
+
+    def read(self, metaslab_groups: list[list[Metaslab]]) -> list[Metaslab]:
+        """The dirty metaslabs of ``metaslab_groups`` (by vdev), by vdev and metaslab."""
+        reports = self._reports
+        shape = [(id(group), len(group)) for group in metaslab_groups]
+        if shape != self._shape or any(group[0]._dirty_reports is not reports
+                                       for group in metaslab_groups if group):
+            self._register(metaslab_groups, shape)
+            return [ms for group in metaslab_groups for ms in group if ms.dirty]
+        if not reports:
+            return []
+        changed = [ms for ms in reports if ms.dirty]
+        for ms in reports:
+            ms._dirty_reported = False
+        reports.clear()
+        if len(changed) > 1:
+            places = self._places
+            changed.sort(key=lambda ms: places[id(ms)])
+        return changed
+
+    def _register(self, metaslab_groups: list[list[Metaslab]],
+                  shape: list[tuple[int, int]]) -> None:
+        self._groups = list(metaslab_groups)
+        self._shape = shape
+        # A new list: metaslabs registered before with the old one no longer report to it.
+        reports = self._reports = []
+        places = self._places = {}
+        for v, group in enumerate(metaslab_groups):
+            for i, ms in enumerate(group):
+                places[id(ms)] = v << 32 | i
+                ms._dirty_reports = reports
+                ms._dirty_reported = False
 
 
 @dataclass
@@ -59,6 +111,9 @@ class PoolSpaceMaps:
     # spa_metaslabs_by_flushed: those metaslabs in flush order (labsim.zfs.flush_order).
     by_flushed: MetaslabsByFlushed = field(default_factory=MetaslabsByFlushed, repr=False,
                                            compare=False)
+    # The metaslabs changed since their last sync.
+    dirty: DirtyMetaslabs = field(default_factory=DirtyMetaslabs, repr=False,
+                                  compare=False)
 
     def new_object(self) -> int:
         number = self.next_object
@@ -151,7 +206,7 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
         if vdev_id not in maps.unflushed_phys:
             maps.unflushed_phys[vdev_id] = maps.new_object()
     maps.by_flushed.ensure(metaslab_groups)
-    changed = _dirty(metaslab_groups)
+    changed = _dirty(metaslab_groups, maps)
     if changed:
         _flush_oldest(maps.by_flushed, txg)  # flush_metaslabs(), the order made above
     new_maps = _sync_changed(changed, txg, maps, net_alloc)
@@ -165,19 +220,14 @@ def sync_pass(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMa
     maps) write their changes to the txg's log space map. Returns how many metaslabs got
     their first space map."""
     maps.by_flushed.ensure(metaslab_groups)
-    return _sync_changed(_dirty(metaslab_groups), txg, maps, 0)
+    return _sync_changed(_dirty(metaslab_groups, maps), txg, maps, 0)
 
 
-def _dirty(metaslab_groups: list[list[Metaslab]]) -> list[Metaslab]:
+def _dirty(metaslab_groups: list[list[Metaslab]], maps: PoolSpaceMaps) -> list[Metaslab]:
     """The metaslabs changed since their last sync, by vdev and metaslab."""
-    # Every txg reads every metaslab's flag: compress() does it without a Python loop.
-    changed: list[Metaslab] = []
-    for group in metaslab_groups:
-        changed.extend(compress(group, map(_is_dirty, group)))
-    return changed
+    return maps.dirty.read(metaslab_groups)
 
 
-_is_dirty = attrgetter("dirty")
 
 
 def _sync_changed(changed: list[Metaslab], txg: int, maps: PoolSpaceMaps,

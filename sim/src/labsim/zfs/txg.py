@@ -81,7 +81,7 @@ def _log_frees(pool: Pool) -> None:
         if span != marked:
             marked = span
             for ms in vdev.metaslabs[span[1]:span[2]]:
-                ms.dirty = ms.unflushed = True
+                ms.mark_changed()
 
 
 def _release(vdev: TopVdev, start: int, length: int) -> None:
@@ -91,10 +91,12 @@ def _release(vdev: TopVdev, start: int, length: int) -> None:
     shift = vdev.ms_shift
     first = start >> shift
     last = (start + length - 1) >> shift
-    if first == last and first < len(vdev.metaslabs):  # most often: one metaslab
+    if first == last and length and first < len(vdev.metaslabs):  # most often: one metaslab
         ms = vdev.metaslabs[first]
         was = ms.dirty
-        vdev.release(start, length)
+        # TopVdev.release() of a run inside one metaslab, in place.
+        ms.release(start, length)
+        vdev.free += length
         ms.dirty = was
         return
     metaslabs = vdev.metaslabs[first:last + 1]
