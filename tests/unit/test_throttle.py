@@ -4,7 +4,12 @@ metaslab_class_throttle_reserve() and the queue depths of spa_sync_adjust_vdev_m
 
 import pytest
 
-from labsim.zfs.throttle import MAX_ALLOC_QUEUE_DEPTH, ZFS_VDEV_DEF_QUEUE_DEPTH, throttled_split
+from labsim.zfs.throttle import (
+    MAX_ALLOC_QUEUE_DEPTH,
+    ZFS_VDEV_DEF_QUEUE_DEPTH,
+    queues_fill,
+    throttled_split,
+)
 
 
 def test_the_queue_depths_are_openzfs_defaults():
@@ -48,3 +53,14 @@ def test_vdevs_that_hardly_complete_anything_still_get_the_whole_txg():
     split = throttled_split((13, 4), (1e-7, 3e-7), 1000)
     assert sum(split) == pytest.approx(1.0)
     assert split[1] > split[0]
+
+
+def test_queues_fill_only_in_a_txg_big_enough_for_them():
+    # Turns of 3 and 2 blocks, each vdev completing 0.4 blocks per block issued: nine
+    # blocks leave every queue short of its 32 (the rotor alone decides); thousands fill
+    # the busier one's.
+    assert not queues_fill((3, 2), (0.4, 0.4), 9)
+    assert queues_fill((3, 2), (0.4, 0.4), 5000)
+    # No throttle, or a single vdev taking blocks: nothing is ever held back.
+    assert not queues_fill((3, 2), (0.0, 0.0), 5000)
+    assert not queues_fill((3, 0), (0.4, 0.4), 5000)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from labsim.zfs.throttle import throttled_split
+from labsim.zfs.throttle import queues_fill, throttled_split
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,6 @@ class GroupState:
 ZFS_MG_NOALLOC_THRESHOLD = 0  # percent free capacity
 ZFS_MG_FRAGMENTATION_THRESHOLD = 95  # percent
 SPA_MINBLOCKSIZE = 512
-# A txg split as the rotor alone splits it, to the float error of the throttle's flow.
-_UNTHROTTLED = 1e-9
 
 
 def group_allocatable(space: int, alloc: int, fragmentation: int | None) -> bool:
@@ -191,31 +189,37 @@ class Rotor:
         remaining = blocks
         per_turn = [0 if t is None else records_per_turn(t - 1, 1, sizes[i])
                     for i, t in enumerate(thresholds)]
-        while remaining > 0:
-            open_ = [i for i in range(n) if per_turn[i] and counts[i] < capacity[i]]
-            if not open_:
-                break
+        open_ = [i for i in range(n) if per_turn[i] and counts[i] < capacity[i]]
+        whole_turns = True  # whole turns at once are worth a try (open_ changed, or a start)
+        while remaining > 0 and open_:
             if not per_turn[position] or counts[position] >= capacity[position]:
                 # The "next:" path: the rotor moves on and the turn starts again.
                 position, taken = (position + 1) % n, 0
                 continue
-            cycle = sum(per_turn[i] for i in open_)
-            if taken == 0 and remaining >= 2 * cycle:
+            if taken == 0 and whole_turns:
+                whole_turns = False
+                cycle = sum([per_turn[i] for i in open_])
                 # Whole turns of every open group, as long as each has room for them.
                 turns = min(remaining // cycle - 1,
-                            *((capacity[i] - counts[i]) // per_turn[i] for i in open_))
+                            *[(capacity[i] - counts[i]) // per_turn[i] for i in open_])
                 if turns > 0:
                     for i in open_:
                         counts[i] += turns * per_turn[i]
                     remaining -= turns * cycle
+                    open_ = [i for i in open_ if counts[i] < capacity[i]]
+                    whole_turns = True
                     continue
             threshold = thresholds[position]
             assert threshold is not None
-            need = max(1, -(-(threshold - taken) // sizes[position]))
+            size = sizes[position]
+            need = max(1, -(-(threshold - taken) // size))
             take = min(need, remaining, capacity[position] - counts[position])
             counts[position] += take
             remaining -= take
-            taken += take * sizes[position]
+            taken += take * size
+            if counts[position] >= capacity[position]:
+                open_ = [i for i in open_ if counts[i] < capacity[i]]
+                whole_turns = True
             if taken >= threshold:
                 position, taken = (position + 1) % n, 0
         self.positions[allocator] = position
@@ -262,10 +266,7 @@ class Rotor:
             free = [min(g.free, c * size) for g, c, size in zip(groups, capacity, sizes,
                                                                 strict=True)]
             shares = _shares(free, sizes, turns, allocatable, asize)
-            total = sum(shares)
-            split = throttled_split(tuple(shares), drains, txg)
-            if total and all(abs(w - share / total) < _UNTHROTTLED
-                             for w, share in zip(split, shares, strict=True)):
+            if sum(shares) and not queues_fill(tuple(shares), drains, txg):
                 walked = self._walk(allocator,
                                     _thresholds(free, sizes, turns, allocatable, asize),
                                     sizes, capacity, blocks)

@@ -69,13 +69,27 @@ def throttled_split(shares: tuple[int, ...], drain: tuple[float, ...],
         # One vdev, or no throttle: metaslab_group_allocatable() skips nothing (mc_groups
         # <= 1, or mc_alloc_throttle_enabled off).
         return rotor
-    return _split(rotor, tuple(drain), blocks)
+    return _split(rotor, tuple(drain), blocks)[0]
+
+
+def queues_fill(shares: tuple[int, ...], drain: tuple[float, ...], blocks: int) -> bool:
+    """Whether, in a txg of ``blocks`` blocks, a vdev's queue reaches its maximum or the
+    class runs out of slots: only then does the throttle steer a block, and the split is
+    a flow; otherwise every block goes where its allocator's rotor points."""
+    taking = [i for i, s in enumerate(shares) if s]
+    if len(taking) < 2 or blocks <= 0 or any(drain[i] <= 0 for i in taking):
+        return False
+    total = sum(shares)
+    return _split(tuple(s / total for s in shares), tuple(drain), blocks)[1]
 
 
 @lru_cache(maxsize=4096)
 def _split(rotor: tuple[float, ...], drain: tuple[float, ...],
-           blocks: int) -> tuple[float, ...]:
+           blocks: int) -> tuple[tuple[float, ...], bool]:
+    """The parts (see throttled_split()), and whether a queue or the class's slots ever
+    held a block back."""
     n = len(rotor)
+    held_back = False
     allocated = [0.0] * n
     queue = [0.0] * n
     qmax = [float(ZFS_VDEV_DEF_QUEUE_DEPTH) if rotor[i] else 0.0 for i in range(n)]
@@ -89,6 +103,7 @@ def _split(rotor: tuple[float, ...], drain: tuple[float, ...],
         ticks += 1
         if ticks > _MAX_TICKS_PER_BLOCK * blocks + MAX_ALLOC_QUEUE_DEPTH:
             # Vdevs that hardly complete anything: the saturated pace, each its drain's part.
+            held_back = True
             taking = sum(drain[i] for i in range(n) if rotor[i])
             for i in range(n):
                 if rotor[i]:
@@ -102,6 +117,9 @@ def _split(rotor: tuple[float, ...], drain: tuple[float, ...],
         slots = sum(qmax) - sum(queue)
         give = min(waiting, max(0.0, slots))
         step = _place(rotor, queue, qmax, give)
+        if sum(step) < waiting - _EPSILON or any(
+                rotor[i] and queue[i] + step[i] >= qmax[i] - _EPSILON for i in range(n)):
+            held_back = True  # a block waited for a slot, or a full queue was skipped
         waiting -= sum(step)
         done += sum(step)
         for i in range(n):
@@ -124,7 +142,7 @@ def _split(rotor: tuple[float, ...], drain: tuple[float, ...],
             for i in range(n):
                 allocated[i] += rest * step[i] / rate
             done = blocks
-    return tuple(a / blocks for a in allocated)
+    return tuple(a / blocks for a in allocated), held_back
 
 
 def _place(rotor: tuple[float, ...], queue: list[float], qmax: list[float],
