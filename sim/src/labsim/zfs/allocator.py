@@ -107,9 +107,13 @@ def _shares(free: list[int], block: list[int], turn: list[int], allocatable: lis
             asize: int) -> list[int]:
     """rotor_shares() of groups given field by field (GroupState.free, .block(asize),
     .turn(aliquot), .allocatable): Rotor.distribute() asks at every txg."""
-    # records_per_turn(), inline.
-    return [0 if threshold is None else 1 if threshold <= block[i] else -(-threshold // block[i])
-            for i, threshold in enumerate(_thresholds(free, block, turn, allocatable, asize))]
+    return list(_shares_of(_thresholds(free, block, turn, allocatable, asize), block))
+
+
+def _shares_of(thresholds: list[int | None], block: list[int]) -> tuple[int, ...]:
+    """records_per_turn() of each threshold, inline (0 where there is none)."""
+    return tuple([0 if threshold is None else 1 if threshold <= block[i]
+                  else -(-threshold // block[i]) for i, threshold in enumerate(thresholds)])
 
 
 def _thresholds(free: list[int], block: list[int], turn: list[int], allocatable: list[bool],
@@ -262,25 +266,26 @@ class Rotor:
         txg = min(blocks, txg_blocks) if txg_blocks else blocks
         capacity = [g.free // size for g, size in zip(groups, sizes, strict=True)]
         walked = None
-        if allocator is not None and n > 1:
-            free = [min(g.free, c * size) for g, c, size in zip(groups, capacity, sizes,
-                                                                strict=True)]
-            shares = _shares(free, sizes, turns, allocatable, asize)
-            if sum(shares) and not queues_fill(tuple(shares), drains, txg):
-                walked = self._walk(allocator,
-                                    _thresholds(free, sizes, turns, allocatable, asize),
-                                    sizes, capacity, blocks)
+        # The first round's shares: every group's whole capacity is left.
+        free = [c * size for c, size in zip(capacity, sizes, strict=True)]
+        thresholds = _thresholds(free, sizes, turns, allocatable, asize)
+        shares = _shares_of(thresholds, sizes)
+        if allocator is not None and n > 1 and sum(shares) \
+                and not queues_fill(shares, drains, txg):
+            walked = self._walk(allocator, thresholds, sizes, capacity, blocks)
         remaining = blocks
         indices = range(n)
         while remaining > 0:
             live = [i for i in indices if capacity[i] > counts[i]]
             if not live:
                 break
-            # The groups as they are now: what is left of each vdev's capacity.
-            free = [(capacity[i] - counts[i]) * sizes[i] if capacity[i] > counts[i] else 0
-                    for i in range(n)]
-            weights = throttled_split(tuple(_shares(free, sizes, turns, allocatable, asize)),
-                                      drains, txg)
+            if remaining < blocks:
+                # The groups as they are now: what is left of each vdev's capacity.
+                free = [(capacity[i] - counts[i]) * sizes[i] if capacity[i] > counts[i]
+                        else 0 for i in range(n)]
+                shares = _shares_of(_thresholds(free, sizes, turns, allocatable, asize),
+                                    sizes)
+            weights = throttled_split(shares, drains, txg)
             total_weight = sum(weights)
             given = 0
             for i in live:
