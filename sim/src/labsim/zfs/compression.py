@@ -357,6 +357,9 @@ class Block:
 
     psize: int
     embedded: bool = False
+    # An embedded block's payload: its compressed bytes, BPE_PAYLOAD_SIZE at most
+    # (labsim.zfs.indirect_blocks lays them out in the block pointer).
+    payload: int = 0
 
 
 HOLE = Block(0)
@@ -401,7 +404,7 @@ def _finish(lsize: int, psize: int, ashift: int, level: int) -> Block:
     if psize >= lsize:
         return Block(lsize)
     if level == 0 and psize <= BPE_PAYLOAD_SIZE:
-        return Block(0, embedded=True)
+        return Block(0, embedded=True, payload=psize)
     rounded = round_to_sectors(psize, ashift)
     return Block(lsize if rounded >= lsize else rounded)
 

@@ -203,7 +203,8 @@ def indirect_runs_of(pool: Pool, file: File, copies: int) -> list[Run] | None:
     position = 0
     tree: list[Run] = []
     for index in range(level_ones):
-        psize = records.indirect_psize(_pointers(blocks, index), pool.min_ashift)
+        psize = (file.level_one_psizes[index] if index < len(file.level_one_psizes)
+                 else records.indirect_psize(_pointers(blocks, index), pool.min_ashift))
         extents: list[Extent] = []
         for _ in range(copies):
             if position >= len(own):

@@ -113,6 +113,9 @@ class File:
     # Its dnode's levels (dn_nlevels, records.file_levels()), 1 for a file of one block;
     # 0 where labsim did not note them (as its blocks need).
     levels: int = 0
+    # The physical sizes of its level-1 indirect blocks where their pointers repeat
+    # (labsim.zfs.indirect_blocks); [] where records.indirect_psize() gives them.
+    level_one_psizes: list[int] = field(default_factory=list)
 
     @property
     def allocated(self) -> int:

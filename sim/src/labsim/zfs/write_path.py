@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from labsim.content.model import Content
-from labsim.zfs import brt, ditto, records
+from labsim.zfs import brt, ditto, indirect_blocks, records
+from labsim.zfs import compression as compression_mod
 from labsim.zfs.allocator import GroupState, group_allocatable
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
@@ -96,8 +97,14 @@ def write_file(
         before = len(file.extents)
         # Indirect blocks are metadata: one copy more than the data, at most three
         # (dmu_write_policy(): copies++ for metadata, then MIN(copies, spa_max_replication)).
-        allocate_indirects(pool, file, done, objset, min(copies + 1, SPA_DVAS_PER_BP),
-                           file.levels)
+        metadata_copies = min(copies + 1, SPA_DVAS_PER_BP)
+        # Level-1 blocks over records that repeat compress to less (labsim.zfs.indirect_blocks).
+        file.level_one_psizes = indirect_blocks.file_level_one_psizes(
+            nbytes, recordsize, compression_mod.as_content(content, nbytes), done,
+            compression, pool.min_ashift, copies, pool.version.compression_min_savings,
+            pool.version.zstd_early_abort, kept_block) or []
+        allocate_indirects(pool, file, done, objset, metadata_copies, file.levels,
+                           file.level_one_psizes)
         file.indirect_extents = len(file.extents) - before
     objset_changed(pool, dataset)
     if short and file.size < nbytes:
@@ -232,7 +239,8 @@ INDIRECT_BATCH_FROM = 1024
 
 
 def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
-                        copies: int = records.METADATA_COPIES, levels: int = 0) -> None:
+                        copies: int = records.METADATA_COPIES, levels: int = 0,
+                        level_one: list[int] | None = None) -> None:
     """Indirect blocks, ``copies`` copies each (ditto blocks: two for copies=1, three
     for copies=2 or 3) on different vdevs where possible; with a single top-level vdev
     all go to it, those after the first to the allocator's secondary metaslab
@@ -242,19 +250,29 @@ def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
     of blocks has thousands of full indirect blocks alike: from INDIRECT_BATCH_FROM of
     them on, they are placed 1/64 of the run at a time, choosing the vdevs again before
     each batch, which keeps filling a 1 TiB pool fast in the browser. Smaller files
-    (every lab's) are placed block by block."""
-    place_indirects(pool, file, records.indirect_block_runs(data_blocks, levels), objset,
-                    copies)
+    (every lab's) are placed block by block. ``level_one``: the physical sizes of the
+    level-1 blocks where they are known one by one (labsim.zfs.indirect_blocks)."""
+    runs: list[tuple[int, ...]] = list(records.indirect_block_runs(data_blocks, levels))
+    if level_one:
+        # Level 1 comes first: its runs hold len(level_one) blocks, one psize each.
+        left, position = len(level_one), 0
+        psizes = iter(level_one)
+        while left > 0 and position < len(runs):
+            pointers, count = runs.pop(position)
+            runs[position:position] = [(pointers, 1, next(psizes)) for _ in range(count)]
+            position += count
+            left -= count
+    place_indirects(pool, file, runs, objset, copies)
 
 
-def place_indirects(pool: Pool, file: File, runs: list[tuple[int, int]], objset: int,
+def place_indirects(pool: Pool, file: File, runs: list[tuple[int, ...]], objset: int,
                     copies: int = records.METADATA_COPIES) -> None:
-    """Place indirect blocks given as (pointers held, how many) runs, as
+    """Place indirect blocks given as (pointers held, how many[, physical size]) runs, as
     allocate_indirects() does for a file's whole tree (a partial overwrite writes only
     some of them anew, labsim.zfs.overwrite)."""
     allocator = allocator_for(objset, file.object, 1, 0, pool.allocators)
-    for pointers, count in runs:
-        psize = records.indirect_psize(pointers, pool.min_ashift)
+    for pointers, count, *known in runs:
+        psize = known[0] if known else records.indirect_psize(pointers, pool.min_ashift)
         # Metadata counts its physical size as its logical size (BP_GET_UCSIZE).
         file.logical += psize * count
         file.compressed += psize * count
