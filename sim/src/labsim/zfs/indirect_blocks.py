@@ -163,16 +163,27 @@ def file_level_one_psizes(size: int, recordsize: int, content: Content, records:
     buffers: records.indirect_psize() applies) or of one block (no indirect block)."""
     if compression.stationary_pattern(content) is not None or records <= 1:
         return None
-    layout = file_layout(size, recordsize, kept_block)
-    bs = layout.block_size
-    psizes = []
-    for first in range(0, records, POINTERS_PER_INDIRECT):
-        children = []
-        for index in range(first, min(records, first + POINTERS_PER_INDIRECT)):
-            offset = index * bs
-            length = min(bs, size - offset)
-            block = compression.block_of(content, offset, length, bs, compression_name,
-                                         ashift, min_savings, zstd_early_abort)
-            children.append(Child(record_key(content, offset, length), bs, block))
-        psizes.append(level_one_psize(children, copies, compression_name, ashift))
-    return psizes
+    block_size = file_layout(size, recordsize, kept_block).block_size
+    return [level_one_psize_at(content, block_size, index, records, compression_name,
+                               ashift, copies, min_savings, zstd_early_abort)
+            for index in range(-(-records // POINTERS_PER_INDIRECT))]
+
+
+def level_one_psize_at(content: Content, block_size: int, index: int, records: int,
+                       compression_name: str, ashift: int, copies: int,
+                       min_savings: MinSavings = MinSavings.SEVEN_EIGHTHS,
+                       zstd_early_abort: bool = False) -> int:
+    """The physical size of level-1 block ``index`` of a file of ``records`` records of
+    ``block_size`` bytes holding ``content``, its records compressed as
+    ``compression_name`` says."""
+    size = content.size
+    children = []
+    first = index * POINTERS_PER_INDIRECT
+    for record in range(first, min(records, first + POINTERS_PER_INDIRECT)):
+        offset = record * block_size
+        length = max(0, min(block_size, size - offset))
+        block = compression.block_of(content, offset, length, block_size, compression_name,
+                                     ashift, min_savings, zstd_early_abort) \
+            if length else compression.HOLE
+        children.append(Child(record_key(content, offset, length), block_size, block))
+    return level_one_psize(children, copies, compression_name, ashift)

@@ -28,8 +28,11 @@ file's own block size, whatever the dataset's recordsize is now.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from labsim.content.model import Content
-from labsim.zfs import ditto, records
+from labsim.zfs import compression as compression_mod
+from labsim.zfs import ditto, indirect_blocks, records
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.mos import objset_id
 from labsim.zfs.objset import objset_changed
@@ -109,14 +112,29 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
         # the level-1 blocks above untouched records stay shared.
         before = len(new.extents)
         metadata_copies = min(copies + 1, SPA_DVAS_PER_BP)
+        stationary = compression_mod.stationary_pattern(content) is not None
+
+        def psize_of(index: int) -> int:
+            # Its pointers' bytes (labsim.zfs.indirect_blocks), the untouched records'
+            # as they are in the new content too.
+            if stationary:
+                return records.indirect_psize(_pointers(blocks, index), pool.min_ashift)
+            return indirect_blocks.level_one_psize_at(
+                content, bs, index, blocks, compression, pool.min_ashift, copies,
+                pool.version.compression_min_savings, pool.version.zstd_early_abort)
+
         tree = indirect_runs_of(pool, old, metadata_copies)
         if tree is None:  # blocks labsim cannot tell apart: the whole tree anew
-            allocate_indirects(pool, new, blocks, objset, metadata_copies)
+            level_one = [] if blocks <= 1 or stationary else \
+                [psize_of(index) for index in range(-(-blocks // POINTERS_PER_INDIRECT))]
+            allocate_indirects(pool, new, blocks, objset, metadata_copies, 0, level_one)
+            new.level_one_psizes = level_one
         else:
             dirty = range(first // POINTERS_PER_INDIRECT,
                           -(-(first + done) // POINTERS_PER_INDIRECT)) if done else range(0)
             new.indirect_runs = _level_one(pool, new, tree, old_count, blocks, dirty,
-                                           objset, metadata_copies, birth)
+                                           objset, metadata_copies, birth, psize_of)
+            new.level_one_psizes = [run.compressed for run in new.indirect_runs]
             for run in new.indirect_runs:
                 new.extents.extend(run.extents)
                 new.logical += run.logical
@@ -168,7 +186,8 @@ def _pointers(blocks: int, index: int) -> int:
 
 
 def _level_one(pool: Pool, file: File, tree: list[Run], old_blocks: int, blocks: int,
-               dirty: range, objset: int, copies: int, birth: int) -> list[Run]:
+               dirty: range, objset: int, copies: int, birth: int,
+               psize_of: Callable[[int], int]) -> list[Run]:
     """The level-1 indirect blocks of the new version of a file of ``blocks`` blocks:
     the old ones (``tree``, of ``old_blocks``) where no record under them was written
     and they hold as many pointers as before, new ones where records were."""
@@ -180,7 +199,7 @@ def _level_one(pool: Pool, file: File, tree: list[Run], old_blocks: int, blocks:
             out.append(tree[index])
             continue
         scratch = File(file.name, object=file.object)
-        place_indirects(pool, scratch, [(pointers, 1)], objset, copies)
+        place_indirects(pool, scratch, [(pointers, 1, psize_of(index))], objset, copies)
         out.append(Run(index, 0, [], scratch.extents, [], scratch.logical,
                        scratch.compressed, birth))
     return out
