@@ -186,16 +186,19 @@ def _changed_groups(old: Objset, new: Objset,
             # Its name made and removed again; a file truncated and written anew (O_TRUNC,
             # labsim.zfs.write_path.write_file) keeps its name, and the directory.
             if not (file.name in old.files and file.name in new.files):
-                changed.add(("dir", ""))
+                changed |= {("dir", ""), ("zap", "")}
     # A child's mountpoint directory made or removed: its dnode, and the directory.
     changed |= {("dnode", new_blocks[n + "/"]) for n in new.mountpoint_dirs
                 if n not in old.mountpoint_dirs}
     changed |= {("dnode", old_blocks[n + "/"]) for n in old.mountpoint_dirs
                 if n not in new.mountpoint_dirs}
     if (old.files.keys() != new.files.keys()
-            or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)
-            # A new atime of the root directory (labsim.zfs.objset.root_dir_read).
-            or old.root_dir_atime_writes != new.root_dir_atime_writes):
+            or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)):
+        # A name made or removed: the directory's dnode and its ZAP block.
+        changed |= {("dir", ""), ("zap", "")}
+    if old.root_dir_atime_writes != new.root_dir_atime_writes:
+        # A new atime of the root directory (labsim.zfs.objset.root_dir_read): its dnode,
+        # whose system attributes hold it; its ZAP is not written.
         changed.add(("dir", ""))
     if changed:
         changed.add(("root", ""))
@@ -235,6 +238,10 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     # The removed files by birth txg: a pair of members only looks at those born between
     # them (one removed in between was born after the older member and before the newer),
     # so walking n snapshots stays linear in n.
+    # The root directory's micro ZAP, once it names too many files to be embedded in its
+    # block pointer, is a block of its own, written anew whenever a name is made or
+    # removed (zap_add()/zap_remove() dirty it, module/zfs/zap_micro.c); not by an atime.
+    zap = (0, first)
     removed = sorted(dataset.removed_files, key=lambda pair: pair[0].birth)
     births = [file.birth for file, _ in removed]
     out: list[set[Token]] = []
@@ -248,6 +255,9 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
             high = bisect.bisect_left(births, member.txg) if isinstance(member, Snapshot) \
                 else len(births)
             for group in _changed_groups(older, member, removed[low:high]):
+                if group == ("zap", ""):
+                    zap = (zap[0] + 1, copies)
+                    continue
                 versions[group] = (versions.get(group, (-1, 0))[0] + 1, copies)
             if member.sa_settled and not walk[i - 1].sa_settled:
                 versions[("sa", "")] = (versions[("sa", "")][0] + 1, copies)
@@ -255,7 +265,11 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
             versions.setdefault(("dnode", block), (0, copies))
         if id(member) not in live:
             continue
-        out.append({(g, w, v, c) for (g, w), (v, c) in versions.items()})
+        tokens = {(g, w, v, c) for (g, w), (v, c) in versions.items()}
+        directory = _directory_block(member)
+        if directory:
+            tokens.add(("zap", directory, *zap))
+        out.append(tokens)
     return out
 
 
@@ -267,15 +281,29 @@ def _token_bytes(pool: Pool, tokens: Iterable[Token]) -> int:
 
 def _token_cost(pool: Pool, tokens: Iterable[Token]) -> metadata_blocks.Cost:
     """The allocated and the physical bytes of the metadata block versions ``tokens``."""
-    groups = Counter((group, copies) for group, _, _, copies in tokens)
+    groups = Counter((group, which if group == "zap" else "", copies)
+                     for group, which, _, copies in tokens)
     total = metadata_blocks.Cost()
-    for (group, copies), n in groups.items():
-        one = _group_cost(pool, group, copies)
+    for (group, which, copies), n in groups.items():
+        one = _group_cost(pool, group, copies, which)
         total += metadata_blocks.Cost(n * one.allocated, n * one.physical)
     return total
 
 
-def _group_cost(pool: Pool, group: str, copies: int) -> metadata_blocks.Cost:
+def _directory_block(member: Objset) -> str:
+    """The member's root directory ZAP block as "lsize/compressed", or "" when it is
+    embedded (metadata_blocks.directory_block(), as the objset's blocks count it)."""
+    dirs = tuple(member.mountpoint_dirs)
+    block = metadata_blocks.directory_block(tuple(member.files), dirs[:1], dirs[1:])
+    return "" if block is None else f"{block.lsize}/{block.compressed}"
+
+
+def _group_cost(pool: Pool, group: str, copies: int, which: str = "") -> metadata_blocks.Cost:
+    if group == "zap":
+        lsize, compressed = (int(v) for v in which.split("/"))
+        blocks: tuple[metadata_blocks.MetaBlock, ...] = (
+            metadata_blocks.MetaBlock(lsize, compressed, copies),)
+        return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
     blocks = metadata_blocks.rewritten_group(group)
     if group != "sa":  # the SA layouts keep the copies they were made with
         blocks = tuple(replace(b, copies=copies) for b in blocks)
