@@ -428,3 +428,15 @@ def test_promote_refuses_a_snapshot_name_the_clone_has(session):
     run_all(session, "zfs destroy p/c@a\nzfs promote p/c")
     assert session.run("zfs list -H -o name -t snapshot -r p").stdout.split() == [
         "p/c@a", "p/c@b", "p/c@b2"]
+
+
+def test_a_root_directory_too_big_to_embed_is_a_block_its_versions_own(session):
+    # Generated seed 33 (2.1.11 and 2.3.9, ashift 12): a clone of a snapshot of five files,
+    # in which a child file system is made, owns 72K: the objset block, the meta-dnode's
+    # five indirect blocks, the dnode blocks of the root directory and of the new
+    # mountpoint directory, and the root directory's micro ZAP, whose sixth name makes it
+    # too big to embed in its block pointer (two copies of a 4K sector each).
+    run_all(session, "\n".join(f"echo {n} > /p/d/f{n}" for n in range(1, 6)))
+    run_all(session, "zfs snapshot p/d@s\nzfs clone p/d@s p/c\nzfs create p/c/fs8\n"
+                     "zpool sync p")
+    assert used(session, "p/c", "usedbydataset") == 9 * 2 * 4 * KiB
