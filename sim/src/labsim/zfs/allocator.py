@@ -270,7 +270,7 @@ class Rotor:
         free = [c * size for c, size in zip(capacity, sizes, strict=True)]
         thresholds = _thresholds(free, sizes, turns, allocatable, asize)
         shares = _shares_of(thresholds, sizes)
-        if allocator is not None and n > 1 and sum(shares) \
+        if allocator is not None and n > 1 and any(shares) \
                 and not queues_fill(shares, drains, txg):
             walked = self._walk(allocator, thresholds, sizes, capacity, blocks)
         remaining = blocks
