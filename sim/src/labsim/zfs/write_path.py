@@ -8,7 +8,7 @@ over the top-level vdevs (labsim.zfs.allocator, metaslab) and charged to the dat
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from labsim.content.model import Content
 from labsim.zfs import brt, ditto, indirect_blocks, records
@@ -265,7 +265,7 @@ def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
     place_indirects(pool, file, runs, objset, copies)
 
 
-def place_indirects(pool: Pool, file: File, runs: list[tuple[int, ...]], objset: int,
+def place_indirects(pool: Pool, file: File, runs: Sequence[tuple[int, ...]], objset: int,
                     copies: int = records.METADATA_COPIES) -> None:
     """Place indirect blocks given as (pointers held, how many[, physical size]) runs, as
     allocate_indirects() does for a file's whole tree (a partial overwrite writes only
