@@ -182,8 +182,8 @@ class Rotor:
             self.groups = n
         return self.positions.get(allocator, (n - 1 + allocator) % n)
 
-    def _walk(self, allocator: int, thresholds: list[int | None], sizes: list[int],
-              capacity: list[int], blocks: int) -> list[int]:
+    def _walk(self, allocator: int, thresholds: list[int | None], per_turn: tuple[int, ...],
+              sizes: list[int], capacity: list[int], blocks: int) -> list[int]:
         """``blocks`` blocks through one allocator's rotor, block by block as
         metaslab_alloc_dva() places them (whole turns at once)."""
         n = len(thresholds)
@@ -191,8 +191,6 @@ class Rotor:
         taken = self.turn_bytes.get(allocator, 0)
         counts = [0] * n
         remaining = blocks
-        per_turn = [0 if t is None else records_per_turn(t - 1, 1, sizes[i])
-                    for i, t in enumerate(thresholds)]
         open_ = [i for i in range(n) if per_turn[i] and counts[i] < capacity[i]]
         whole_turns = True  # whole turns at once are worth a try (open_ changed, or a start)
         while remaining > 0 and open_:
@@ -272,7 +270,7 @@ class Rotor:
         shares = _shares_of(thresholds, sizes)
         if allocator is not None and n > 1 and any(shares) \
                 and not queues_fill(shares, drains, txg):
-            walked = self._walk(allocator, thresholds, sizes, capacity, blocks)
+            walked = self._walk(allocator, thresholds, shares, sizes, capacity, blocks)
         remaining = blocks
         indices = range(n)
         while remaining > 0:
