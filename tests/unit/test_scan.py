@@ -8,8 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from labsim import Session, run_script
+from labsim.zfs.byte_ranges import merge as _merge
+from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
-from labsim.zfs.scan import LeafDamage, _merge, child_sectors, damage_ranges, subtract
+from labsim.zfs.scan import LeafDamage, child_sectors, damage_ranges
 from labsim.zfs.vdevs import Leaf
 
 V = "/var/tmp/labs/"
@@ -231,3 +233,25 @@ def test_leaf_damage_hits_when_some_damaged_byte_is_in_the_range(damage, lo, len
     damage_ranges(leaf, damage)
     hit = bool(_bytes(damage) & set(range(lo, lo + length)))
     assert LeafDamage.of(leaf).hits(lo, lo + length) == hit
+
+
+@pytest.mark.parametrize("layout", ["mirror", "raidz1"])
+def test_blocks_written_after_the_damage_are_good(session, layout):
+    """A block written over damaged bytes carries its new bytes and their checksum: a
+    scrub finds nothing wrong with it (TopVdev.take clears the range). On RAID-Z labsim
+    keeps the damage until a scrub (columns are not contiguous), a known simplification."""
+    members = f"{V}a {V}b" if layout == "mirror" else f"{V}a {V}b {V}c"
+    ok(session, f"zpool create -o ashift=12 m {layout} {members}")
+    ok(session, "zfs set compression=off m")
+    ok(session, "zpool export m")
+    # Damage all of b's data area while the pool holds (almost) nothing.
+    session.run(f"dd if=/dev/zero of={V}b bs=1M seek=4 count=500 conv=notrunc")
+    ok(session, f"zpool import -d {V[:-1]} m")
+    session.run("dd if=/dev/urandom of=/m/g bs=1M count=48")
+    ok(session, "zpool sync m")
+    ok(session, "zpool scrub -w m")
+    repaired = re.search(r"scrub repaired (\S+) in ", ok(session, "zpool status m")).group(1)
+    if layout == "mirror":
+        assert repaired != "0B" and not repaired.endswith("M"), repaired  # metadata only
+    else:
+        assert repaired.endswith("M"), repaired

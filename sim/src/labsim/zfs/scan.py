@@ -31,8 +31,9 @@ metadata, was allocated (pool.Extent), and which byte ranges of each leaf were d
 Known simplifications: metadata is the blocks a new pool has (pool.all_metadata(), some of
 them moved by each txg that writes, labsim.zfs.metadata_rewrite) plus each file's indirect
 blocks; dnode and directory blocks a file adds are not
-modelled, so CKSUM after damage is a few counts low. Blocks written after the damage are
-still seen as damaged if they land in a damaged range.
+modelled, so CKSUM after damage is a few counts low. A block written after the damage has
+good bytes: allocating it takes its range out of the damage (TopVdev.take), except on
+RAID-Z, whose damage stays until a scrub reads it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from labsim.zfs import ditto
+from labsim.zfs.byte_ranges import merge as _merge
+from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE
 from labsim.zfs.pool import Dataset, Extent, File, Pool, ScanRecord
@@ -174,24 +177,6 @@ def child_sectors(first: int, end: int, child: int, width: int) -> int:
     """How many of the vdev's sectors [first, end) RAID-Z puts on ``child``: those with
     ``sector % width == child``."""
     return (end - child - 1) // width - (first - child - 1) // width
-
-
-def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The ranges sorted, with overlapping and touching ones joined."""
-    merged: list[tuple[int, int]] = []
-    ordered = sorted(ranges)
-    if not ordered:
-        return merged
-    low, high = ordered[0]
-    for lo, hi in ordered:  # (a tuple per joined range, not per range: a scrub of a
-        if lo <= high:      # badly damaged disk merges tens of thousands)
-            if hi > high:
-                high = hi
-        else:
-            merged.append((low, high))
-            low, high = lo, hi
-    merged.append((low, high))
-    return merged
 
 
 def _depths(per_leaf: list[list[tuple[int, int]]]) -> list[tuple[int, int, frozenset[int]]]:
@@ -338,64 +323,6 @@ def apply_repairs(pool: Pool, tally: _Tally) -> None:
         for leaf in pool.vdevs[vdev_id].leaves:
             if leaf.damaged:
                 leaf.damaged = subtract(leaf.damaged, merged)
-
-
-def written_anew(pool: Pool, extents: Iterable[Extent]) -> None:
-    """Blocks just written hold good bytes: their ranges leave the damage of the leaves of
-    a single device or mirror (a vdev_mirror write goes to every child), as a repair's do;
-    RAID-Z's are left as they are (its columns are not contiguous, as in repair())."""
-    cuts: dict[int, list[tuple[int, int]]] = {}
-    for extent in extents:
-        vdev = pool.vdevs[extent.vdev]
-        if vdev.kind == RAIDZ or not any(leaf.damaged for leaf in vdev.leaves):
-            continue
-        lo = extent.offset + VDEV_LABEL_START_SIZE
-        cuts.setdefault(vdev.id, []).append((lo, lo + extent.length))
-    for vdev_id, ranges in cuts.items():
-        merged = _merge(ranges)
-        for leaf in pool.vdevs[vdev_id].leaves:
-            if leaf.damaged:
-                leaf.damaged = subtract(leaf.damaged, merged)
-
-
-def subtract(ranges: list[tuple[int, int]],
-             cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sorted, disjoint ``ranges`` less the sorted, disjoint ``cuts``, in one pass that
-    copies the untouched stretches of ``ranges`` whole."""
-    out: list[tuple[int, int]] = []
-    carry: tuple[int, int] | None = None  # a piece a later cut may still shorten
-    i = 0  # ranges[:i] are in out, in carry, or cut away
-    for lo, hi in cuts:
-        if carry is not None and carry[1] <= lo:
-            out.append(carry)
-            carry = None
-        if carry is None:
-            k = bisect.bisect_left(ranges, (lo, lo), i)  # ranges[i:k] start before lo
-            if k > i:
-                out.extend(ranges[i:k - 1])
-                carry = ranges[k - 1]
-                i = k
-                if carry[1] <= lo:
-                    out.append(carry)
-                    carry = None
-        if carry is not None:  # it starts before lo (or at it) and ends after lo
-            a, b = carry
-            carry = None
-            if a < lo:
-                out.append((a, lo))
-            if b > hi:
-                carry = (hi, b)
-                continue  # ranges[i:] start after b: the cut ends inside carry
-        k = bisect.bisect_left(ranges, (hi, hi), i)  # ranges[i:k] start in [lo, hi)
-        if k > i:
-            end = ranges[k - 1][1]
-            if end > hi:
-                carry = (hi, end)
-            i = k
-    if carry is not None:
-        out.append(carry)
-    out.extend(ranges[i:])
-    return out
 
 
 def scrub(pool: Pool, now: float) -> ScanRecord:

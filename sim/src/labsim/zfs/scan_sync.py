@@ -50,6 +50,5 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
     for changes_mos in SCRUB_TXGS_CHANGING_MOS:
         if changes_mos:
             rewrite_metadata(pool, MOS_OBJSET)
-            scan.written_anew(pool, pool.rewritten_metadata)
         advance_txg(pool)
     return record

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from labsim.zfs import raidz_expansion_state
+from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.errors import DeviceTooSmall
-from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE
+from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE, VDEV_LABEL_START_SIZE
 from labsim.zfs.layouts import (
     MIRROR,
     RAIDZ,
@@ -225,7 +226,28 @@ class TopVdev:
                                 block or nbytes, self.ashift, secondary,
                                 self.rules.fill_fresh_metaslabs)
         self.free -= nbytes
+        if self.kind != RAIDZ and any(leaf.damaged for leaf in self.leaves):
+            self._written_anew(pieces)
         return pieces
+
+    def _written_anew(self, pieces: list[tuple[int, int]]) -> None:
+        """What is allocated is written next, with good bytes and a checksum to match:
+        its ranges leave the damage of the leaves that take the write (a single device,
+        every child of a mirror that is ONLINE: vdev_mirror_io_start() writes to each
+        readable child, a missing or offline one catches up later by resilver). RAID-Z's
+        damage is left as it is: a block's columns are not contiguous on a child
+        (labsim.zfs.scan.repair() does the same)."""
+        cuts = sorted((VDEV_LABEL_START_SIZE + offset, VDEV_LABEL_START_SIZE + offset + length)
+                      for offset, length in pieces if length > 0)
+        joined: list[tuple[int, int]] = []
+        for lo, hi in cuts:
+            if joined and lo <= joined[-1][1]:
+                joined[-1] = (joined[-1][0], max(hi, joined[-1][1]))
+            else:
+                joined.append((lo, hi))
+        for leaf in self.leaves:
+            if leaf.damaged and leaf.state == "ONLINE" and not leaf.not_present:
+                leaf.damaged = subtract(leaf.damaged, joined)
 
     def release(self, offset: int, length: int) -> None:
         while length > 0:
