@@ -20,6 +20,8 @@
 
 import { columns, commonPrefix, HELP, isLongUsage, manNotice, OWN_COMMANDS, pastedLines } from "./labsim-terminal-text.js";
 
+// xterm.js and its fit addon once imported (open()): kept across instant navigation.
+let xtermModules = null;
 const MAX_SCREEN = 200_000; // characters of output kept to repaint the screen after navigation
 const FONT_SIZES = [12, 11, 10]; // px, tried in this order
 // `zpool list -v` of a pool of /var/tmp/labs files (and mirror or RAID-Z groups) is ~106
@@ -89,7 +91,12 @@ export class LabTerminal {
 
   async open(assets) {
     performance.mark("labsim:terminal-open");
-    const [{ Terminal }, { FitAddon }] = await Promise.all([import(assets.xterm), import(assets.fit)]);
+    // Once loaded, the modules are taken without an await: a dynamic import() of a module
+    // already there still resolves a task later, after the browser has laid out and painted
+    // the page instant navigation just swapped in (~250 ms of a lesson's main thread here),
+    // and the terminal would take keys only after that.
+    xtermModules ??= await Promise.all([import(assets.xterm), import(assets.fit)]);
+    const [{ Terminal }, { FitAddon }] = xtermModules;
     performance.mark("labsim:xterm-imported");
     if (this.disposed) return;
     this.root.querySelector(".labsim-term-ui")?.remove();
