@@ -134,3 +134,18 @@ def test_a_txg_the_throttle_shapes_is_split_as_a_flow_whatever_the_allocator():
                                       txg_blocks=4000, allocator=a)) for a in range(4)}
     assert flows == {tuple(Rotor().distribute(groups, 4000, ALIQUOT, 128 * KiB, drain=0.4,
                                               txg_blocks=4000))}
+
+
+def test_ditto_copies_move_the_rotor_so_copies_3_puts_two_of_three_on_the_larger_vdev():
+    # metaslab_alloc_dva() adds every DVA's asize to mca_aliquot and checks it against the
+    # group that took that DVA: with copies=3 on a vdev of twice the free space and a small
+    # one, the turn ends on the small vdev (its bias shrank its aliquot), the rotor goes to
+    # the group after it, the large one, and each block's copies go large, small, large.
+    # Generated script 69 on real 2.1.11: 38.3-39.4M on the 512M vdev, 19.4-20.4M on the
+    # 256M one.
+    groups = [GroupState(free=480 * MiB, aliquot=MiB), GroupState(free=240 * MiB, aliquot=MiB)]
+    first = Rotor().distribute(groups, 40, MiB, 128 * KiB, allocator=0, copies=3)
+    assert sum(first) == 40 and first[0] >= 38
+    # One copy: the rotor hands out turns in the bias's proportion, about 2:1.
+    single = Rotor().distribute(groups, 170, MiB, 128 * KiB, allocator=0)
+    assert 1.5 < single[0] / single[1] < 2.5

@@ -59,8 +59,9 @@ LIMITS: tuple[Limit, ...] = (
              "one value per release, calibrated on the lab VM, not a disk's real timing; next "
              "to it the exact rotor, aliquot, free-space bias and the fragmentation and "
              "free-capacity thresholds. Each allocator's rotor moves with the file data it "
-             "places; the metadata and ditto copies each txg writes, which move the rotors "
-             "on real OpenZFS too, do not move them in labsim.",
+             "places, ditto copies of the data included (copies=2 and 3) while the "
+             "throttle is not shaping the txg; the metadata each txg writes, which moves "
+             "the rotors on real OpenZFS too, does not move them in labsim.",
         shows_as="How a stream of writes is split between vdevs is one number in labsim; on "
                  "real OpenZFS it changes from run to run, and more so between vdevs of "
                  "different speeds. The lessons quote the recorded range.",

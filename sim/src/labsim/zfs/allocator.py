@@ -228,6 +228,56 @@ class Rotor:
         self.turn_bytes[allocator] = taken
         return counts
 
+    def _walk_copies(self, allocator: int, thresholds: list[int | None], sizes: list[int],
+                     capacity: list[int], blocks: int, copies: int) -> list[int]:
+        """``blocks`` blocks of ``copies`` DVAs each through one allocator's rotor, block
+        by block and copy by copy; returns the first copies each group takes.
+
+        metaslab_alloc() calls metaslab_alloc_dva() once per DVA (module/zfs/metaslab.c,
+        2.1.11 and 2.3.9). Copy 0 starts at the rotor; copy ``d`` at the group after the
+        one holding copy ``d - 1`` (``mg = vd->vdev_mg->mg_next``). Every copy's asize is
+        added to the allocator's ``mca_aliquot``, checked against the aliquot and bias of
+        the group that just took it, and when that is reached the rotor moves to the group
+        after *that* group; a group that cannot take a copy sets the rotor past itself (the
+        ``next:`` path). So the ditto copies move the rotor too: with copies=3 on a large
+        vdev A and a small one B, the turn usually ends on B, whose aliquot the bias made
+        smaller, the rotor goes back to A, and A gets two copies of every block (A B A)."""
+        n = len(thresholds)
+        position = self._position(allocator, n)
+        taken = self.turn_bytes.get(allocator, 0)
+        first = [0] * n  # first copies per group
+        used = [0] * n  # copies of any rank per group, against its capacity
+
+        def open_(i: int) -> bool:
+            return thresholds[i] is not None and used[i] < capacity[i]
+
+        for _ in range(blocks):
+            group = position
+            for d in range(copies):
+                start = position if d == 0 else (group + 1) % n
+                for step in range(n):
+                    group = (start + step) % n
+                    if open_(group):
+                        break
+                    position, taken = (group + 1) % n, 0  # the "next:" path
+                else:
+                    group = -1
+                if group < 0:
+                    break  # no group has room for this copy (ENOSPC for copy 0)
+                threshold = thresholds[group]
+                assert threshold is not None
+                if d == 0:
+                    first[group] += 1
+                used[group] += 1
+                taken += sizes[group]
+                if taken >= threshold:
+                    position, taken = (group + 1) % n, 0
+            if group < 0 and d == 0:
+                break
+        self.positions[allocator] = position
+        self.turn_bytes[allocator] = taken
+        return first
+
     def distribute(
         self,
         groups: list[GroupState],
@@ -237,6 +287,7 @@ class Rotor:
         drain: float = 0.0,
         txg_blocks: int = 0,
         allocator: int | None = None,
+        copies: int = 1,
     ) -> list[int]:
         """Split ``blocks`` blocks of ``asize`` bytes among vdevs for one txg.
 
@@ -246,7 +297,8 @@ class Rotor:
 
         With ``allocator`` (the blocks' allocator, labsim.zfs.metaslab.allocator_for())
         and a txg the throttle does not shape, the blocks go through that allocator's own
-        rotor one by one instead (see the class).
+        rotor one by one instead (see the class), each with its ``copies`` DVAs
+        (_walk_copies(): the ditto copies move the rotor as the first copies do).
 
         Never gives a vdev more blocks than fit in its free space; blocks that fit
         nowhere are left unallocated (the caller sees a short total: ENOSPC).
@@ -270,7 +322,9 @@ class Rotor:
         shares = _shares_of(thresholds, sizes)
         if allocator is not None and n > 1 and any(shares) \
                 and not queues_fill(shares, drains, txg):
-            walked = self._walk(allocator, thresholds, shares, sizes, capacity, blocks)
+            walked = (self._walk(allocator, thresholds, shares, sizes, capacity, blocks)
+                      if copies == 1 else
+                      self._walk_copies(allocator, thresholds, sizes, capacity, blocks, copies))
         remaining = blocks
         indices = range(n)
         while remaining > 0:

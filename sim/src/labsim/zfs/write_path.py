@@ -215,7 +215,7 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
         # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
         allocator = allocator_for(objset, file.object, 0, first_block + written, allocators)
         counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, drain, txg_blocks,
-                                       allocator)
+                                       allocator, copies)
         for vdev, share, asize in zip(vdevs, counts, asizes, strict=True):
             if share:
                 share = min(share, vdev.free // asize)
