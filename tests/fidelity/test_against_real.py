@@ -31,6 +31,20 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("2.1.11", "02-vdev-layouts"): {
         "command 14 `zfs list -p lab2r`: lab2r USED":
             "one space map object more than labsim counts (as on 2.3.9, below)",
+        "command 26 `zpool status lab2m`: counter":
+            "the CKSUM count of the overwritten mirror side follows where blocks are: real "
+            "467-470 in three runs, labsim 497 now that the 48 MiB write spans the four "
+            "txgs real OpenZFS cuts it into near a 512 MiB pool's quota (labsim.zfs."
+            "write_path); each txg's metadata is placed after its data, not among it "
+            "(labsim.zfs.metadata_rewrite), as on 2.3.9 below. Issue 15",
+    },
+    ("2.3.9", "01-pools-vdevs"): {
+        "command 21 `zpool list -vp lab1`: /var/tmp/labs/lab1-c.raw ALLOC":
+            "the allocation throttle's share of the vdev added last (512 MiB next to 1 GiB "
+            "and 256 MiB): 15.6-21.3 MiB in five 2.3.9 runs, labsim 24.4 MiB. With txgs cut "
+            "as real OpenZFS cuts them near the quota, one completion pace "
+            "(ZfsVersion.write_completion_ratio 0.28) fits lab 3 and the fill to ENOSPC "
+            "but not this write. Issue 15",
     },
     ("2.3.9", "02-vdev-layouts"): {
         "command 41 `zpool list -vp lab2t`: mirror-":
@@ -48,19 +62,6 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
             "a mirror and RAID-Z1 right after zpool sync), but after the `zfs set` txg real "
             "2.3.9 holds a sixth space map (16K on this RAID-Z1: three 4K copies with parity, "
             "deflated); how many log space maps live at once is not modelled. Issue 15",
-    },
-    ("2.3.9", "03-metaslabs"): {
-        "command 12 `zpool list -vp lab3`: /var/tmp/labs/lab3-":
-            "the allocation throttle's share: after an import, one 96 MiB write put 40-56 % "
-            "on the 1 GiB vdev of 1 + 4 GiB in five 2.3.9 runs (2.1.11: 32-45 %, which "
-            "labsim meets), nearer an even split than the free-space bias. labsim's model of "
-            "the throttle's queues (labsim.zfs.throttle) gives 32 % with 2.3's completion "
-            "pace, which lab 1's bands need at 0.42 or more; this lab would need 0.33 or "
-            "less. Issue 15",
-        "command 25 `zpool list -vp lab3`: /var/tmp/labs/lab3-":
-            "the same split, after the small files",
-        "command 27 `zdb -e -p /var/tmp/labs -mm lab3`: vdev 0 free":
-            "the same split, as zdb sums the 1 GiB vdev's free space",
     },
     ("2.3.9", "05-zil-sync"): {
         "command 14 `cat /proc/spl/kstat/zfs/zil`: zil_itx_metaslab_normal_":

@@ -28,9 +28,6 @@ REAL = ROOT / "tests" / "fixtures" / "real"
 FIRST_RUNS = sorted(p for p in REAL.glob("*/probes/*.txt") if ".run" not in p.name)
 
 # (release, probe) -> {start of a comparator line: why labsim differs}
-NEARLY_FULL = ("labsim fills the small vdev to its last record; real OpenZFS stops with free "
-               "space left in holes the rewritten metadata leaves between data blocks, which "
-               "labsim places after each txg's data (labsim.zfs.metadata_rewrite)")
 MOS_GROWTH = ("the MOS after the new pool's: labsim models the new pool's MOS block by block "
               "(labsim.zfs.metadata_blocks, exact here right after creation at ashift 9 and "
               "12, mirror and RAID-Z1) and a first snapshot's zapified dsl_dir (2.2+), but "
@@ -98,11 +95,6 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     },
     ("2.1.11", "lab15-mos-vdevs"): {
         f"command {n} `zfs list -p": SPACE_MAP_CHURN for n in (10, 15, 20)
-    },
-    ("2.3.9", "lab15-fill-unequal"): {
-        "command 18 `zpool list -vp lab15a`: lab15a FREE": NEARLY_FULL,
-        "command 20 `zfs list -p -o name,used,avail,refer lab15a`": NEARLY_FULL,
-        "command 25 `zpool list -vp lab15a`": NEARLY_FULL,
     },
     ("2.3.9", "lab15-mirror-overwrite"): {
         "command 13 `zpool status lab15m`": "the live metadata of a new pool and of each txg is "

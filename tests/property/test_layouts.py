@@ -12,7 +12,7 @@ from labsim.zfs.layouts import Layout, deflate_ratio, raidz_asize, top_level_asi
 from labsim.zfs.lifecycle import create_pool
 from labsim.zfs.space import dataset_available
 from labsim.zfs.vdevs import mirror, raidz
-from labsim.zfs.versions import ZFS_2_1, MiB
+from labsim.zfs.versions import ZFS_2_1, KiB, MiB
 from labsim.zfs.write_path import remove_file, write_file
 
 parity = st.integers(min_value=1, max_value=3)
@@ -85,6 +85,10 @@ def test_layout_pools_keep_their_books(width, nparity, kind, size_mib, ashift, o
         for vdev in pool.vdevs:
             assert 0 <= vdev.alloc <= vdev.space
         assert pool.dalloc <= pool.dspace
-        # Ordinary writes stop at the slop line, counted in deflated space.
+        # Ordinary writes stop at the slop line, counted in deflated space, give or take
+        # the last txg: dsl_dir_tempreserve_impl() refuses a write once what is on disk
+        # reached the quota, and the txg before may pass it by 1/24 of the quota's 1/32
+        # (24 times its data had to stay under 33/32 of the quota) and a record.
         assert dataset_available(pool, ds) >= 0
-        assert pool.dspace - pool.dalloc >= pool.slop_space
+        quota = pool.dspace - pool.slop_space
+        assert pool.dspace - pool.dalloc >= pool.slop_space - (quota >> 5) // 24 - 128 * KiB

@@ -120,7 +120,14 @@ def test_dd_fills_a_pool_until_enospc(session):
     assert result.status == 1
     assert result.stderr.startswith("dd: error writing '/tank/fill': No space left on device\n")
     pool = session.pools["tank"]
-    assert pool.free >= pool.slop_space
+    # dsl_dir_tempreserve_impl() refuses a write only once what is on disk reached the
+    # quota (the pool less the slop); the txg before may pass it by what it held, at most
+    # 1/24 of the quota's 1/32 plus what was left (a record here): real OpenZFS filling
+    # 256 MiB + 1 GiB stopped 8K into the slop (tests/fixtures/real/2.3.9/probes/
+    # lab15-fill-unequal.txt).
+    quota = pool.dspace - pool.slop_space
+    assert pool.slop_space - (quota >> 5) // 24 - 2**20 <= pool.free < pool.slop_space + 2**20
+    assert session.run("zfs get -Hp -o value available tank").stdout == "0\n"
 
 
 def test_rm_frees_space(session):

@@ -42,13 +42,10 @@ ALL_SEEDS = [*TUNING_SEEDS, *HELD_OUT_SEEDS]
 # would not: the first failing command of a script, "<kind>: <feature>: <first line>"
 # (pool names as labgNNNN). Model work for issue 15; a listed gap must still show (else
 # delete it: labsim got better), and nothing else may.
-KNOWN_LABSIM_GAPS = {
-    "fabricated refusal: write-urandom: dd: error writing '/labgNNNN/":
-        "No space left on device: labsim refuses a write 24 records (spa_asize_inflation) "
-        "before AVAIL runs out (seed 149: 2 MiB of copies=3 1M records with 25 MB "
-        "available; seed 5116: 16 MiB of 1M records with 42 MB available); on real OpenZFS "
-        "dsl_dir_tempreserve_impl() makes such a write wait for the txg (ERESTART), not "
-        "fail: to be confirmed by the recording",
+KNOWN_LABSIM_GAPS: dict[str, str] = {
+    # Was: labsim refused a write 24 records (spa_asize_inflation) before AVAIL ran out
+    # (seeds 149 and 5116); dsl_dir_tempreserve_impl() makes such a write wait for its txg
+    # to sync (ERESTART), labsim.zfs.write_path now cuts the txgs as it does.
 }
 
 

@@ -246,13 +246,17 @@ class ZfsVersion:
     # empty. A property of the machine the recordings were made on (file vdevs on the lab
     # VM's disk, its kernel and CPUs), not a tunable of OpenZFS; the queue depths are
     # OpenZFS's own (32, growing by one per completed write to 100, every txg). Calibrated
-    # on the five-run bands of lab 1 (three 64 MiB txgs into 1 GiB + 256 MiB, then two
-    # into 1 GiB + 256 MiB + 512 MiB) and lab 3 (96 MiB into 1 GiB + 4 GiB after an
-    # import): on 2.1.11 (Debian 12 VM) 0.37 to 0.41 keeps both inside their bands; on
-    # 2.3.9 (Debian 13 VM) lab 1 needs 0.42 to 0.47 while lab 3 would need 0.33 or less
-    # (a known gap, tests/fidelity). A txg of 16 MiB stays with the rotor at either value,
-    # as in tuning seed 0097.
-    write_completion_ratio: float = 0.4
+    # on the five-run bands of lab 1 (1 GiB + 256 MiB, then + 512 MiB), lab 3 (96 MiB into
+    # 1 GiB + 4 GiB after an import) and the fill of 256 MiB + 1 GiB to ENOSPC
+    # (tools/probes/model/lab15-fill-unequal.sh), with the txgs as real OpenZFS cuts them
+    # near the end of space (labsim.zfs.write_path: dsl_dir_tempreserve_impl() closes a txg
+    # once 24 times its dirty data reaches the quota's 33/32, so lab 1's txgs carry ~48 MiB,
+    # fewer as it fills): on 2.1.11 (Debian 12 VM) 0.25 to 0.27 keeps all of them inside
+    # their bands; on 2.3.9 (Debian 13 VM) 0.27 to 0.29 keeps lab 3 and the fill inside and
+    # puts lab 1's third vdev ~15 % above its band (a known gap, tests/fidelity). With 64
+    # MiB txgs throughout, as labsim cut them before, the two labs wanted 0.42 and 0.33.
+    # A txg of 16 MiB stays with the rotor at either value, as in tuning seed 0097.
+    write_completion_ratio: float = 0.26
     # spa_alloc_count, the allocators working side by side (module/zfs/spa_misc.c): 4 up to
     # 2.2 (spa_allocators); from 2.3.0 (645b833079) MAX(MIN(spa_num_allocators = 4,
     # boot_ncpus / spa_cpus_per_allocator = 4), 1), which is 1 on the 2-CPU lab VM.
@@ -540,7 +544,7 @@ ZFS_2_3 = replace(
     package_release="0+deb13u1",
     compression_min_savings=MinSavings.SEVEN_EIGHTHS_IN_SECTORS,
     metaslab_rules=METASLAB_RULES_2_3,
-    write_completion_ratio=0.43,
+    write_completion_ratio=0.28,
     allocators_per_cpus=4,  # spa_cpus_per_allocator
     bclone_enabled=True,
     raidz_expansion=True,

@@ -37,8 +37,8 @@ from labsim.zfs.space import dataset_available
 from labsim.zfs.txg import advance_txg
 
 SPA_OLD_MAXBLOCKSIZE = 128 * 1024  # the largest block without the large_blocks feature
-# dmu_tx reservations assume the worst-case allocation (spa_asize_inflation = 24 times
-# the logical size), so a write fails with ENOSPC this close to the end of free space.
+# spa_get_worst_case_asize() (module/zfs/spa_misc.c): what a dirty byte may allocate at
+# worst, spa_asize_inflation = 24 times its logical size (and at least a sector's).
 SPA_ASIZE_INFLATION = 24
 
 
@@ -181,7 +181,17 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     # moves every printed figure by less than its last digit, and is much faster.
     step = max(pool.version.txg_bytes, pool.space >> 10)
     per_txg = max(1, step // block_size)
-    reserve = SPA_ASIZE_INFLATION * block_size
+    # How a txg admits writes near the end of space, dsl_dir_tempreserve_impl()
+    # (module/zfs/dsl_dir.c, 2.1.11 and 2.3.9): a write's tx is refused with ENOSPC only
+    # when what is on disk (dd_used_bytes, as of the last txg synced) has reached the
+    # quota, at the root the pool's space less the slop. Before that it waits for the txg
+    # to sync (ERESTART) once on-disk plus in flight reaches the quota plus 1/32 of it;
+    # in flight is the worst case of the txg's dirty data (dmu_objset_willuse_space():
+    # spa_get_worst_case_asize() of each dirty record, 24 times it), which is what keeps
+    # the last txgs small and the overshoot past the quota a small fraction of 1/32.
+    quota = pool.dspace + pool.brt.saved - pool.slop_space
+    ext_quota = quota >> 5
+    worst_case = SPA_ASIZE_INFLATION * max(block_size, 1 << max(v.ashift for v in pool.vdevs))
     aliquot = pool.version.metaslab_aliquot
     asizes: list[int] | None = None  # a data block's asize on each vdev
     vdevs = pool.vdevs
@@ -193,17 +203,20 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     written = 0
     short = False
     while written < count:
-        want = min(per_txg, count - written)
-        # The write must leave room for its indirect blocks too (they are allocated last).
-        allowed = (dataset_available(pool, dataset) - reserve - pending
-                   - (copies - 1) * written * nominal_dsize
-                   - records.indirect_allocation(first_block + written + want,
-                                                 pool.min_ashift, sizer=indirect_dsize))
-        fit = max(0, allowed // (nominal_dsize * copies))
-        if fit < want:
-            want, short = fit, True
-        if want == 0:
+        # The quota less what is on disk once the txgs so far have synced: labsim places
+        # this write's ditto copies and indirect blocks at its end, real OpenZFS in the
+        # txg of their data, so they count here as allocated.
+        room = (dataset_available(pool, dataset) - pending
+                - (copies - 1) * written * nominal_dsize
+                - records.indirect_allocation(first_block + written, pool.min_ashift,
+                                              sizer=indirect_dsize))
+        if room <= 0:
+            short = True  # ENOSPC
             break
+        # The txg takes records while on-disk plus 24 times its dirty data is under the
+        # quota plus 1/32 (then the writer waits for it to sync: the next txg).
+        admitted = -(-(room + ext_quota) // worst_case)
+        want = min(per_txg, count - written, admitted)
         if asizes is None or not fixed_sizes:
             asizes = [v.psize_to_asize(psize) for v in vdevs]
         if vdev_turns is None or not fixed_vdevs:
