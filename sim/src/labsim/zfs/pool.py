@@ -366,11 +366,13 @@ class Pool:
     def dsl_used(self) -> int:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
-        deferred = self.deferred
+        vdevs = self.vdevs
+        lengths: list[list[int]] = [[] for _ in vdevs]  # of the deferred frees, by vdev
+        for _, extent in self.deferred:
+            lengths[extent.vdev].append(extent.length)
         return (self.dalloc
-                - sum(deflated_total([e.length for _, e in deferred if e.vdev == i],
-                                     vdev.deflate_ratio)
-                      for i, vdev in enumerate(self.vdevs))
+                - sum(deflated_total(freed, vdev.deflate_ratio)
+                      for freed, vdev in zip(lengths, vdevs, strict=True))
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
                 + self.brt.saved)

@@ -58,8 +58,16 @@ def advance_txg(pool: Pool) -> None:
     pool.txg += 1
     last = pool.txg - TXG_DEFER_SIZE  # frees of this txg and before are due
     deferred = pool.deferred
-    pool.deferred = [item for item in deferred if item[0] > last]
-    release_runs(pool, [extent for freed, extent in deferred if freed <= last])
+    # pool.deferred is in txg order (each free is appended at the txg it happens in, and
+    # pool.txg only grows), so the frees due are a prefix of it.
+    due = 0
+    for freed, _ in deferred:
+        if freed > last:
+            break
+        due += 1
+    if due:
+        pool.deferred = deferred[due:]
+        release_runs(pool, [extent for _, extent in deferred[:due]])
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
 
@@ -71,8 +79,12 @@ def _log_frees(pool: Pool) -> None:
     txg = pool.txg
     vdevs = pool.vdevs
     marked = None  # the metaslabs last marked: a txg's frees lie mostly in a few
-    for freed, extent in pool.deferred:
-        if freed != txg or not extent.length:
+    # This txg's frees are the tail of pool.deferred (it is in txg order, advance_txg());
+    # marking is the same in any order (the dirty list is read sorted, DirtyMetaslabs).
+    for freed, extent in reversed(pool.deferred):
+        if freed != txg:
+            break
+        if not extent.length:
             continue
         vdev = vdevs[extent.vdev]
         shift = vdev.ms_shift
