@@ -48,6 +48,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from labsim.zfs.activation import ActivationOrder
 from labsim.zfs.versions import (
     SPA_ALLOCATORS,
     GroupFragmentation,
@@ -154,6 +155,7 @@ class GroupAllocators:
 
     primary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
     secondary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
+    _order: ActivationOrder | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, count: int) -> GroupAllocators:
@@ -171,6 +173,13 @@ class GroupAllocators:
 
     def active(self) -> set[int]:
         return {i for i in (*self.primary, *self.secondary) if i is not None}
+
+    def activation_order(self) -> ActivationOrder:
+        """The group's inactive metaslabs by weight (labsim.zfs.activation), kept between
+        activations; a copy of the group starts a new one."""
+        if self._order is None:
+            self._order = ActivationOrder()
+        return self._order
 
 
 # ---------------------------------------------------------------- metaslab
@@ -223,6 +232,11 @@ class Metaslab:
     # dirty, once until the list is read.
     _dirty_reports: list[Metaslab] | None = field(default=None, compare=False, repr=False)
     _dirty_reported: bool = field(default=False, compare=False, repr=False)
+    # The list its group's ActivationOrder reads the changed metaslabs from
+    # (labsim.zfs.activation): this metaslab adds itself when its free space changes,
+    # once until the list is read.
+    _order_changes: list[Metaslab] | None = field(default=None, compare=False, repr=False)
+    _order_reported: bool = field(default=False, compare=False, repr=False)
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -246,6 +260,9 @@ class Metaslab:
         if self._memo_changes is not None and not self._memo_reported:
             self._memo_reported = True
             self._memo_changes.append(self)
+        if self._order_changes is not None and not self._order_reported:
+            self._order_reported = True
+            self._order_changes.append(self)
         self.has_space_map = True
         # mark_changed(), in place (every allocation and free comes here).
         self.dirty = True
@@ -553,16 +570,14 @@ def _activate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
     if current is not None:
         metaslabs[current].activation_index = 0
         slots[allocator] = None
-    keyed = _candidates(metaslabs, ashift, group.active())
-    # The heaviest candidate almost always fits: try it before sorting them all.
-    first = min(keyed, default=None)
-    order = [first[3]] if first is not None and _fits(metaslabs[first[3]], block) \
-        else [i for *_, i in sorted(keyed)]
-    for index in order:
-        if _fits(metaslabs[index], block):
-            slots[allocator] = index
-            metaslabs[index].activation_index = metaslabs[index].weight(ashift)[0]
-            return index
+    # The first candidate in activation_order() that fits, from the order kept between
+    # activations (the same order, labsim.zfs.activation).
+    index = group.activation_order().first(metaslabs, ashift, group.active(),
+                                           lambda ms: _fits(ms, block))
+    if index is not None:
+        slots[allocator] = index
+        metaslabs[index].activation_index = metaslabs[index].weight(ashift)[0]
+        return index
     # Nothing inactive fits: use whichever metaslab still has room (OpenZFS would try
     # the other allocators' metaslabs and then other vdevs; labsim's caller has already
     # checked that the vdev has the space).
