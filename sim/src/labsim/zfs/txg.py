@@ -78,22 +78,28 @@ def _log_frees(pool: Pool) -> None:
     the space comes back only TXG_DEFER_SIZE txgs later."""
     txg = pool.txg
     vdevs = pool.vdevs
-    marked = None  # the metaslabs last marked: a txg's frees lie mostly in a few
+    # The metaslab last marked, (vdev, index): a txg's frees lie mostly in a few.
+    marked_vdev = marked = -1
     # This txg's frees are the tail of pool.deferred (it is in txg order, advance_txg());
     # marking is the same in any order (the dirty list is read sorted, DirtyMetaslabs).
     for freed, extent in reversed(pool.deferred):
         if freed != txg:
             break
-        if not extent.length:
+        length = extent.length
+        if not length:
             continue
-        vdev = vdevs[extent.vdev]
+        vdev_id, offset = extent.vdev, extent.offset
+        vdev = vdevs[vdev_id]
         shift = vdev.ms_shift
-        span = (extent.vdev, extent.offset >> shift,
-                ((extent.offset + extent.length - 1) >> shift) + 1)
-        if span != marked:
-            marked = span
-            for ms in vdev.metaslabs[span[1]:span[2]]:
-                ms.mark_changed()
+        first = offset >> shift
+        last = (offset + length - 1) >> shift
+        if first == last:
+            if (first != marked or vdev_id != marked_vdev) and first < len(vdev.metaslabs):
+                marked_vdev, marked = vdev_id, first
+                vdev.metaslabs[first].mark_changed()
+            continue
+        for ms in vdev.metaslabs[first:last + 1]:
+            ms.mark_changed()
 
 
 def _release(vdev: TopVdev, start: int, length: int) -> None:
