@@ -303,18 +303,25 @@ class Rotor:
         Never gives a vdev more blocks than fit in its free space; blocks that fit
         nowhere are left unallocated (the caller sees a short total: ENOSPC).
         """
-        n = len(groups)
+        return self.distribute_fields(
+            [g.free for g in groups], [g.block(asize) for g in groups],
+            [g.turn(aliquot) for g in groups], [g.allocatable for g in groups],
+            [g.speed for g in groups], blocks, asize, drain, txg_blocks, allocator, copies)
+
+    def distribute_fields(self, free: list[int], sizes: list[int], turns: list[int],
+                          allocatable: list[bool], speeds: list[float], blocks: int,
+                          asize: int, drain: float = 0.0, txg_blocks: int = 0,
+                          allocator: int | None = None, copies: int = 1) -> list[int]:
+        """distribute() of groups given field by field: each GroupState's .free,
+        .block(asize), .turn(aliquot), .allocatable and .speed (a fill's txgs pass
+        them so, without making GroupStates)."""
+        n = len(free)
         if len(self.owed) < n:
             self.owed.extend([0.0] * (n - len(self.owed)))
         counts = [0] * n
-        # Each GroupState field, as lists (a txg of a fill asks this): .block(asize) and
-        # .turn(aliquot) spelled out.
-        sizes = [g.asize or asize for g in groups]
-        turns = [g.aliquot or aliquot for g in groups]
-        allocatable = [g.allocatable for g in groups]
-        drains = tuple([drain * g.speed for g in groups])
+        drains = tuple([drain * speed for speed in speeds])
         txg = min(blocks, txg_blocks) if txg_blocks else blocks
-        capacity = [g.free // size for g, size in zip(groups, sizes, strict=True)]
+        capacity = [f // size for f, size in zip(free, sizes, strict=True)]
         walked = None
         # The first round's shares: every group's whole capacity is left.
         free = [c * size for c, size in zip(capacity, sizes, strict=True)]
