@@ -214,8 +214,14 @@ class Rotor:
             threshold = thresholds[position]
             assert threshold is not None
             size = sizes[position]
-            need = max(1, -(-(threshold - taken) // size))
-            take = min(need, remaining, capacity[position] - counts[position])
+            # max() and min() spelled out (they parse keywords at every call, CPython 3.11).
+            need = -(-(threshold - taken) // size)
+            if need < 1:
+                need = 1
+            room = capacity[position] - counts[position]
+            take = need if need < remaining else remaining
+            if room < take:
+                take = room
             counts[position] += take
             remaining -= take
             taken += take * size

@@ -423,7 +423,9 @@ def segments_fragmentation(free_lengths: list[int], sm_shift: int,
         # the same space, weighed by the last bucket's entry.
         space = 1 << (bucket + sm_shift)
         total += space
-        weighted += space * frag_table[min(base + min(bucket, last), top)]
+        # frag_table[min(base + min(bucket, last), top)], without min() (see _largest()).
+        idx = base + (bucket if bucket < last else last)
+        weighted += space * frag_table[idx if idx < top else top]
     return weighted // total if total else 0
 
 
@@ -620,7 +622,17 @@ def _weight_bucket(ms: Metaslab, ashift: int, largest: int) -> int:
         return min(highbit64(ms.size) - 1, max_idx)
     if ms.free == 0:
         return 0
-    return min(largest.bit_length() - 1, max_idx)
+    bucket = largest.bit_length() - 1
+    return bucket if bucket < max_idx else max_idx  # min(), without its call
+
+
+def _largest(lengths: list[int]) -> int:
+    """The largest free segment (0 without any). A metaslab being filled has one or two:
+    the builtin max() parses its keywords at every call in CPython 3.11, which costs more
+    than reading a single segment, and a fill asks this some 20,000 times."""
+    if len(lengths) == 1:
+        return lengths[0]
+    return max(lengths) if lengths else 0
 
 
 def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
@@ -646,7 +658,7 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
         if index is not None:
             ms = metaslabs[index]
             lengths = ms.free_lengths  # changed in place by allocate()
-            largest = max(lengths) if lengths else 0
+            largest = _largest(lengths)
             if ms.free < block or largest < block:  # not _fits()
                 index = None
         if index is None:
@@ -660,8 +672,10 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             ms = metaslabs[index]
             lengths = ms.free_lengths
             largest = max(lengths)  # it fits: there are segments
-        step = max(block, (ms.size >> 4) // block * block)
-        grab = min(remaining, step)
+        step = (ms.size >> 4) // block * block
+        if step < block:
+            step = block
+        grab = remaining if remaining < step else step
         # Whole blocks the metaslab holds, counted only when no one segment holds them.
         if grab % block or largest < grab:
             grab = min(grab, block_fit(lengths, block))
@@ -673,7 +687,7 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             pieces.extend(ms._carve(grab, block))
         remaining -= grab
         if slots[allocator] == index:
-            largest = max(lengths) if lengths else 0
+            largest = _largest(lengths)
             if (ms.free < block or largest < block  # no longer _fits()
                     or _may_passivate(ms, ashift, fill_fresh, largest)):
                 ms.activation_index = 0

@@ -223,7 +223,9 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
                                               copies)
         for vdev, share, asize in zip(vdevs, counts, asizes, strict=True):
             if share:
-                share = min(share, vdev.free // asize)
+                fits = vdev.free // asize
+                if fits < share:
+                    share = fits
                 for offset, length in vdev.take(share * asize, asize, allocator):
                     file.extents.append(Extent(vdev.id, offset, length, asize))
                 vdev.write_ops += share  # one write I/O per block (no aggregation)
