@@ -356,7 +356,13 @@ class Rotor:
             for i in live:
                 self.owed[i] += remaining * weights[i] / total_weight
             for i in live:
-                take = min(int(self.owed[i]), capacity[i] - counts[i], remaining - given)
+                # min() of the three, spelled out (it parses keywords at every call).
+                take = int(self.owed[i])
+                room = capacity[i] - counts[i]
+                if room < take:
+                    take = room
+                if remaining - given < take:
+                    take = remaining - given
                 if take > 0:
                     counts[i] += take
                     self.owed[i] -= take

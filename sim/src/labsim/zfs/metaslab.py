@@ -630,8 +630,12 @@ def _largest(lengths: list[int]) -> int:
     """The largest free segment (0 without any). A metaslab being filled has one or two:
     the builtin max() parses its keywords at every call in CPython 3.11, which costs more
     than reading a single segment, and a fill asks this some 20,000 times."""
-    if len(lengths) == 1:
+    count = len(lengths)
+    if count == 1:
         return lengths[0]
+    if count == 2:
+        first, second = lengths
+        return first if first > second else second
     return max(lengths) if lengths else 0
 
 
