@@ -78,28 +78,28 @@ def _log_frees(pool: Pool) -> None:
     the space comes back only TXG_DEFER_SIZE txgs later."""
     txg = pool.txg
     vdevs = pool.vdevs
-    # The metaslab last marked, (vdev, index): a txg's frees lie mostly in a few.
-    marked_vdev = marked = -1
+    # The byte range of the metaslab last marked on each vdev: a txg's frees lie mostly
+    # in a few metaslabs (the copies of a block alternate between vdevs), and a free
+    # inside one already marked needs nothing more.
+    marked_start = [-1] * len(vdevs)
+    marked_end = [-1] * len(vdevs)
     # This txg's frees are the tail of pool.deferred (it is in txg order, advance_txg());
     # marking is the same in any order (the dirty list is read sorted, DirtyMetaslabs).
     for freed, extent in reversed(pool.deferred):
         if freed != txg:
             break
-        length = extent.length
-        if not length:
+        vdev_id, offset, length = extent.vdev, extent.offset, extent.length
+        if not length or (marked_start[vdev_id] <= offset
+                          and offset + length <= marked_end[vdev_id]):
             continue
-        vdev_id, offset = extent.vdev, extent.offset
         vdev = vdevs[vdev_id]
         shift = vdev.ms_shift
         first = offset >> shift
         last = (offset + length - 1) >> shift
-        if first == last:
-            if (first != marked or vdev_id != marked_vdev) and first < len(vdev.metaslabs):
-                marked_vdev, marked = vdev_id, first
-                vdev.metaslabs[first].mark_changed()
-            continue
         for ms in vdev.metaslabs[first:last + 1]:
             ms.mark_changed()
+        if first == last:
+            marked_start[vdev_id], marked_end[vdev_id] = first << shift, (first + 1) << shift
 
 
 def _release(vdev: TopVdev, start: int, length: int) -> None:
