@@ -15,7 +15,7 @@ from labsim.zfs import brt, raidz_expansion_state, spacemaps
 from labsim.zfs.allocator import Rotor
 from labsim.zfs.compression import DataPattern, as_content
 from labsim.zfs.history import History
-from labsim.zfs.layouts import deflated_total
+from labsim.zfs.layouts import SPA_MINBLOCKSHIFT
 from labsim.zfs.records import BlockGroup
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev
@@ -367,12 +367,14 @@ class Pool:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
         vdevs = self.vdevs
-        lengths: list[list[int]] = [[] for _ in vdevs]  # of the deferred frees, by vdev
+        # deflated_total() of the deferred frees on each vdev, summed as they are read:
+        # their 512-byte sectors by vdev, times its deflate ratio.
+        sectors = [0] * len(vdevs)
         for _, extent in self.deferred:
-            lengths[extent.vdev].append(extent.length)
+            sectors[extent.vdev] += extent.length >> SPA_MINBLOCKSHIFT
         return (self.dalloc
-                - sum(deflated_total(freed, vdev.deflate_ratio)
-                      for freed, vdev in zip(lengths, vdevs, strict=True))
+                - sum([count * vdev.deflate_ratio
+                       for count, vdev in zip(sectors, vdevs, strict=True)])
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
                 + self.brt.saved)
