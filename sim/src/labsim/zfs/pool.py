@@ -28,7 +28,7 @@ TXG_DEFER_SIZE = 2
 TXG_CONCURRENT_STATES = 3  # include/sys/txg.h: open, quiescing, syncing
 
 
-@dataclass
+@dataclass(slots=True)
 class Extent:
     """Consecutive blocks on one top-level vdev: ``length`` bytes from ``offset`` (in the
     vdev's allocatable space, which starts after the leaves' front labels), each block
