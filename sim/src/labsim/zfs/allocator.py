@@ -327,10 +327,11 @@ class Rotor:
         counts = [0] * n
         drains = tuple([drain * speed for speed in speeds])
         txg = min(blocks, txg_blocks) if txg_blocks else blocks
-        capacity = [f // size for f, size in zip(free, sizes, strict=True)]
+        # By index: zip(strict=True) parses its keyword at every call (CPython 3.11).
+        capacity = [free[i] // sizes[i] for i in range(n)]
         walked = None
         # The first round's shares: every group's whole capacity is left.
-        free = [c * size for c, size in zip(capacity, sizes, strict=True)]
+        free = [capacity[i] * sizes[i] for i in range(n)]
         thresholds = _thresholds(free, sizes, turns, allocatable, asize)
         shares = _shares_of(thresholds, sizes)
         if allocator is not None and n > 1 and any(shares) \

@@ -373,8 +373,7 @@ class Pool:
         for _, extent in self.deferred:
             sectors[extent.vdev] += extent.length >> SPA_MINBLOCKSHIFT
         return (self.dalloc
-                - sum([count * vdev.deflate_ratio
-                       for count, vdev in zip(sectors, vdevs, strict=True)])
+                - sum([sectors[i] * vdev.deflate_ratio for i, vdev in enumerate(vdevs)])
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
                 + self.brt.saved)

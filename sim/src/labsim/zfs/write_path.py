@@ -221,7 +221,8 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
         counts = pool.rotor.distribute_fields(free, asizes, turns, allocatable, speeds, want,
                                               nominal_dsize, drain, txg_blocks, allocator,
                                               copies)
-        for vdev, share, asize in zip(vdevs, counts, asizes, strict=True):
+        for i, vdev in enumerate(vdevs):  # (zip(strict=True) parses keywords at each call)
+            share, asize = counts[i], asizes[i]
             if share:
                 fits = vdev.free // asize
                 if fits < share:
