@@ -193,14 +193,20 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     allocators = pool.allocators
     written = 0
     short = False
+    min_ashift = pool.min_ashift  # the vdevs stay those they are during the write
     while written < count:
-        want = min(per_txg, count - written)
+        # min() and max() spelled out: the builtins parse keywords at every call (3.11).
+        want = count - written
+        if per_txg < want:
+            want = per_txg
         # The write must leave room for its indirect blocks too (they are allocated last).
         allowed = (dataset_available(pool, dataset) - reserve - pending
                    - (copies - 1) * written * nominal_dsize
                    - records.indirect_allocation(first_block + written + want,
-                                                 pool.min_ashift, sizer=indirect_dsize))
-        fit = max(0, allowed // (nominal_dsize * copies))
+                                                 min_ashift, sizer=indirect_dsize))
+        fit = allowed // (nominal_dsize * copies)
+        if fit < 0:
+            fit = 0
         if fit < want:
             want, short = fit, True
         if want == 0:
