@@ -16,16 +16,28 @@ hundreds of metaslabs, of which a few change between two activations.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Set
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from labsim.zfs.metaslab import Metaslab
+from collections.abc import Callable, Sequence, Set
+from typing import Any, Protocol, TypeVar
 
 Key = tuple[int, int, int, int]  # (-bucket, -count, offset, index)
 
 
-def activation_key(ms: Metaslab, index: int, ashift: int) -> Key:
+class Weighed(Protocol):
+    """What the order reads of a metaslab (labsim.zfs.metaslab.Metaslab, which this
+    module does not import: metaslab.py uses it)."""
+
+    start: int
+    free: int
+    _order_changes: list[Any] | None
+    _order_reported: bool
+
+    def weight(self, ashift: int) -> tuple[int, int]: ...
+
+
+AnyMetaslab = TypeVar("AnyMetaslab", bound=Weighed)  # the caller's metaslab type
+
+
+def activation_key(ms: Weighed, index: int, ashift: int) -> Key:
     bucket, count = ms.weight(ashift)
     return (-bucket, -count, ms.start, index)
 
@@ -36,11 +48,11 @@ class ActivationOrder:
     another ashift, the pool copied: a copy starts empty)."""
 
     def __init__(self) -> None:
-        self._source: list[Metaslab] | None = None
+        self._source: Sequence[Weighed] | None = None
         self._count = 0
         self._ashift = -1
         self._heap: list[Key] = []
-        self._changed: list[Metaslab] = []
+        self._changed: list[Weighed] = []
         self._places: dict[int, int] = {}  # id(metaslab) -> its index
 
     def __reduce__(self) -> tuple[type[ActivationOrder], tuple[()]]:
@@ -49,8 +61,8 @@ class ActivationOrder:
     def __repr__(self) -> str:
         return "ActivationOrder()"
 
-    def first(self, metaslabs: list[Metaslab], ashift: int, exclude: Set[int],
-              fits: Callable[[Metaslab], bool]) -> int | None:
+    def first(self, metaslabs: Sequence[AnyMetaslab], ashift: int, exclude: Set[int],
+              fits: Callable[[AnyMetaslab], bool]) -> int | None:
         """The index of the first metaslab, in activation order, that has free space,
         is not in ``exclude`` (active) and ``fits``; None when none does."""
         if (metaslabs is not self._source or len(metaslabs) != self._count
@@ -80,7 +92,7 @@ class ActivationOrder:
             heapq.heappush(heap, key)
         return found
 
-    def _build(self, metaslabs: list[Metaslab], ashift: int) -> None:
+    def _build(self, metaslabs: Sequence[Weighed], ashift: int) -> None:
         self._source, self._count, self._ashift = metaslabs, len(metaslabs), ashift
         # A new list: metaslabs registered before with the old one no longer report to it.
         changed = self._changed = []
@@ -91,7 +103,7 @@ class ActivationOrder:
                       if ms.free]
         heapq.heapify(self._heap)
 
-    def _read_changes(self, metaslabs: list[Metaslab], ashift: int) -> None:
+    def _read_changes(self, metaslabs: Sequence[Weighed], ashift: int) -> None:
         changed = self._changed
         if not changed:
             return
