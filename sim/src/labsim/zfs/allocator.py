@@ -214,8 +214,14 @@ class Rotor:
             threshold = thresholds[position]
             assert threshold is not None
             size = sizes[position]
-            need = max(1, -(-(threshold - taken) // size))
-            take = min(need, remaining, capacity[position] - counts[position])
+            # max() and min() spelled out (they parse keywords at every call, CPython 3.11).
+            need = -(-(threshold - taken) // size)
+            if need < 1:
+                need = 1
+            room = capacity[position] - counts[position]
+            take = need if need < remaining else remaining
+            if room < take:
+                take = room
             counts[position] += take
             remaining -= take
             taken += take * size
@@ -303,21 +309,29 @@ class Rotor:
         Never gives a vdev more blocks than fit in its free space; blocks that fit
         nowhere are left unallocated (the caller sees a short total: ENOSPC).
         """
-        n = len(groups)
+        return self.distribute_fields(
+            [g.free for g in groups], [g.block(asize) for g in groups],
+            [g.turn(aliquot) for g in groups], [g.allocatable for g in groups],
+            [g.speed for g in groups], blocks, asize, drain, txg_blocks, allocator, copies)
+
+    def distribute_fields(self, free: list[int], sizes: list[int], turns: list[int],
+                          allocatable: list[bool], speeds: list[float], blocks: int,
+                          asize: int, drain: float = 0.0, txg_blocks: int = 0,
+                          allocator: int | None = None, copies: int = 1) -> list[int]:
+        """distribute() of groups given field by field: each GroupState's .free,
+        .block(asize), .turn(aliquot), .allocatable and .speed (a fill's txgs pass
+        them so, without making GroupStates)."""
+        n = len(free)
         if len(self.owed) < n:
             self.owed.extend([0.0] * (n - len(self.owed)))
         counts = [0] * n
-        # Each GroupState field, as lists (a txg of a fill asks this): .block(asize) and
-        # .turn(aliquot) spelled out.
-        sizes = [g.asize or asize for g in groups]
-        turns = [g.aliquot or aliquot for g in groups]
-        allocatable = [g.allocatable for g in groups]
-        drains = tuple([drain * g.speed for g in groups])
+        drains = tuple([drain * speed for speed in speeds])
         txg = min(blocks, txg_blocks) if txg_blocks else blocks
-        capacity = [g.free // size for g, size in zip(groups, sizes, strict=True)]
+        # By index: zip(strict=True) parses its keyword at every call (CPython 3.11).
+        capacity = [free[i] // sizes[i] for i in range(n)]
         walked = None
         # The first round's shares: every group's whole capacity is left.
-        free = [c * size for c, size in zip(capacity, sizes, strict=True)]
+        free = [capacity[i] * sizes[i] for i in range(n)]
         thresholds = _thresholds(free, sizes, turns, allocatable, asize)
         shares = _shares_of(thresholds, sizes)
         if allocator is not None and n > 1 and any(shares) \
@@ -343,7 +357,13 @@ class Rotor:
             for i in live:
                 self.owed[i] += remaining * weights[i] / total_weight
             for i in live:
-                take = min(int(self.owed[i]), capacity[i] - counts[i], remaining - given)
+                # min() of the three, spelled out (it parses keywords at every call).
+                take = int(self.owed[i])
+                room = capacity[i] - counts[i]
+                if room < take:
+                    take = room
+                if remaining - given < take:
+                    take = remaining - given
                 if take > 0:
                     counts[i] += take
                     self.owed[i] -= take

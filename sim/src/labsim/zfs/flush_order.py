@@ -15,6 +15,7 @@ the vdevs or their metaslabs changed, or the pool was copied.
 
 from __future__ import annotations
 
+from itertools import islice
 from operator import itemgetter
 
 from labsim.zfs.metaslab import Metaslab
@@ -140,19 +141,16 @@ class MetaslabsByFlushed:
             bucket = buckets[bucket_txg]
             bucket.order()
             entries = bucket.entries
-            end = len(entries)
-            cursor = bucket.cursor
-            while cursor < end:
-                entry = entries[cursor]
-                cursor += 1
+            # Up to a thousand entries a txg in a fill: the loop is kept tight.
+            for cursor, entry in enumerate(islice(entries, bucket.cursor, None),
+                                           bucket.cursor + 1):
                 ms = entry[1]
-                if ms.unflushed_txg != bucket_txg:  # moved on since: a stale place
-                    continue
-                if ms.unflushed_dirty:
-                    bucket.cursor = cursor
-                    return entry
-                ms.unflushed_txg = txg
-                append(entry)
+                if ms.unflushed_txg == bucket_txg:  # else moved on since: a stale place
+                    if ms.unflushed_dirty:
+                        bucket.cursor = cursor
+                        return entry
+                    ms.unflushed_txg = txg
+                    append(entry)
             del buckets[bucket_txg]
             del txgs[0]
         return None

@@ -170,6 +170,13 @@ _length = operator.attrgetter("length")
 def _rotor_vdev(pool: Pool) -> int:
     """The vdev the rotor's next block goes to: the one it owes the most."""
     owed = pool.rotor.owed
-    if len(owed) < len(pool.vdevs) or not any(owed):
+    n = len(pool.vdevs)
+    if len(owed) < n or not any(owed):
         return 0
-    return max(range(len(pool.vdevs)), key=lambda i: owed[i])
+    # max(range(n), key=owed.__getitem__), spelled out (asked at every txg): the first
+    # of the vdevs owed most.
+    best = 0
+    for i in range(1, n):
+        if owed[i] > owed[best]:
+            best = i
+    return best

@@ -48,6 +48,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from labsim.zfs.activation import ActivationOrder
 from labsim.zfs.versions import (
     SPA_ALLOCATORS,
     GroupFragmentation,
@@ -154,6 +155,7 @@ class GroupAllocators:
 
     primary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
     secondary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
+    _order: ActivationOrder | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, count: int) -> GroupAllocators:
@@ -171,6 +173,13 @@ class GroupAllocators:
 
     def active(self) -> set[int]:
         return {i for i in (*self.primary, *self.secondary) if i is not None}
+
+    def activation_order(self) -> ActivationOrder:
+        """The group's inactive metaslabs by weight (labsim.zfs.activation), kept between
+        activations; a copy of the group starts a new one."""
+        if self._order is None:
+            self._order = ActivationOrder()
+        return self._order
 
 
 # ---------------------------------------------------------------- metaslab
@@ -223,6 +232,11 @@ class Metaslab:
     # dirty, once until the list is read.
     _dirty_reports: list[Metaslab] | None = field(default=None, compare=False, repr=False)
     _dirty_reported: bool = field(default=False, compare=False, repr=False)
+    # The list its group's ActivationOrder reads the changed metaslabs from
+    # (labsim.zfs.activation): this metaslab adds itself when its free space changes,
+    # once until the list is read.
+    _order_changes: list[Metaslab] | None = field(default=None, compare=False, repr=False)
+    _order_reported: bool = field(default=False, compare=False, repr=False)
 
     @classmethod
     def empty(cls, start: int, size: int) -> Metaslab:
@@ -246,6 +260,9 @@ class Metaslab:
         if self._memo_changes is not None and not self._memo_reported:
             self._memo_reported = True
             self._memo_changes.append(self)
+        if self._order_changes is not None and not self._order_reported:
+            self._order_reported = True
+            self._order_changes.append(self)
         self.has_space_map = True
         # mark_changed(), in place (every allocation and free comes here).
         self.dirty = True
@@ -406,7 +423,9 @@ def segments_fragmentation(free_lengths: list[int], sm_shift: int,
         # the same space, weighed by the last bucket's entry.
         space = 1 << (bucket + sm_shift)
         total += space
-        weighted += space * frag_table[min(base + min(bucket, last), top)]
+        # frag_table[min(base + min(bucket, last), top)], without min() (see _largest()).
+        idx = base + (bucket if bucket < last else last)
+        weighted += space * frag_table[idx if idx < top else top]
     return weighted // total if total else 0
 
 
@@ -553,16 +572,14 @@ def _activate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
     if current is not None:
         metaslabs[current].activation_index = 0
         slots[allocator] = None
-    keyed = _candidates(metaslabs, ashift, group.active())
-    # The heaviest candidate almost always fits: try it before sorting them all.
-    first = min(keyed, default=None)
-    order = [first[3]] if first is not None and _fits(metaslabs[first[3]], block) \
-        else [i for *_, i in sorted(keyed)]
-    for index in order:
-        if _fits(metaslabs[index], block):
-            slots[allocator] = index
-            metaslabs[index].activation_index = metaslabs[index].weight(ashift)[0]
-            return index
+    # The first candidate in activation_order() that fits, from the order kept between
+    # activations (the same order, labsim.zfs.activation).
+    index = group.activation_order().first(metaslabs, ashift, group.active(),
+                                           lambda ms: _fits(ms, block))
+    if index is not None:
+        slots[allocator] = index
+        metaslabs[index].activation_index = metaslabs[index].weight(ashift)[0]
+        return index
     # Nothing inactive fits: use whichever metaslab still has room (OpenZFS would try
     # the other allocators' metaslabs and then other vdevs; labsim's caller has already
     # checked that the vdev has the space).
@@ -605,7 +622,21 @@ def _weight_bucket(ms: Metaslab, ashift: int, largest: int) -> int:
         return min(highbit64(ms.size) - 1, max_idx)
     if ms.free == 0:
         return 0
-    return min(largest.bit_length() - 1, max_idx)
+    bucket = largest.bit_length() - 1
+    return bucket if bucket < max_idx else max_idx  # min(), without its call
+
+
+def _largest(lengths: list[int]) -> int:
+    """The largest free segment (0 without any). A metaslab being filled has one or two:
+    the builtin max() parses its keywords at every call in CPython 3.11, which costs more
+    than reading a single segment, and a fill asks this some 20,000 times."""
+    count = len(lengths)
+    if count == 1:
+        return lengths[0]
+    if count == 2:
+        first, second = lengths
+        return first if first > second else second
+    return max(lengths) if lengths else 0
 
 
 def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
@@ -631,7 +662,7 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
         if index is not None:
             ms = metaslabs[index]
             lengths = ms.free_lengths  # changed in place by allocate()
-            largest = max(lengths) if lengths else 0
+            largest = _largest(lengths)
             if ms.free < block or largest < block:  # not _fits()
                 index = None
         if index is None:
@@ -645,8 +676,10 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             ms = metaslabs[index]
             lengths = ms.free_lengths
             largest = max(lengths)  # it fits: there are segments
-        step = max(block, (ms.size >> 4) // block * block)
-        grab = min(remaining, step)
+        step = (ms.size >> 4) // block * block
+        if step < block:
+            step = block
+        grab = remaining if remaining < step else step
         # Whole blocks the metaslab holds, counted only when no one segment holds them.
         if grab % block or largest < grab:
             grab = min(grab, block_fit(lengths, block))
@@ -658,7 +691,7 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             pieces.extend(ms._carve(grab, block))
         remaining -= grab
         if slots[allocator] == index:
-            largest = max(lengths) if lengths else 0
+            largest = _largest(lengths)
             if (ms.free < block or largest < block  # no longer _fits()
                     or _may_passivate(ms, ashift, fill_fresh, largest)):
                 ms.activation_index = 0

@@ -15,7 +15,7 @@ from labsim.zfs import brt, raidz_expansion_state, spacemaps
 from labsim.zfs.allocator import Rotor
 from labsim.zfs.compression import DataPattern, as_content
 from labsim.zfs.history import History
-from labsim.zfs.layouts import deflated_total
+from labsim.zfs.layouts import SPA_MINBLOCKSHIFT
 from labsim.zfs.records import BlockGroup
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev
@@ -28,7 +28,7 @@ TXG_DEFER_SIZE = 2
 TXG_CONCURRENT_STATES = 3  # include/sys/txg.h: open, quiescing, syncing
 
 
-@dataclass
+@dataclass(slots=True)
 class Extent:
     """Consecutive blocks on one top-level vdev: ``length`` bytes from ``offset`` (in the
     vdev's allocatable space, which starts after the leaves' front labels), each block
@@ -366,11 +366,14 @@ class Pool:
     def dsl_used(self) -> int:
         """What the DSL counts as used (zfs list USED of the root, and what AVAIL is
         taken from): the allocation less blocks already freed but still deferred."""
-        deferred = self.deferred
+        vdevs = self.vdevs
+        # deflated_total() of the deferred frees on each vdev, summed as they are read:
+        # their 512-byte sectors by vdev, times its deflate ratio.
+        sectors = [0] * len(vdevs)
+        for _, extent in self.deferred:
+            sectors[extent.vdev] += extent.length >> SPA_MINBLOCKSHIFT
         return (self.dalloc
-                - sum(deflated_total([e.length for _, e in deferred if e.vdev == i],
-                                     vdev.deflate_ratio)
-                      for i, vdev in enumerate(self.vdevs))
+                - sum([sectors[i] * vdev.deflate_ratio for i, vdev in enumerate(vdevs)])
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
                 + self.brt.saved)

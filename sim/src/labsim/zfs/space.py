@@ -14,6 +14,7 @@ from labsim.zfs import metadata_blocks
 from labsim.zfs.metadata_blocks import Cost
 from labsim.zfs.objset import objset_blocks
 from labsim.zfs.pool import Dataset, File, Part, Pool, file_parts, part_extents
+from labsim.zfs.slop import slop_space
 from labsim.zfs.volume_reservation import VolumeSpace
 
 
@@ -89,8 +90,11 @@ def dataset_available(pool: Pool, dataset: Dataset) -> int:
     own = _refreservation_unfilled(pool, dataset) if dataset.name != pool.name else 0
     # spa_update_dspace() adds brt_get_dspace() (bclonesaved) to what the DSL may use,
     # so clones do not shrink AVAIL; the slop is taken from spa_rdspace, without it.
-    dspace = pool.dspace + pool.brt.saved
-    return max(0, dspace - pool.slop_space - pool.dsl_used - reserved) + own
+    raw = pool.dspace
+    # pool.slop_space, of the dspace already summed (asked at every txg of a write).
+    slop = slop_space(raw, pool.version)
+    available = raw + pool.brt.saved - slop - pool.dsl_used - reserved
+    return (available if available > 0 else 0) + own
 
 
 def _refreservation_unfilled(pool: Pool, dataset: Dataset) -> int:

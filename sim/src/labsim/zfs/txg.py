@@ -58,8 +58,16 @@ def advance_txg(pool: Pool) -> None:
     pool.txg += 1
     last = pool.txg - TXG_DEFER_SIZE  # frees of this txg and before are due
     deferred = pool.deferred
-    pool.deferred = [item for item in deferred if item[0] > last]
-    release_runs(pool, [extent for freed, extent in deferred if freed <= last])
+    # pool.deferred is in txg order (each free is appended at the txg it happens in, and
+    # pool.txg only grows), so the frees due are a prefix of it.
+    due = 0
+    for freed, _ in deferred:
+        if freed > last:
+            break
+        due += 1
+    if due:
+        pool.deferred = deferred[due:]
+        release_runs(pool, [extent for _, extent in deferred[:due]])
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
 
@@ -70,18 +78,28 @@ def _log_frees(pool: Pool) -> None:
     the space comes back only TXG_DEFER_SIZE txgs later."""
     txg = pool.txg
     vdevs = pool.vdevs
-    marked = None  # the metaslabs last marked: a txg's frees lie mostly in a few
-    for freed, extent in pool.deferred:
-        if freed != txg or not extent.length:
+    # The byte range of the metaslab last marked on each vdev: a txg's frees lie mostly
+    # in a few metaslabs (the copies of a block alternate between vdevs), and a free
+    # inside one already marked needs nothing more.
+    marked_start = [-1] * len(vdevs)
+    marked_end = [-1] * len(vdevs)
+    # This txg's frees are the tail of pool.deferred (it is in txg order, advance_txg());
+    # marking is the same in any order (the dirty list is read sorted, DirtyMetaslabs).
+    for freed, extent in reversed(pool.deferred):
+        if freed != txg:
+            break
+        vdev_id, offset, length = extent.vdev, extent.offset, extent.length
+        if not length or (marked_start[vdev_id] <= offset
+                          and offset + length <= marked_end[vdev_id]):
             continue
-        vdev = vdevs[extent.vdev]
+        vdev = vdevs[vdev_id]
         shift = vdev.ms_shift
-        span = (extent.vdev, extent.offset >> shift,
-                ((extent.offset + extent.length - 1) >> shift) + 1)
-        if span != marked:
-            marked = span
-            for ms in vdev.metaslabs[span[1]:span[2]]:
-                ms.mark_changed()
+        first = offset >> shift
+        last = (offset + length - 1) >> shift
+        for ms in vdev.metaslabs[first:last + 1]:
+            ms.mark_changed()
+        if first == last:
+            marked_start[vdev_id], marked_end[vdev_id] = first << shift, (first + 1) << shift
 
 
 def _release(vdev: TopVdev, start: int, length: int) -> None:

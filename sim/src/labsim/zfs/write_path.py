@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from labsim.content.model import Content
 from labsim.zfs import brt, ditto, indirect_blocks, records
 from labsim.zfs import compression as compression_mod
-from labsim.zfs.allocator import GroupState, group_allocatable
+from labsim.zfs.allocator import group_allocatable
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.metadata_rewrite import rewrite_metadata
@@ -198,40 +198,53 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     # Each vdev's write speed and aliquot stay as they are unless a RAID-Z expansion
     # moves on (labsim.zfs.raidz_expansion, from advance_txg()).
     fixed_vdevs = fixed_sizes and pool.expansion is None and pool.scrub_pending is None
-    vdev_turns: list[tuple[float, int]] | None = None
+    speeds: list[float] = []
+    turns: list[int] | None = None
     allocators = pool.allocators
     written = 0
     short = False
+    min_ashift = pool.min_ashift  # the vdevs stay those they are during the write
     while written < count:
         # The quota less what is on disk once the txgs so far have synced: labsim places
         # this write's ditto copies and indirect blocks at its end, real OpenZFS in the
         # txg of their data, so they count here as allocated.
         room = (dataset_available(pool, dataset) - pending
                 - (copies - 1) * written * nominal_dsize
-                - records.indirect_allocation(first_block + written, pool.min_ashift,
+                - records.indirect_allocation(first_block + written, min_ashift,
                                               sizer=indirect_dsize))
         if room <= 0:
             short = True  # ENOSPC
             break
         # The txg takes records while on-disk plus 24 times its dirty data is under the
         # quota plus 1/32 (then the writer waits for it to sync: the next txg).
-        admitted = -(-(room + ext_quota) // worst_case)
-        want = min(per_txg, count - written, admitted)
+        # min() spelled out: the builtin parses keywords at every call (3.11).
+        want = -(-(room + ext_quota) // worst_case)
+        if per_txg < want:
+            want = per_txg
+        if count - written < want:
+            want = count - written
         if asizes is None or not fixed_sizes:
             asizes = [v.psize_to_asize(psize) for v in vdevs]
-        if vdev_turns is None or not fixed_vdevs:
+        if turns is None or not fixed_vdevs:
             scaling = pool.version.aliquot_scaling
-            vdev_turns = [(v.write_speed, aliquot * v.aliquot_disks(scaling)) for v in vdevs]
-        groups = [GroupState(v.free, speed, asize, turn,
-                             group_allocatable(v.space, v.alloc, v.fragmentation))
-                  for v, asize, (speed, turn) in zip(vdevs, asizes, vdev_turns, strict=True)]
+            speeds = [v.write_speed for v in vdevs]
+            turns = [aliquot * v.aliquot_disks(scaling) for v in vdevs]
+        # What the allocator knows of each vdev at the start of the txg (GroupState's
+        # fields, given to Rotor.distribute_fields() as lists).
+        free = [v.free for v in vdevs]
+        allocatable = [group_allocatable(v.space, v.space - v.free, v.fragmentation)
+                       for v in vdevs]
         # Level-0 blocks: one allocator per region of 2^20 blocks (zio.c).
         allocator = allocator_for(objset, file.object, 0, first_block + written, allocators)
-        counts = pool.rotor.distribute(groups, want, aliquot, nominal_dsize, drain, txg_blocks,
-                                       allocator, copies)
-        for vdev, share, asize in zip(vdevs, counts, asizes, strict=True):
+        counts = pool.rotor.distribute_fields(free, asizes, turns, allocatable, speeds, want,
+                                              nominal_dsize, drain, txg_blocks, allocator,
+                                              copies)
+        for i, vdev in enumerate(vdevs):  # (zip(strict=True) parses keywords at each call)
+            share, asize = counts[i], asizes[i]
             if share:
-                share = min(share, vdev.free // asize)
+                fits = vdev.free // asize
+                if fits < share:
+                    share = fits
                 for offset, length in vdev.take(share * asize, asize, allocator):
                     file.extents.append(Extent(vdev.id, offset, length, asize))
                 vdev.write_ops += share  # one write I/O per block (no aggregation)
