@@ -276,12 +276,16 @@ def directory_block(files: Names, subdirectories: Names = (),
 @dataclass(frozen=True)
 class ObjsetCopies:
     """How many copies an objset's blocks have (labsim.zfs.objset_copies): ``created``
-    for those written once when the objset was made (the ZPL master node and SA tables),
-    ``changed`` for those every change rewrites (the objset block, the meta-dnode's
-    indirect blocks, the dnode blocks, the root directory)."""
+    for those written once when the objset was made (the ZPL master node and SA
+    registration), ``changed`` for those every change rewrites (the objset block, the
+    meta-dnode's indirect blocks, the dnode blocks, the root directory), ``layouts`` for
+    the SA layouts, written when the objset was made and again when a new layout is
+    registered (the pool's root file system's first file or directory,
+    labsim.zfs.objset.objset_changed())."""
 
     created: int = DATASET_METADATA_COPIES
     changed: int = DATASET_METADATA_COPIES
+    layouts: int = DATASET_METADATA_COPIES
 
 
 DEFAULT_COPIES = ObjsetCopies()
@@ -325,7 +329,7 @@ def _filesystem_blocks(files: tuple[str, ...], objset_copies: ObjsetCopies,
         *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies) for n in per_block),
         MetaBlock(512, 512, once),  # the master node
         MetaBlock(1536, 512, once),  # SA attribute registration
-        *(replace(block, copies=once) for block in SA_LAYOUTS),
+        *(replace(block, copies=objset_copies.layouts) for block in SA_LAYOUTS),
     ]
     directory = directory_block(files, subdirectories, other_chunk)
     if directory is not None:

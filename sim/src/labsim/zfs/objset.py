@@ -117,7 +117,8 @@ def objset_blocks(pool: Pool, dataset: Dataset,
                   copies: ObjsetCopies | None = None) -> tuple[MetaBlock, ...]:
     """The dataset's objset blocks, at its copies (or ``copies``)."""
     copies = copies or ObjsetCopies(dataset.created_metadata_copies,
-                                    dataset.changed_metadata_copies)
+                                    dataset.changed_metadata_copies,
+                                    dataset.sa_layouts_copies)
     if is_volume(dataset):
         return volume_blocks(copies)
     mounted = dataset.mountpoint_dirs
@@ -138,6 +139,11 @@ def objset_changed(pool: Pool, dataset: Dataset) -> None:
     with the copies the dataset's ``copies`` gives now, and the pool's allocation follows
     the objset's blocks (sync_objset())."""
     dataset.changed_metadata_copies = metadata_copies(pool, dataset)
+    if not dataset.sa_settled:
+        # The pool's root file system registers a new SA layout with its first file or
+        # directory (Dataset.sa_settled): the SA layouts are written with the copies the
+        # dataset's metadata has now.
+        dataset.sa_layouts_copies = dataset.changed_metadata_copies
     dataset.sa_settled = True
     dataset.unsynced_changes = True
     sync_objset(pool, dataset)

@@ -145,6 +145,7 @@ class Snapshot:
     created_metadata_copies: int = 2
     changed_metadata_copies: int = 2
     sa_settled: bool = True
+    sa_layouts_copies: int = 2
     # The directories its root held for child file systems' mountpoints
     # (Dataset.mountpoint_dirs).
     mountpoint_dirs: tuple[str, ...] = ()
@@ -207,7 +208,10 @@ class Dataset:
     # Whether the objset's SA layouts have been written since it was made: the pool's
     # root file system has them rewritten by the first file or directory made in it
     # (labsim.zfs.snapshots); every other file system is settled from its creation.
+    # ``sa_layouts_copies``: the copies the SA layouts were last written with (those of
+    # its creation, or those its metadata had when they were settled).
     sa_settled: bool = True
+    sa_layouts_copies: int = 2
     # The directories in its root made for child file systems' mountpoints, in the order
     # they were made: `zfs create` and `zfs clone` mount the child there (mkdir), `zfs
     # destroy` removes it (remove_mountpoint() in lib/libzfs/libzfs_mount.c rmdirs a

@@ -223,8 +223,8 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     # The first dnode block is there from the start (the master node, object 1).
     first = walk[0].changed_metadata_copies
     versions: dict[tuple[str, str], tuple[int, int]] = {
-        key: (0, first) for key in (("objset", ""), ("root", ""), ("dir", ""), ("sa", ""),
-                                    ("dnode", "0"))}
+        key: (0, first) for key in (("objset", ""), ("root", ""), ("dir", ""), ("dnode", "0"))}
+    versions[("sa", "")] = (0, walk[0].sa_layouts_copies)
     # The pool's root file system has its SA layouts rewritten by the first file or
     # directory made in it (Dataset.sa_settled); a file system made by `zfs create` does
     # not. Measured, not read from the source: a snapshot of a new pool's root holds
@@ -260,7 +260,7 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
                     continue
                 versions[group] = (versions.get(group, (-1, 0))[0] + 1, copies)
             if member.sa_settled and not walk[i - 1].sa_settled:
-                versions[("sa", "")] = (versions[("sa", "")][0] + 1, copies)
+                versions[("sa", "")] = (versions[("sa", "")][0] + 1, member.sa_layouts_copies)
         for block in _dnode_blocks(member).values():
             versions.setdefault(("dnode", block), (0, copies))
         if id(member) not in live:
@@ -304,9 +304,7 @@ def _group_cost(pool: Pool, group: str, copies: int, which: str = "") -> metadat
         blocks: tuple[metadata_blocks.MetaBlock, ...] = (
             metadata_blocks.MetaBlock(lsize, compressed, copies),)
         return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
-    blocks = metadata_blocks.rewritten_group(group)
-    if group != "sa":  # the SA layouts keep the copies they were made with
-        blocks = tuple(replace(b, copies=copies) for b in blocks)
+    blocks = tuple(replace(b, copies=copies) for b in metadata_blocks.rewritten_group(group))
     return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
 
 
@@ -321,6 +319,7 @@ def referenced(pool: Pool, objset: Objset) -> int:
     if isinstance(objset, Snapshot):  # the copies its blocks had when it was taken
         shape.created_metadata_copies = objset.created_metadata_copies
         shape.changed_metadata_copies = objset.changed_metadata_copies
+        shape.sa_layouts_copies = objset.sa_layouts_copies
     return dataset_referenced(pool, shape)
 
 
@@ -484,6 +483,7 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     created_metadata_copies=dataset.created_metadata_copies,
                     changed_metadata_copies=dataset.changed_metadata_copies,
                     sa_settled=dataset.sa_settled,
+                    sa_layouts_copies=dataset.sa_layouts_copies,
                     mountpoint_dirs=tuple(dataset.mountpoint_dirs),
                     root_dir_atime_writes=dataset.root_dir_atime_writes,
                     root_dir_atime_names=dataset.root_dir_atime_names,
@@ -518,6 +518,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       created_metadata_copies=snap.created_metadata_copies,
                       changed_metadata_copies=snap.changed_metadata_copies,
                       sa_settled=snap.sa_settled,
+                      sa_layouts_copies=snap.sa_layouts_copies,
                       mountpoint_dirs=list(snap.mountpoint_dirs),
                       root_dir_atime_writes=snap.root_dir_atime_writes,
                       root_dir_atime_names=snap.root_dir_atime_names,
@@ -647,6 +648,7 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     dataset.created_metadata_copies = snap.created_metadata_copies
     dataset.changed_metadata_copies = snap.changed_metadata_copies
     dataset.sa_settled = snap.sa_settled
+    dataset.sa_layouts_copies = snap.sa_layouts_copies
     dataset.root_dir_atime_writes = snap.root_dir_atime_writes
     dataset.root_dir_atime_names = snap.root_dir_atime_names
     # dsl_dataset_rollback_sync() calls dsl_dataset_zero_zil() on the head once it holds
