@@ -164,11 +164,11 @@ def dnode_block_of(file_object: int) -> int:
     return _object_numbers(file_object, 1)[0] // DNODES_PER_BLOCK
 
 
-def mountpoint_dnode_block(index: int) -> str:
-    """The dnode block of the ``index``-th mountpoint directory made in a file system
-    (labsim.zfs.objset): the first lands in the first chunk's first block, beside the
-    files; the later ones in a block of another CPU's chunk."""
-    return "0" if index == 0 else "other chunk"
+def mountpoint_dnode_block(other_chunk: bool) -> str:
+    """The dnode block of a mountpoint directory made in a file system
+    (labsim.zfs.objset): in the first chunk's first block, beside the files, or in a
+    block of another CPU's chunk."""
+    return "other chunk" if other_chunk else "0"
 
 
 def directory_entries(files: Iterable[str], subdirectories: Iterable[str] = (),

@@ -149,6 +149,7 @@ class Snapshot:
     # The directories its root held for child file systems' mountpoints
     # (Dataset.mountpoint_dirs).
     mountpoint_dirs: tuple[str, ...] = ()
+    mountpoint_other_chunk: tuple[str, ...] = ()
     # Its root directory's atime as the head had it (Dataset.root_dir_atime_writes and
     # root_dir_atime_names).
     root_dir_atime_writes: int = 0
@@ -218,6 +219,10 @@ class Dataset:
     # mountpoint it inherited), and `zfs rollback`, done with the file system suspended
     # and not unmounted (zfs_ioc_rollback()), brings back the snapshot's.
     mountpoint_dirs: list[str] = field(default_factory=list)
+    # Those of them made from another CPU's chunk of object numbers, and how many
+    # mountpoint directories were made since the objset was opened (labsim.zfs.objset).
+    mountpoint_other_chunk: list[str] = field(default_factory=list)
+    mkdirs_since_open: int = 0
     # Its root directory's atime (labsim.zfs.objset.root_dir_read): how many times reading
     # the directory wrote a new one, and the names the directory held then (None: never
     # read since it was made, its atime no newer than its mtime).

@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, activate_feature, add_mos_blocks, grow_mos
-from labsim.zfs.objset import child_mounted, sync_objset, txg_synced
+from labsim.zfs.objset import child_mounted, mountpoint_chunks, sync_objset, txg_synced
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
     dataset_referenced,
@@ -155,8 +155,9 @@ def _dnode_blocks(objset: Objset) -> dict[str, str]:
     dnode and each mountpoint directory's, by name (a directory's name ends in "/")."""
     where = {name: str(metadata_blocks.dnode_block_of(f.object))
              for name, f in objset.files.items()}
-    for index, name in enumerate(objset.mountpoint_dirs):
-        where[name + "/"] = metadata_blocks.mountpoint_dnode_block(index)
+    for name in objset.mountpoint_dirs:
+        where[name + "/"] = metadata_blocks.mountpoint_dnode_block(
+            name in objset.mountpoint_other_chunk)
     return where
 
 
@@ -293,8 +294,8 @@ def _token_cost(pool: Pool, tokens: Iterable[Token]) -> metadata_blocks.Cost:
 def _directory_block(member: Objset) -> str:
     """The member's root directory ZAP block as "lsize/compressed", or "" when it is
     embedded (metadata_blocks.directory_block(), as the objset's blocks count it)."""
-    dirs = tuple(member.mountpoint_dirs)
-    block = metadata_blocks.directory_block(tuple(member.files), dirs[:1], dirs[1:])
+    first, other = mountpoint_chunks(member)
+    block = metadata_blocks.directory_block(tuple(member.files), first, other)
     return "" if block is None else f"{block.lsize}/{block.compressed}"
 
 
@@ -316,6 +317,7 @@ def referenced(pool: Pool, objset: Objset) -> int:
     shape = Dataset(objset.dataset, files=objset.files,
                     properties=head.properties if head else {})
     shape.mountpoint_dirs = list(objset.mountpoint_dirs)
+    shape.mountpoint_other_chunk = list(objset.mountpoint_other_chunk)
     if isinstance(objset, Snapshot):  # the copies its blocks had when it was taken
         shape.created_metadata_copies = objset.created_metadata_copies
         shape.changed_metadata_copies = objset.changed_metadata_copies
@@ -485,6 +487,7 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     sa_settled=dataset.sa_settled,
                     sa_layouts_copies=dataset.sa_layouts_copies,
                     mountpoint_dirs=tuple(dataset.mountpoint_dirs),
+                    mountpoint_other_chunk=tuple(dataset.mountpoint_other_chunk),
                     root_dir_atime_writes=dataset.root_dir_atime_writes,
                     root_dir_atime_names=dataset.root_dir_atime_names,
                     log_exists=dataset.log_exists,
@@ -520,6 +523,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       sa_settled=snap.sa_settled,
                       sa_layouts_copies=snap.sa_layouts_copies,
                       mountpoint_dirs=list(snap.mountpoint_dirs),
+                      mountpoint_other_chunk=list(snap.mountpoint_other_chunk),
                       root_dir_atime_writes=snap.root_dir_atime_writes,
                       root_dir_atime_names=snap.root_dir_atime_names,
                       objset_block_rewrites=snap.objset_block_rewrites)
@@ -645,6 +649,8 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     # mounted, but the directories their mountpoints were made in after the snapshot are
     # gone from it.
     dataset.mountpoint_dirs = list(snap.mountpoint_dirs)
+    dataset.mountpoint_other_chunk = list(snap.mountpoint_other_chunk)
+    dataset.mkdirs_since_open = 0  # the head's objset is opened anew (objset_reopened())
     dataset.created_metadata_copies = snap.created_metadata_copies
     dataset.changed_metadata_copies = snap.changed_metadata_copies
     dataset.sa_settled = snap.sa_settled
