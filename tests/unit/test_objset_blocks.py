@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from labsim import Session, run_script
+from labsim.zfs.dnode_contents import first_block_compressed
 from labsim.zfs.versions import get_version
 
 V = "/var/tmp/labs/t/"
@@ -74,3 +75,37 @@ zpool sync p
     assert column(session, "p", "referenced") == empty
     run_all(session, "zfs clone p@s1 p/clone6\nzpool sync p")
     assert column(session, "p", "referenced") > empty
+
+
+def test_the_first_dnode_block_compresses_as_its_dnodes_hold():
+    # zdb on 2.3.9 at ashift 9 (tests/fixtures/real/2.3.9/probes/lab15-objset-blocks.txt,
+    # lab15-dataset-metadata.txt): the master node alone, and with a file of one data
+    # block or of holes, one sector. Generated seed 66 (2.3.9): with a file embedded in its
+    # pointer and one of one block, two.
+    sector = 512
+    assert first_block_compressed(()) <= sector
+    assert first_block_compressed(("block",)) <= sector
+    assert first_block_compressed(("hole",)) <= sector
+    assert first_block_compressed(("embedded", "block")) > sector
+    # What a dnode holds counts, not only how many there are: holes compress to less
+    # than data blocks' pointers, whose checksums LZ4 cannot shorten.
+    assert first_block_compressed(("hole",) * 8) < first_block_compressed(("block",) * 8)
+
+
+def test_a_root_of_files_of_holes_and_a_directory_keeps_one_sector_of_dnodes():
+    # Generated seed 32 (2.3.9): two files of zeros (holes under lz4) and a child's
+    # mountpoint directory beside the master node: the root's REFER stays 24576 at
+    # ashift 9, as an empty file system's.
+    session = Session(version=get_version("2.3"))
+    run_all(session, f"""
+mkdir -p {V}
+truncate -s 128M {V}d1.raw {V}d2.raw
+zpool create -o ashift=9 p {V}d1.raw {V}d2.raw
+zfs set recordsize=4K p
+dd if=/dev/zero of=/p/f1 bs=4K count=75 status=none
+dd if=/dev/zero of=/p/f2 bs=4K count=25 status=none
+zfs create -o recordsize=64K p/fs3
+zpool sync p
+""")
+    assert column(session, "p", "referenced") == 24576
+    assert column(session, "p", "logicalreferenced") == 12288

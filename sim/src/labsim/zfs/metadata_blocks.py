@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from labsim.zfs import compression
+from labsim.zfs.dnode_contents import first_block_compressed
 from labsim.zfs.lz4_zfs import Lz4State, lz4_size_resumed, words_of
 from labsim.zfs.records import indirect_compressed
 from labsim.zfs.vdevs import TopVdev
@@ -294,19 +295,26 @@ DEFAULT_COPIES = ObjsetCopies()
 def filesystem_blocks(file_names: Iterable[str] = (),
                       copies: ObjsetCopies = DEFAULT_COPIES,
                       subdirectories: Iterable[str] = (),
-                      other_chunk: Iterable[str] = ()) -> tuple[MetaBlock, ...]:
-    return _filesystem_blocks(tuple(file_names), copies, tuple(subdirectories),
-                              tuple(other_chunk))
+                      other_chunk: Iterable[str] = (),
+                      file_kinds: Iterable[str] | None = None) -> tuple[MetaBlock, ...]:
+    files = tuple(file_names)
+    kinds = tuple(file_kinds) if file_kinds is not None else ("block",) * len(files)
+    return _filesystem_blocks(files, copies, tuple(subdirectories), tuple(other_chunk),
+                              kinds)
 
 
 @lru_cache(maxsize=256)
 def _filesystem_blocks(files: tuple[str, ...], objset_copies: ObjsetCopies,
                        subdirectories: tuple[str, ...] = (),
-                       other_chunk: tuple[str, ...] = ()) -> tuple[MetaBlock, ...]:
-    """The metadata blocks of a ZPL file system holding ``files`` and ``subdirectories``
-    in its root directory, and ``other_chunk``, directories made there from another CPU's
-    chunk of object numbers (labsim.zfs.objset; files' own indirect blocks are counted
-    with the files)."""
+                       other_chunk: tuple[str, ...] = (),
+                       kinds: tuple[str, ...] = ()) -> tuple[MetaBlock, ...]:
+    """The metadata blocks of a ZPL file system holding ``files`` (their dnodes of
+    ``kinds``, labsim.zfs.dnode_contents.KINDS) and ``subdirectories`` in its root
+    directory, and ``other_chunk``, directories made there from another CPU's chunk of
+    object numbers (labsim.zfs.objset; files' own indirect blocks are counted with the
+    files). The first dnode block's size is what LZ4 leaves of its dnodes
+    (dnode_contents.first_block_compressed()); the others' an estimate
+    (dnode_block_compressed())."""
     names = files + subdirectories
     copies, once = objset_copies.changed, objset_copies.created
     # Dnode blocks: the first holds the master node and the files (objects 2-31), the
@@ -320,13 +328,16 @@ def _filesystem_blocks(files: tuple[str, ...], objset_copies: ObjsetCopies,
         rest -= DNODES_PER_BLOCK
     if other_chunk:
         per_block.append(min(len(other_chunk), DNODES_PER_BLOCK))
+    first = (kinds + ("directory",) * len(subdirectories))[:DNODES_PER_BLOCK - FIRST_FILE_OBJECT]
     blocks = [
         MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
         # L5 to L2 of the meta-dnode point at one block each; L1 at the dnode blocks.
         MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
                   count=META_DNODE_LEVELS - 2),
         MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(len(per_block)), copies),
-        *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies) for n in per_block),
+        MetaBlock(DNODE_BLOCK_SIZE, first_block_compressed(first), copies),
+        *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies)
+          for n in per_block[1:]),
         MetaBlock(512, 512, once),  # the master node
         MetaBlock(1536, 512, once),  # SA attribute registration
         *(replace(block, copies=objset_copies.layouts) for block in SA_LAYOUTS),

@@ -150,7 +150,18 @@ def objset_blocks(pool: Pool, dataset: Dataset,
     if is_volume(dataset):
         return volume_blocks(copies)
     first, other = mountpoint_chunks(dataset)
-    return filesystem_blocks(dataset.files, copies, first, other)
+    return filesystem_blocks(dataset.files, copies, first, other,
+                             [znode_kind(f) for f in dataset.files.values()])
+
+
+def znode_kind(file: File) -> str:
+    """What the file's dnode points at (labsim.zfs.dnode_contents.KINDS): nothing yet,
+    only holes, a block embedded in the pointer, a data block, or an indirect block."""
+    if file.size == 0:
+        return "empty"
+    if not file.extents:  # nothing allocated: holes, or one block in its pointer
+        return "embedded" if file.logical else "hole"
+    return "indirect" if file.levels > 1 else "block"
 
 
 def file_removed(pool: Pool, dataset: Dataset, file: File) -> None:
