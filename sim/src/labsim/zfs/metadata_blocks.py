@@ -43,9 +43,11 @@ INDIRECT_BLOCK_SIZE = 128 * KiB  # DN_MAX_INDBLKSHIFT 17
 OBJSET_PHYS_SIZE = 4 * KiB  # OBJSET_PHYS_SIZE_V3: user, group and project used dnodes
 META_DNODE_LEVELS = 6
 DATASET_METADATA_COPIES = 2
-# What one used dnode adds to its dnode block once LZ4 has been over it: of its 512 bytes,
-# the block pointer's checksum and DVA offsets do not compress, the header and the system
-# attributes' bonus mostly repeat their neighbours. An estimate inside what the recording
+# What one used dnode adds to its dnode block once LZ4 has been over it, for the dnode
+# blocks after the first and the blocks labsim.zfs.snapshots versions (the first block of
+# a file system is compressed from its dnodes' bytes, labsim.zfs.dnode_contents): of its
+# 512 bytes, the block pointer's checksum and DVA offsets do not compress, the header and
+# the system attributes' bonus mostly repeat their neighbours. An estimate inside what the recording
 # allows: the dnode block holding five (objects 32-36) compressed to more than 512 bytes
 # and at most 1024, the one holding two (the master node and a file) to at most 512.
 DNODE_LZ4_BYTES = 128
