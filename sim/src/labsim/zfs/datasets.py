@@ -21,6 +21,7 @@ def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Data
     dataset = Dataset(name, properties=dict(properties))
     copies = at_creation(pool, name)
     dataset.created_metadata_copies = dataset.changed_metadata_copies = copies
+    dataset.sa_layouts_copies = copies
     pool.datasets[name] = dataset
     sync_objset(pool, dataset)
     txg_synced(pool)  # dmu_objset_create() is a sync task; the mount comes after it

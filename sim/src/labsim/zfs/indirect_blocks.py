@@ -142,8 +142,9 @@ def level_one_psize(children: Sequence[Child], copies: int, compression_name: st
         if not present:
             signature.append((0, (0, 0, False, 0)))
             continue
+        seen = child.key in identities
         identity = identities.setdefault(child.key, len(identities) + 1)
-        repeats = repeats or identity != len(identities) or block.embedded
+        repeats = repeats or seen or block.embedded
         signature.append((identity, (child.lsize, block.psize, block.embedded,
                                      block.payload)))
     if not repeats:
@@ -159,14 +160,25 @@ def file_level_one_psizes(size: int, recordsize: int, content: Content, records:
                           zstd_early_abort: bool = False,
                           kept_block: int = 0) -> list[int] | None:
     """The physical sizes of the level-1 blocks over a file's first ``records`` records
-    (records.block_plan()'s file), or None for a file of one stream (zeros, random, fio's
-    buffers: records.indirect_psize() applies) or of one block (no indirect block)."""
-    if compression.stationary_pattern(content) is not None or records <= 1:
+    (records.block_plan()'s file), or None for a file of one stream of blocks that never
+    repeat (random, fio's buffers: records.indirect_psize() applies) or of one block (no
+    indirect block). Zeros repeat: stored as they are (compression=off, 2.1's default)
+    every pointer but its DVA offset is the one before it (the checksum of zeros is
+    zero), and with compression they are holes."""
+    if not repeats_by_pattern(content) or records <= 1:
         return None
     block_size = file_layout(size, recordsize, kept_block).block_size
     return [level_one_psize_at(content, block_size, index, records, compression_name,
                                ashift, copies, min_savings, zstd_early_abort)
             for index in range(-(-records // POINTERS_PER_INDIRECT))]
+
+
+def repeats_by_pattern(content: Content) -> bool:
+    """Whether the file's blocks repeat where its content is one stream: zeros do,
+    random data and fio's buffers (one pattern, different bytes) do not. Content of
+    several pieces is looked at block by block (True)."""
+    pattern = compression.stationary_pattern(content)
+    return pattern is None or pattern.kind == compression.ZERO
 
 
 def level_one_psize_at(content: Content, block_size: int, index: int, records: int,

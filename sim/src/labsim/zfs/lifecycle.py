@@ -15,7 +15,7 @@ from labsim.zfs.metadata_blocks import (
     copy_psizes,
 )
 from labsim.zfs.metaslab import allocator_for
-from labsim.zfs.objset import child_mounted
+from labsim.zfs.objset import child_mounted, objsets_reopened
 from labsim.zfs.pool import (
     TXG_CONCURRENT_STATES,
     TXG_DEFER_SIZE,
@@ -146,6 +146,7 @@ def import_pool(pool: Pool) -> None:
         if dataset is not None and dataset.log_exists:
             write_file(pool, dataset, record.name, record.nbytes, record.content)
             dataset.files[record.name].mtime = record.mtime
+    objsets_reopened(pool)
     # zpool_enable_datasets() (lib/libzfs/libzfs_mount.c, 2.1.11 and 2.3.9) mounts every
     # file system, parents first; zfs_mount_at() makes a mountpoint that is missing
     # (mkdirp()): one a rollback of the parent took away while the child stayed mounted.

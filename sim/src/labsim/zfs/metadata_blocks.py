@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from labsim.zfs import compression
+from labsim.zfs.dnode_contents import first_block_compressed
 from labsim.zfs.lz4_zfs import Lz4State, lz4_size_resumed, words_of
 from labsim.zfs.records import indirect_compressed
 from labsim.zfs.vdevs import TopVdev
@@ -42,9 +43,11 @@ INDIRECT_BLOCK_SIZE = 128 * KiB  # DN_MAX_INDBLKSHIFT 17
 OBJSET_PHYS_SIZE = 4 * KiB  # OBJSET_PHYS_SIZE_V3: user, group and project used dnodes
 META_DNODE_LEVELS = 6
 DATASET_METADATA_COPIES = 2
-# What one used dnode adds to its dnode block once LZ4 has been over it: of its 512 bytes,
-# the block pointer's checksum and DVA offsets do not compress, the header and the system
-# attributes' bonus mostly repeat their neighbours. An estimate inside what the recording
+# What one used dnode adds to its dnode block once LZ4 has been over it, for the dnode
+# blocks after the first and the blocks labsim.zfs.snapshots versions (the first block of
+# a file system is compressed from its dnodes' bytes, labsim.zfs.dnode_contents): of its
+# 512 bytes, the block pointer's checksum and DVA offsets do not compress, the header and
+# the system attributes' bonus mostly repeat their neighbours. An estimate inside what the recording
 # allows: the dnode block holding five (objects 32-36) compressed to more than 512 bytes
 # and at most 1024, the one holding two (the master node and a file) to at most 512.
 DNODE_LZ4_BYTES = 128
@@ -164,11 +167,11 @@ def dnode_block_of(file_object: int) -> int:
     return _object_numbers(file_object, 1)[0] // DNODES_PER_BLOCK
 
 
-def mountpoint_dnode_block(index: int) -> str:
-    """The dnode block of the ``index``-th mountpoint directory made in a file system
-    (labsim.zfs.objset): the first lands in the first chunk's first block, beside the
-    files; the later ones in a block of another CPU's chunk."""
-    return "0" if index == 0 else "other chunk"
+def mountpoint_dnode_block(other_chunk: bool) -> str:
+    """The dnode block of a mountpoint directory made in a file system
+    (labsim.zfs.objset): in the first chunk's first block, beside the files, or in a
+    block of another CPU's chunk."""
+    return "other chunk" if other_chunk else "0"
 
 
 def directory_entries(files: Iterable[str], subdirectories: Iterable[str] = (),
@@ -276,12 +279,16 @@ def directory_block(files: Names, subdirectories: Names = (),
 @dataclass(frozen=True)
 class ObjsetCopies:
     """How many copies an objset's blocks have (labsim.zfs.objset_copies): ``created``
-    for those written once when the objset was made (the ZPL master node and SA tables),
-    ``changed`` for those every change rewrites (the objset block, the meta-dnode's
-    indirect blocks, the dnode blocks, the root directory)."""
+    for those written once when the objset was made (the ZPL master node and SA
+    registration), ``changed`` for those every change rewrites (the objset block, the
+    meta-dnode's indirect blocks, the dnode blocks, the root directory), ``layouts`` for
+    the SA layouts, written when the objset was made and again when a new layout is
+    registered (the pool's root file system's first file or directory,
+    labsim.zfs.objset.objset_changed())."""
 
     created: int = DATASET_METADATA_COPIES
     changed: int = DATASET_METADATA_COPIES
+    layouts: int = DATASET_METADATA_COPIES
 
 
 DEFAULT_COPIES = ObjsetCopies()
@@ -290,19 +297,26 @@ DEFAULT_COPIES = ObjsetCopies()
 def filesystem_blocks(file_names: Iterable[str] = (),
                       copies: ObjsetCopies = DEFAULT_COPIES,
                       subdirectories: Iterable[str] = (),
-                      other_chunk: Iterable[str] = ()) -> tuple[MetaBlock, ...]:
-    return _filesystem_blocks(tuple(file_names), copies, tuple(subdirectories),
-                              tuple(other_chunk))
+                      other_chunk: Iterable[str] = (),
+                      file_kinds: Iterable[str] | None = None) -> tuple[MetaBlock, ...]:
+    files = tuple(file_names)
+    kinds = tuple(file_kinds) if file_kinds is not None else ("block",) * len(files)
+    return _filesystem_blocks(files, copies, tuple(subdirectories), tuple(other_chunk),
+                              kinds)
 
 
 @lru_cache(maxsize=256)
 def _filesystem_blocks(files: tuple[str, ...], objset_copies: ObjsetCopies,
                        subdirectories: tuple[str, ...] = (),
-                       other_chunk: tuple[str, ...] = ()) -> tuple[MetaBlock, ...]:
-    """The metadata blocks of a ZPL file system holding ``files`` and ``subdirectories``
-    in its root directory, and ``other_chunk``, directories made there from another CPU's
-    chunk of object numbers (labsim.zfs.objset; files' own indirect blocks are counted
-    with the files)."""
+                       other_chunk: tuple[str, ...] = (),
+                       kinds: tuple[str, ...] = ()) -> tuple[MetaBlock, ...]:
+    """The metadata blocks of a ZPL file system holding ``files`` (their dnodes of
+    ``kinds``, labsim.zfs.dnode_contents.KINDS) and ``subdirectories`` in its root
+    directory, and ``other_chunk``, directories made there from another CPU's chunk of
+    object numbers (labsim.zfs.objset; files' own indirect blocks are counted with the
+    files). The first dnode block's size is what LZ4 leaves of its dnodes
+    (dnode_contents.first_block_compressed()); the others' an estimate
+    (dnode_block_compressed())."""
     names = files + subdirectories
     copies, once = objset_copies.changed, objset_copies.created
     # Dnode blocks: the first holds the master node and the files (objects 2-31), the
@@ -316,16 +330,19 @@ def _filesystem_blocks(files: tuple[str, ...], objset_copies: ObjsetCopies,
         rest -= DNODES_PER_BLOCK
     if other_chunk:
         per_block.append(min(len(other_chunk), DNODES_PER_BLOCK))
+    first = (kinds + ("directory",) * len(subdirectories))[:DNODES_PER_BLOCK - FIRST_FILE_OBJECT]
     blocks = [
         MetaBlock(OBJSET_PHYS_SIZE, 512, copies),
         # L5 to L2 of the meta-dnode point at one block each; L1 at the dnode blocks.
         MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(1), copies,
                   count=META_DNODE_LEVELS - 2),
         MetaBlock(INDIRECT_BLOCK_SIZE, indirect_compressed(len(per_block)), copies),
-        *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies) for n in per_block),
+        MetaBlock(DNODE_BLOCK_SIZE, first_block_compressed(first), copies),
+        *(MetaBlock(DNODE_BLOCK_SIZE, dnode_block_compressed(n), copies)
+          for n in per_block[1:]),
         MetaBlock(512, 512, once),  # the master node
         MetaBlock(1536, 512, once),  # SA attribute registration
-        *(replace(block, copies=once) for block in SA_LAYOUTS),
+        *(replace(block, copies=objset_copies.layouts) for block in SA_LAYOUTS),
     ]
     directory = directory_block(files, subdirectories, other_chunk)
     if directory is not None:

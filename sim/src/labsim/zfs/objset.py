@@ -24,10 +24,12 @@ of 128 object numbers (dmu_object_alloc_chunk_shift), so a directory made on the
 made the first lands beside it in the first dnode block, and one made on another CPU in a
 dnode block of another chunk: a block more, a sector more in each copy. Which CPU runs
 `zfs create` is chance (the lab VM has two); labsim puts the first mountpoint directory
-in the first chunk and the later ones in a second, the likelier outcome with two CPUs
-once there are two or more. Recorded: the root of lab 6 went from 96K to 104K with its
-second child at ashift 12 (2.3.9 every run, 2.1.11 three runs of four); this probe's root
-with five children holds one sector more a copy at ashift 9.
+made since the objset was opened in the first chunk and the later ones in a second, the
+likelier outcome with two CPUs once there are two or more. Opening the objset (a pool
+import, a rollback) forgets the chunks (objsets_reopened()). Recorded: the root of lab 6
+went from 96K to 104K with its second child at ashift 12 (2.3.9 every run, 2.1.11 three
+runs of four); this probe's root with five children holds one sector more a copy at
+ashift 9.
 
 Recorded on 2.3.9 at ashift 9 on one disk (tests/fixtures/real/2.3.9/probes/
 lab15-dataset-metadata.txt): a file system made with ``-o copies=2`` and left alone holds
@@ -49,7 +51,7 @@ from labsim.zfs.metadata_blocks import (
     filesystem_blocks,
     volume_blocks,
 )
-from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
+from labsim.zfs.pool import Dataset, Extent, File, Pool, Snapshot, property_value
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.versions import MetaBlock
 
@@ -76,6 +78,9 @@ def child_mounted(pool: Pool, name: str) -> None:
     short = name.rsplit("/", 1)[-1]
     if parent is not None and short not in parent.mountpoint_dirs:
         parent.mountpoint_dirs.append(short)
+        if parent.mkdirs_since_open:
+            parent.mountpoint_other_chunk.append(short)
+        parent.mkdirs_since_open += 1
         objset_changed(pool, parent)
 
 
@@ -85,7 +90,30 @@ def child_unmounted(pool: Pool, name: str) -> None:
     short = name.rsplit("/", 1)[-1]
     if parent is not None and short in parent.mountpoint_dirs:
         parent.mountpoint_dirs.remove(short)
+        if short in parent.mountpoint_other_chunk:
+            parent.mountpoint_other_chunk.remove(short)
         objset_changed(pool, parent)
+
+
+def objsets_reopened(pool: Pool) -> None:
+    """The pool was imported: every objset is opened anew, its CPUs' chunks of object
+    numbers forgotten (dmu_objset_open_impl() allocates os_obj_next_percpu zeroed and
+    os_obj_next_chunk starts at 0, module/zfs/dmu_objset.c, 2.1.11 and 2.3.9), so the
+    next object made, on whichever CPU, takes a free number of the first chunk
+    (dmu_object_alloc_impl(), module/zfs/dmu_object.c). Recorded: a root whose child's
+    mountpoint directory was made before an export and a clone's after the import keeps
+    one dnode block of them at ashift 12 (generated seeds 52 and 55, 2.1.11 and
+    2.3.9)."""
+    for dataset in pool.datasets.values():
+        dataset.mkdirs_since_open = 0
+
+
+def mountpoint_chunks(objset: Dataset | Snapshot) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The objset's mountpoint directories in the first chunk of object numbers and in
+    another CPU's."""
+    other = objset.mountpoint_other_chunk
+    return (tuple(d for d in objset.mountpoint_dirs if d not in other),
+            tuple(d for d in objset.mountpoint_dirs if d in other))
 
 
 def root_dir_read(pool: Pool, dataset: Dataset) -> None:
@@ -117,11 +145,23 @@ def objset_blocks(pool: Pool, dataset: Dataset,
                   copies: ObjsetCopies | None = None) -> tuple[MetaBlock, ...]:
     """The dataset's objset blocks, at its copies (or ``copies``)."""
     copies = copies or ObjsetCopies(dataset.created_metadata_copies,
-                                    dataset.changed_metadata_copies)
+                                    dataset.changed_metadata_copies,
+                                    dataset.sa_layouts_copies)
     if is_volume(dataset):
         return volume_blocks(copies)
-    mounted = dataset.mountpoint_dirs
-    return filesystem_blocks(dataset.files, copies, mounted[:1], mounted[1:])
+    first, other = mountpoint_chunks(dataset)
+    return filesystem_blocks(dataset.files, copies, first, other,
+                             [znode_kind(f) for f in dataset.files.values()])
+
+
+def znode_kind(file: File) -> str:
+    """What the file's dnode points at (labsim.zfs.dnode_contents.KINDS): nothing yet,
+    only holes, a block embedded in the pointer, a data block, or an indirect block."""
+    if file.size == 0:
+        return "empty"
+    if not file.extents:  # nothing allocated: holes, or one block in its pointer
+        return "embedded" if file.logical else "hole"
+    return "indirect" if file.levels > 1 else "block"
 
 
 def file_removed(pool: Pool, dataset: Dataset, file: File) -> None:
@@ -138,6 +178,11 @@ def objset_changed(pool: Pool, dataset: Dataset) -> None:
     with the copies the dataset's ``copies`` gives now, and the pool's allocation follows
     the objset's blocks (sync_objset())."""
     dataset.changed_metadata_copies = metadata_copies(pool, dataset)
+    if not dataset.sa_settled:
+        # The pool's root file system registers a new SA layout with its first file or
+        # directory (Dataset.sa_settled): the SA layouts are written with the copies the
+        # dataset's metadata has now.
+        dataset.sa_layouts_copies = dataset.changed_metadata_copies
     dataset.sa_settled = True
     dataset.unsynced_changes = True
     sync_objset(pool, dataset)

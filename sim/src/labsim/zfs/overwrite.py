@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from labsim.content.model import Content
-from labsim.zfs import compression as compression_mod
 from labsim.zfs import ditto, indirect_blocks, records
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.mos import objset_id
@@ -112,7 +111,7 @@ def overwrite_range(pool: Pool, dataset: Dataset, name: str, start: int, length:
         # the level-1 blocks above untouched records stay shared.
         before = len(new.extents)
         metadata_copies = min(copies + 1, SPA_DVAS_PER_BP)
-        stationary = compression_mod.stationary_pattern(content) is not None
+        stationary = not indirect_blocks.repeats_by_pattern(content)
 
         def psize_of(index: int) -> int:
             # Its pointers' bytes (labsim.zfs.indirect_blocks), the untouched records'

@@ -145,9 +145,11 @@ class Snapshot:
     created_metadata_copies: int = 2
     changed_metadata_copies: int = 2
     sa_settled: bool = True
+    sa_layouts_copies: int = 2
     # The directories its root held for child file systems' mountpoints
     # (Dataset.mountpoint_dirs).
     mountpoint_dirs: tuple[str, ...] = ()
+    mountpoint_other_chunk: tuple[str, ...] = ()
     # Its root directory's atime as the head had it (Dataset.root_dir_atime_writes and
     # root_dir_atime_names).
     root_dir_atime_writes: int = 0
@@ -207,13 +209,20 @@ class Dataset:
     # Whether the objset's SA layouts have been written since it was made: the pool's
     # root file system has them rewritten by the first file or directory made in it
     # (labsim.zfs.snapshots); every other file system is settled from its creation.
+    # ``sa_layouts_copies``: the copies the SA layouts were last written with (those of
+    # its creation, or those its metadata had when they were settled).
     sa_settled: bool = True
+    sa_layouts_copies: int = 2
     # The directories in its root made for child file systems' mountpoints, in the order
     # they were made: `zfs create` and `zfs clone` mount the child there (mkdir), `zfs
     # destroy` removes it (remove_mountpoint() in lib/libzfs/libzfs_mount.c rmdirs a
     # mountpoint it inherited), and `zfs rollback`, done with the file system suspended
     # and not unmounted (zfs_ioc_rollback()), brings back the snapshot's.
     mountpoint_dirs: list[str] = field(default_factory=list)
+    # Those of them made from another CPU's chunk of object numbers, and how many
+    # mountpoint directories were made since the objset was opened (labsim.zfs.objset).
+    mountpoint_other_chunk: list[str] = field(default_factory=list)
+    mkdirs_since_open: int = 0
     # Its root directory's atime (labsim.zfs.objset.root_dir_read): how many times reading
     # the directory wrote a new one, and the names the directory held then (None: never
     # read since it was made, its atime no newer than its mtime).

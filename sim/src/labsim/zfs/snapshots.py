@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 
 from labsim.zfs import metadata_blocks
 from labsim.zfs.mos import ZAPIFIED_DIR, activate_feature, add_mos_blocks, grow_mos
-from labsim.zfs.objset import child_mounted, sync_objset, txg_synced
+from labsim.zfs.objset import child_mounted, mountpoint_chunks, sync_objset, txg_synced
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
     dataset_referenced,
@@ -155,8 +155,9 @@ def _dnode_blocks(objset: Objset) -> dict[str, str]:
     dnode and each mountpoint directory's, by name (a directory's name ends in "/")."""
     where = {name: str(metadata_blocks.dnode_block_of(f.object))
              for name, f in objset.files.items()}
-    for index, name in enumerate(objset.mountpoint_dirs):
-        where[name + "/"] = metadata_blocks.mountpoint_dnode_block(index)
+    for name in objset.mountpoint_dirs:
+        where[name + "/"] = metadata_blocks.mountpoint_dnode_block(
+            name in objset.mountpoint_other_chunk)
     return where
 
 
@@ -223,8 +224,8 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
     # The first dnode block is there from the start (the master node, object 1).
     first = walk[0].changed_metadata_copies
     versions: dict[tuple[str, str], tuple[int, int]] = {
-        key: (0, first) for key in (("objset", ""), ("root", ""), ("dir", ""), ("sa", ""),
-                                    ("dnode", "0"))}
+        key: (0, first) for key in (("objset", ""), ("root", ""), ("dir", ""), ("dnode", "0"))}
+    versions[("sa", "")] = (0, walk[0].sa_layouts_copies)
     # The pool's root file system has its SA layouts rewritten by the first file or
     # directory made in it (Dataset.sa_settled); a file system made by `zfs create` does
     # not. Measured, not read from the source: a snapshot of a new pool's root holds
@@ -260,7 +261,7 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
                     continue
                 versions[group] = (versions.get(group, (-1, 0))[0] + 1, copies)
             if member.sa_settled and not walk[i - 1].sa_settled:
-                versions[("sa", "")] = (versions[("sa", "")][0] + 1, copies)
+                versions[("sa", "")] = (versions[("sa", "")][0] + 1, member.sa_layouts_copies)
         for block in _dnode_blocks(member).values():
             versions.setdefault(("dnode", block), (0, copies))
         if id(member) not in live:
@@ -293,8 +294,8 @@ def _token_cost(pool: Pool, tokens: Iterable[Token]) -> metadata_blocks.Cost:
 def _directory_block(member: Objset) -> str:
     """The member's root directory ZAP block as "lsize/compressed", or "" when it is
     embedded (metadata_blocks.directory_block(), as the objset's blocks count it)."""
-    dirs = tuple(member.mountpoint_dirs)
-    block = metadata_blocks.directory_block(tuple(member.files), dirs[:1], dirs[1:])
+    first, other = mountpoint_chunks(member)
+    block = metadata_blocks.directory_block(tuple(member.files), first, other)
     return "" if block is None else f"{block.lsize}/{block.compressed}"
 
 
@@ -304,9 +305,7 @@ def _group_cost(pool: Pool, group: str, copies: int, which: str = "") -> metadat
         blocks: tuple[metadata_blocks.MetaBlock, ...] = (
             metadata_blocks.MetaBlock(lsize, compressed, copies),)
         return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
-    blocks = metadata_blocks.rewritten_group(group)
-    if group != "sa":  # the SA layouts keep the copies they were made with
-        blocks = tuple(replace(b, copies=copies) for b in blocks)
+    blocks = tuple(replace(b, copies=copies) for b in metadata_blocks.rewritten_group(group))
     return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
 
 
@@ -318,9 +317,11 @@ def referenced(pool: Pool, objset: Objset) -> int:
     shape = Dataset(objset.dataset, files=objset.files,
                     properties=head.properties if head else {})
     shape.mountpoint_dirs = list(objset.mountpoint_dirs)
+    shape.mountpoint_other_chunk = list(objset.mountpoint_other_chunk)
     if isinstance(objset, Snapshot):  # the copies its blocks had when it was taken
         shape.created_metadata_copies = objset.created_metadata_copies
         shape.changed_metadata_copies = objset.changed_metadata_copies
+        shape.sa_layouts_copies = objset.sa_layouts_copies
     return dataset_referenced(pool, shape)
 
 
@@ -484,7 +485,9 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     created_metadata_copies=dataset.created_metadata_copies,
                     changed_metadata_copies=dataset.changed_metadata_copies,
                     sa_settled=dataset.sa_settled,
+                    sa_layouts_copies=dataset.sa_layouts_copies,
                     mountpoint_dirs=tuple(dataset.mountpoint_dirs),
+                    mountpoint_other_chunk=tuple(dataset.mountpoint_other_chunk),
                     root_dir_atime_writes=dataset.root_dir_atime_writes,
                     root_dir_atime_names=dataset.root_dir_atime_names,
                     log_exists=dataset.log_exists,
@@ -518,7 +521,9 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
                       created_metadata_copies=snap.created_metadata_copies,
                       changed_metadata_copies=snap.changed_metadata_copies,
                       sa_settled=snap.sa_settled,
+                      sa_layouts_copies=snap.sa_layouts_copies,
                       mountpoint_dirs=list(snap.mountpoint_dirs),
+                      mountpoint_other_chunk=list(snap.mountpoint_other_chunk),
                       root_dir_atime_writes=snap.root_dir_atime_writes,
                       root_dir_atime_names=snap.root_dir_atime_names,
                       objset_block_rewrites=snap.objset_block_rewrites)
@@ -644,9 +649,12 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     # mounted, but the directories their mountpoints were made in after the snapshot are
     # gone from it.
     dataset.mountpoint_dirs = list(snap.mountpoint_dirs)
+    dataset.mountpoint_other_chunk = list(snap.mountpoint_other_chunk)
+    dataset.mkdirs_since_open = 0  # the head's objset is opened anew (objset_reopened())
     dataset.created_metadata_copies = snap.created_metadata_copies
     dataset.changed_metadata_copies = snap.changed_metadata_copies
     dataset.sa_settled = snap.sa_settled
+    dataset.sa_layouts_copies = snap.sa_layouts_copies
     dataset.root_dir_atime_writes = snap.root_dir_atime_writes
     dataset.root_dir_atime_names = snap.root_dir_atime_names
     # dsl_dataset_rollback_sync() calls dsl_dataset_zero_zil() on the head once it holds
