@@ -48,10 +48,11 @@ class StaleLeaf:
 @dataclass
 class PendingResilver:
     """SPA_ASYNC_RESILVER requested by an import, not started yet: when the pool was
-    imported (the session clock), the txg it was opened in, and the members to resilver."""
+    imported (the session clock), the first txg whose sync may start it (None while the
+    import runs: spa_async_suspend()), and the members to resilver."""
 
     requested_at: float
-    txg: int
+    txg: int | None
     leaves: list[StaleLeaf] = field(default_factory=list)
 
 
@@ -63,9 +64,16 @@ def request(pool: Pool, stale: StaleLeaf, now: float) -> None:
     as one of the recordings of seed 0045 shows)."""
     pending = pool.resilver_pending
     if pending is None:
-        pending = pool.resilver_pending = PendingResilver(now, pool.txg)
-    pending.requested_at, pending.txg = now, pool.txg
+        pending = pool.resilver_pending = PendingResilver(now, None)
+    pending.requested_at, pending.txg = now, None
     pending.leaves = [s for s in pending.leaves if s.guid != stale.guid] + [stale]
+
+
+def resume(pool: Pool) -> None:
+    """spa_async_resume() at the end of spa_import(): a resilver asked for during the
+    import may start at the end of the next txg synced."""
+    if pool.resilver_pending is not None:
+        pool.resilver_pending.txg = pool.txg
 
 
 def sync_txg(pool: Pool, txg: int) -> None:
@@ -73,7 +81,7 @@ def sync_txg(pool: Pool, txg: int) -> None:
     import requested before this txg starts (spa_async_dispatch()), and labsim completes
     it: the members' stale ranges are good again, and zpool status reports the bytes."""
     pending = pool.resilver_pending
-    if pending is None or txg < pending.txg:
+    if pending is None or pending.txg is None or txg < pending.txg:
         return
     pool.resilver_pending = None
     leaves = {leaf.guid: leaf for vdev in [*pool.vdevs, *pool.logs] for leaf in vdev.leaves}
