@@ -12,8 +12,9 @@ and so the vdevs' and the pool's states (vdev_propagate_state()).
 
 A leaf that cannot be opened during the import proper is marked not present
 (vdev_set_state() with SPA_LOAD_IMPORT), so zpool status then names it by its guid,
-"was <path>". When it is found at a later import it is not resilvered; what was written
-while it was away is stale on it (apply_import()).
+"was <path>". What was written while it was away is stale on it when it is found at a
+later import, until the resilver that import asks for (labsim.zfs.dtl_resilver) has run
+(apply_import()).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from labsim.zfs import health, scan
+from labsim.zfs import dtl_resilver, health, scan
 from labsim.zfs.discovery import FoundPool, fix_path
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE, VdevLabel
 from labsim.zfs.layouts import RAIDZ, SINGLE
@@ -122,17 +123,16 @@ def _open_at(path: str, guid: int, read: ReadDevice) -> LeafOutcome:
     return LeafOutcome(path, None)
 
 
-def apply_import(view: ImportView) -> list[tuple[TopVdev, Leaf]]:
+def apply_import(view: ImportView, now: float = 0.0) -> list[tuple[TopVdev, Leaf]]:
     """spa_import(): every leaf takes the path it was opened by; a leaf that could not be
     opened becomes UNAVAIL and not present (its path kept, for "was").
 
-    A leaf not present "was never there to begin with" (vdev_set_state()): writes skip it
-    and no DTL is kept for it, so when it is found at a later import no resilver starts
-    (recorded on 2.3.9: generated seeds 0040 and 0045 show no resilver after
-    `zpool wait -t resilver`, and checksum errors on the returned device instead). The
-    blocks written while it was away are stale on it: labsim marks them as damaged
-    bytes of the leaf (labsim.zfs.scan), which reads and scrubs find and repair.
-    Returns the leaves that are back."""
+    Writes while it is away fail on it, and their txgs go to its DTL (vdev_stat_update(),
+    module/zfs/vdev.c). When it is found at a later import, the blocks written meanwhile
+    are stale on it (labsim marks them as damaged bytes of the leaf, labsim.zfs.scan,
+    which reads and scrubs find and repair) and the import asks for a resilver, which
+    starts once the pool has synced a txg (labsim.zfs.dtl_resilver). ``now``: the session
+    clock. Returns the leaves that are back."""
     pool = view.pool
     back = []
     for vdev in [*pool.vdevs, *pool.logs]:
@@ -144,7 +144,7 @@ def apply_import(view: ImportView) -> list[tuple[TopVdev, Leaf]]:
             if outcome.aux is None:
                 if leaf.not_present or leaf.state == health.UNAVAIL:
                     back.append((vdev, leaf))
-                    mark_stale(pool, vdev, leaf)
+                    dtl_resilver.request(pool, mark_stale(pool, vdev, leaf), now)
                 leaf.state, leaf.aux, leaf.not_present = health.ONLINE, None, False
             else:
                 if leaf.state == health.ONLINE:
@@ -155,11 +155,15 @@ def apply_import(view: ImportView) -> list[tuple[TopVdev, Leaf]]:
     return back
 
 
-def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> None:
-    """The leaf's bytes under every block of its vdev written since it went missing."""
+def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> dtl_resilver.StaleLeaf:
+    """The leaf's bytes under every block of its vdev written since it went missing are
+    stale (damaged). Returns them, with what resilvering them writes to the leaf: each
+    block whole on a mirror's member, the member's columns of a RAID-Z block."""
     before = leaf.blocks_when_missing or frozenset()
     leaf.blocks_when_missing = None
     ranges = []
+    nbytes = 0
+    child = vdev.leaves.index(leaf)
     for extent in scan.vdev_extents(pool, vdev):
         if (extent.offset, extent.length) in before:
             continue
@@ -168,10 +172,14 @@ def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> None:
             # the rows of every child that hold the extent's sectors (scan's layout:
             # sector i of the vdev is on child i % width, row i // width)
             width, shift = vdev.layout.width, vdev.ashift
+            nbytes += scan.child_sectors(lo >> shift, hi >> shift, child, width) << shift
             lo = (lo >> shift) // width << shift
             hi = -(-(hi >> shift) // width) << shift
+        else:
+            nbytes += hi - lo
         ranges.append((lo + VDEV_LABEL_START_SIZE, hi + VDEV_LABEL_START_SIZE))
     scan.damage_ranges(leaf, ranges)
+    return dtl_resilver.StaleLeaf(leaf.guid, ranges, nbytes)
 
 
 def config_tree(vdev: TopVdev) -> tuple[str, list[tuple[str, Leaf]]]:

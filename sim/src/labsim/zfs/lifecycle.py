@@ -6,7 +6,7 @@ from __future__ import annotations
 from copy import deepcopy
 from dataclasses import replace
 
-from labsim.zfs import raidz_expansion, spacemaps
+from labsim.zfs import dtl_resilver, raidz_expansion, spacemaps
 from labsim.zfs.layouts import RAIDZ, Layout
 from labsim.zfs.metadata_blocks import (
     EMPTY_FILESYSTEM,
@@ -130,7 +130,8 @@ def export_pool(pool: Pool) -> Pool:
 def import_pool(pool: Pool) -> None:
     """spa_import(): the metaslabs are loaded anew, none active, so each allocator picks
     again, from the weights on disk (fresh metaslabs first). Import writes a few txgs
-    (labsim advances the txg and allocates nothing)."""
+    (labsim advances the txg and allocates nothing). Async tasks start again at the end
+    (spa_async_resume(): labsim.zfs.dtl_resilver)."""
     pool.rotor.restart()  # metaslab_group_activate() of each group: rotors start anew
     for vdev in pool.vdevs:
         vdev.allocators.passivate_all()
@@ -147,6 +148,7 @@ def import_pool(pool: Pool) -> None:
             write_file(pool, dataset, record.name, record.nbytes, record.content)
             dataset.files[record.name].mtime = record.mtime
     objsets_reopened(pool)
+    dtl_resilver.resume(pool)
     # zpool_enable_datasets() (lib/libzfs/libzfs_mount.c, 2.1.11 and 2.3.9) mounts every
     # file system, parents first; zfs_mount_at() makes a mountpoint that is missing
     # (mkdirp()): one a rollback of the parent took away while the child stayed mounted.

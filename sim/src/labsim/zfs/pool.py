@@ -9,6 +9,7 @@ datasets, txg, lifecycle, snapshots, zvols...). Nothing is global, so any number
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from labsim.content.model import Content, resize
 from labsim.zfs import brt, raidz_expansion_state, spacemaps
@@ -20,6 +21,9 @@ from labsim.zfs.records import BlockGroup
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import LAB_VM_CPUS, KiB, ZfsVersion, allocator_count
+
+if TYPE_CHECKING:
+    from labsim.zfs.dtl_resilver import PendingResilver
 
 # TXG_DEFER_SIZE (include/sys/txg.h): a freed block stays allocated in its metaslab for
 # two more txgs (ms_defer) before it can be reused, so ALLOC counts it a little longer
@@ -341,6 +345,9 @@ class Pool:
     # and the scrub its completion set up that has not run yet.
     expansion: raidz_expansion_state.Expansion | None = None
     scrub_pending: raidz_expansion_state.PendingScrub | None = None
+    # The resilver an import asked for, for members back with writes they missed, that
+    # the pool has not started yet (labsim.zfs.dtl_resilver).
+    resilver_pending: PendingResilver | None = None
     # The pool's guid (spa_generate_guid()), in every label: 0 until the shell gives it
     # one (labsim.zfs.labels.new_guid).
     guid: int = 0

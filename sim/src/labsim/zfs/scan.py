@@ -70,6 +70,11 @@ def damage_leaf(leaf: Leaf, start: int, length: int) -> None:
         damage_ranges(leaf, [(start, start + length)])
 
 
+def merged(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``ranges`` sorted and merged, as leaf damage is kept."""
+    return _merge(ranges)
+
+
 def damage_ranges(leaf: Leaf, ranges: Iterable[tuple[int, int]]) -> None:
     """Record many overwritten byte ranges [lo, hi) of the leaf at once."""
     leaf.damaged = _merge(leaf.damaged + [r for r in ranges if r[1] > r[0]])

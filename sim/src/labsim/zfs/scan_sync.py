@@ -47,6 +47,10 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
     rewriting the MOS's path to the uberblock when it changed the MOS (the new copies are
     good bytes even where a device was overwritten)."""
     record = scan.scrub(pool, now)
+    # The scrub repaired what members back after an import had missed, and its end
+    # empties their DTLs (vdev_dtl_reassess() with scrub_done, module/zfs/vdev.c), so
+    # the resilver that import asked for has nothing left to do (labsim.zfs.dtl_resilver).
+    pool.resilver_pending = None
     for changes_mos in SCRUB_TXGS_CHANGING_MOS:
         if changes_mos:
             rewrite_metadata(pool, MOS_OBJSET)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from labsim.zfs import raidz_expansion, spacemaps
+from labsim.zfs import dtl_resilver, raidz_expansion, spacemaps
 from labsim.zfs.mos import add_mos_blocks
 from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, Pool
 from labsim.zfs.vdevs import TopVdev
@@ -52,7 +52,9 @@ def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
 def advance_txg(pool: Pool) -> None:
     """One transaction group syncs: blocks freed TXG_DEFER_SIZE txgs ago become free
     space again (metaslab_sync_done() moving ms_defer back to the allocatable tree).
-    Changed metaslabs get space maps, and one is flushed (labsim.zfs.spacemaps)."""
+    Changed metaslabs get space maps, and one is flushed (labsim.zfs.spacemaps). At its
+    end, async tasks start (spa_async_dispatch()): a resilver an import asked for
+    (labsim.zfs.dtl_resilver)."""
     _log_frees(pool)
     sync_space_maps(pool)
     pool.txg += 1
@@ -70,6 +72,8 @@ def advance_txg(pool: Pool) -> None:
         release_runs(pool, [extent for _, extent in deferred[:due]])
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
+    if pool.resilver_pending is not None:
+        dtl_resilver.sync_txg(pool, pool.txg - 1)
 
 
 def _log_frees(pool: Pool) -> None:

@@ -9,7 +9,8 @@ pool's config from them (labsim.zfs.discovery): a vdev file renamed or moved to 
 searched directory is found by its label, and the pool's leaves take the new paths.
 The kernel then opens the pool from that config (labsim.zfs.import_config): a mirror or
 RAID-Z group missing members it can do without imports DEGRADED (a member found again at
-a later import comes back stale, not resilvered); a top-level vdev that cannot work
+a later import comes back stale, and is resilvered once the pool has synced a txg:
+labsim.zfs.dtl_resilver); a top-level vdev that cannot work
 leaves the pool UNAVAIL.
 
 Messages (cmd/zpool/zpool_main.c): export of an unknown pool fails in zpool_open_canfail()
@@ -211,7 +212,7 @@ def import_(session: Session, args: list[str]) -> CommandResult:
         pool.datasets = {new_name + key[len(old):]: ds for key, ds in pool.datasets.items()}
         for key, ds in pool.datasets.items():
             ds.name = key
-    import_config.apply_import(view)
+    import_config.apply_import(view, session.now())
     replayed = {record.dataset for record in pool.replay_log}
     import_pool(pool)
     logs_claimed(pool, replayed)

@@ -1,0 +1,97 @@
+"""A device that missed writes comes back: its DTL, and the resilver the import asks for.
+
+A write to a mirror or RAID-Z group whose member could not be opened fails on that member,
+and vdev_stat_update() (module/zfs/vdev.c, 2.1.11 and 2.3.9) records the write's txg in
+the member's DTL_MISSING ("dirty time log"), which vdev_dtl_sync() keeps in the MOS. When
+the pool is imported with the member back, spa_load_impl() (module/zfs/spa.c) finds it
+needs resilvering (vdev_resilver_needed(): a writeable leaf with a non-empty DTL_MISSING)
+and calls spa_async_request(SPA_ASYNC_RESILVER). spa_import() keeps async tasks suspended
+until it has done (spa_async_suspend() ... spa_async_resume()), and they are only started
+at the end of a spa_sync() (spa_async_dispatch()): the resilver (dsl_scan_restart_resilver())
+begins once the imported pool has synced a txg. So a `zpool wait -t resilver` right after
+the import finds nothing resilvering and returns at once, and a `zpool status` then still
+shows the previous scan; a later one shows "resilvered N". Recorded on 2.3.9 and 2.1.11:
+generated tuning seeds 0040, 0045 and 0078 (the status after `zpool wait -t resilver`
+shows the old scan line, a later one "resilvered ..."; in 0078 the scrub after it repairs
+0B: the resilver had copied what the member missed).
+
+The resilver copies every block born in the DTL's txgs: the blocks written while the
+member was away, whole on a mirror's member, the member's columns of RAID-Z blocks (what
+vdev_stat_update() adds to scn_processed: the repair writes to the leaf). Until then
+those blocks are stale on the member (labsim.zfs.import_config.mark_stale); a scrub that
+comes first repairs them and its end empties the DTL (vdev_dtl_reassess() with the scrub
+done), so no resilver follows (labsim.zfs.scan_sync.scrub).
+
+Not modelled: the resilver's own txgs (scan setup and done, their history records), and
+the checksum errors the import's own reads of stale blocks on the member count (0 to 3 in
+the recordings, varying from run to run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from labsim.zfs import scan
+from labsim.zfs.pool import Pool
+
+
+@dataclass
+class StaleLeaf:
+    """A member back with writes it missed: its guid, the byte ranges of the member those
+    writes hold (as labsim.zfs.scan keeps leaf damage) and what resilvering writes."""
+
+    guid: int
+    ranges: list[tuple[int, int]]
+    nbytes: int
+
+
+@dataclass
+class PendingResilver:
+    """SPA_ASYNC_RESILVER requested by an import, not started yet: when the pool was
+    imported (the session clock), the first txg whose sync may start it (None while the
+    import runs: spa_async_suspend()), and the members to resilver."""
+
+    requested_at: float
+    txg: int | None
+    leaves: list[StaleLeaf] = field(default_factory=list)
+
+
+def request(pool: Pool, stale: StaleLeaf, now: float) -> None:
+    """spa_async_request(SPA_ASYNC_RESILVER) for a member back. Its DTL is never empty:
+    the import that found it missing synced txgs that wrote (spa_load_impl() updating the
+    config, spa_import() logging to the history), even if labsim, which does not place
+    those blocks, finds no block written meanwhile (``stale.nbytes`` 0: "resilvered 0B",
+    as one of the recordings of seed 0045 shows)."""
+    pending = pool.resilver_pending
+    if pending is None:
+        pending = pool.resilver_pending = PendingResilver(now, None)
+    pending.requested_at, pending.txg = now, None
+    pending.leaves = [s for s in pending.leaves if s.guid != stale.guid] + [stale]
+
+
+def resume(pool: Pool) -> None:
+    """spa_async_resume() at the end of spa_import(): a resilver asked for during the
+    import may start at the end of the next txg synced."""
+    if pool.resilver_pending is not None:
+        pool.resilver_pending.txg = pool.txg
+
+
+def sync_txg(pool: Pool, txg: int) -> None:
+    """The end of spa_sync() of ``txg`` (labsim.zfs.txg.advance_txg()): a resilver an
+    import requested before this txg starts (spa_async_dispatch()), and labsim completes
+    it: the members' stale ranges are good again, and zpool status reports the bytes."""
+    pending = pool.resilver_pending
+    if pending is None or pending.txg is None or txg < pending.txg:
+        return
+    pool.resilver_pending = None
+    leaves = {leaf.guid: leaf for vdev in [*pool.vdevs, *pool.logs] for leaf in vdev.leaves}
+    copied, resilvered = 0, False
+    for stale in pending.leaves:
+        leaf = leaves.get(stale.guid)
+        if leaf is None or leaf.not_present:  # gone again: vdev_writeable() is false
+            continue
+        leaf.damaged = scan.subtract(leaf.damaged, scan.merged(stale.ranges))
+        copied += stale.nbytes
+        resilvered = True
+    if resilvered:
+        scan.resilver(pool, copied, pending.requested_at)
