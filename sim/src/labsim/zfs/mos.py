@@ -78,10 +78,14 @@ def free_mos_blocks(pool: Pool, owned: MosBlocks) -> None:
     """The object holding ``owned`` was freed (dmu_object_free() in syncing context): its
     blocks are freed in this txg, deferred as every free (labsim.zfs.txg), and leave the
     MOS's physical size."""
-    gone = {id(e) for e in owned.extents}
-    if gone:
-        pool.metadata = [e for e in pool.metadata if id(e) not in gone]
-        pool.deferred.extend((pool.txg, e) for e in owned.extents)
+    # A block labsim.zfs.metadata_rewrite took over as one of those every txg rewrites
+    # (the first rewrite adopts the newest small blocks) is that set's now: it stays.
+    mine = {id(e) for e in owned.extents}
+    kept = [e for e in pool.metadata if id(e) not in mine]
+    if len(kept) < len(pool.metadata):
+        present = {id(e) for e in pool.metadata} & mine
+        pool.metadata = kept
+        pool.deferred.extend((pool.txg, e) for e in owned.extents if id(e) in present)
     if pool.mos_physical is not None:
         pool.mos_physical -= owned.physical
     owned.extents = []
