@@ -33,8 +33,8 @@ MOS_GROWTH = ("the MOS after the new pool's: labsim models the new pool's MOS bl
               "12, mirror and RAID-Z1) and a first snapshot's zapified dsl_dir (2.2+), but "
               "not yet all that later txgs add: space map and log space map objects (real "
               "keeps more alive), MOS dnode blocks filling, bpobjs (the history's growth "
-              "with each command is modelled: labsim.zfs.history); on 2.1 a snapshot's MOS "
-              "objects are still a 24K estimate")
+              "with each command is modelled: labsim.zfs.history; a deadlist entry's first "
+              "bpobj too: labsim.zfs.mos.deadlist_insert)")
 SPACE_MAP_CHURN = ("how many space map and log space map objects a new pool holds: one or two "
                    "blocks (three copies each) more or fewer than the one-vdev mirror labsim's "
                    "profile was read from, by layout and vdev count (labsim adds each further "
@@ -48,6 +48,13 @@ MOS_CHUNKS = ("the MOS's size after the new pool's depends on chance as much as 
               "labsim's profile was read from: a meta-dnode without its indirect block, two "
               "space maps fewer); two real runs of one generated script differ by more than "
               "1 % in 77 of 100")
+MOS_LIFECYCLE = ("the MOS over a pool's life (this probe's steps, 2.3.9): labsim models a new "
+                 "pool's MOS, a first snapshot's zapified dsl_dir, a deadlist entry's first "
+                 "bpobj and what a destroy frees (labsim.zfs.mos), but not the MOS dnode "
+                 "blocks filling, the space maps with entries (real holds a few more early "
+                 "in the pool's life, and the RAID-Z1 pool's new MOS two blocks fewer than "
+                 "labsim's profile), the deadlists' growth or a rollback's and a promote's "
+                 "own blocks; and fs@s1's USED counts one metadata block (1K) more in labsim")
 MOUNTPOINT_CHUNKS = ("which CPU's chunk of object numbers each `zfs create`'s mountpoint "
                      "directory comes from (dmu_object_alloc_impl()) varies from run to run; "
                      "labsim takes the second and later from another chunk (a dnode block "
@@ -66,10 +73,13 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("2.3.9", "lab15-objset-blocks"): {
         "command 7 `zfs list -p -o name,used,refer,logicalreferenced lab15o lab15p lab15q`: "
         f"lab15{p} USED real": MOS_CHUNKS for p in "oq"
-    } | {"command 14 `zfs list -p -r -t all -o name,used,refer,usedsnap lab15q`: lab15q USED "
-         "real": MOS_CHUNKS},
+    },
     ("2.3.9", "lab15-mos-commands"): {
         f"command {n} `zfs list -p": MOS_CHUNKS for n in (5, 9, 13, 21, 24, 33, 39)
+    },
+    ("2.3.9", "lab15-mos-lifecycle"): {
+        f"command {n} `zfs list -p": MOS_LIFECYCLE
+        for n in (8, 12, 15, 18, 29, 32, 36, 39, 43, 48, 51, 54, 58, 63, 67, 70, 73, 76, 85)
     },
     ("2.3.9", "lab15-mos-composition"): {
         f"command {n} `zfs list -p": MOS_GROWTH for n in (10, 15)

@@ -8,8 +8,8 @@ After every command:
   usedbyrefreservation (dsl_dir_stats(): the four dd_used_breakdown parts);
 * the root dataset's USED is at most the pool's size, and no AVAIL is negative.
 When everything is destroyed, the pool's ALLOC is back to the empty pool's, but for the
-MOS objects snapshots, clones and volumes added (labsim.zfs.mos.grow_mos: a real pool keeps
-them too until the MOS shrinks).
+MOS blocks the pool kept (labsim.zfs.mos: space maps, the history, the root's zapified
+dsl_dir and deadlist bpobjs; a real pool keeps them too).
 """
 
 from hypothesis import settings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from labsim.zfs.mos import free_deadlist, free_mos_blocks
 from labsim.zfs.objset import (
     at_creation,
     child_mounted,
@@ -37,6 +38,13 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
         remove_file(pool, dataset, name)
     for extent in dataset.objset_extents:
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    # dsl_destroy_head_sync_impl() (module/zfs/dsl_destroy.c, 2.1.11 and 2.3.9) frees the
+    # head's deadlist (dsl_deadlist_free(): its bpobjs) and its dsl_dir's objects
+    # (dsl_dir_destroy_sync(): the dir's ZAP with them). Recorded on 2.3.9
+    # (tests/fixtures/real/2.3.9/probes/lab15-mos-lifecycle.txt): the zapified dir's 15K and
+    # the bpobj's 3K leave the MOS at ashift 9.
+    free_deadlist(pool, dataset)
+    free_mos_blocks(pool, dataset.dir_blocks)
     del pool.datasets[dataset.name]
     child_unmounted(pool, dataset.name)  # its mountpoint directory removed
     txg_synced(pool)  # then the destroy's sync task

@@ -7,7 +7,7 @@ snapshot names; creating a snapshot, a clone or a volume adds objects to it.
 from __future__ import annotations
 
 from labsim.zfs.metadata_blocks import block_psize, indirect_compressed
-from labsim.zfs.pool import Dataset, Extent, Pool
+from labsim.zfs.pool import Dataset, Extent, MosBlocks, Pool
 from labsim.zfs.versions import KiB, MetaBlock
 
 
@@ -43,9 +43,12 @@ ZAPIFIED_DIR = (MetaBlock(128 * KiB, indirect_compressed(2), copies=3),
                 MetaBlock(16 * KiB, 2 * KiB, copies=3, count=2))
 
 
-def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...]) -> None:
+def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
+                   owner: MosBlocks | None = None) -> None:
     """New MOS blocks: every copy allocated (on the emptiest vdev, one copy per vdev in
-    turn where there are several) and one copy's physical size added to the MOS's."""
+    turn where there are several) and one copy's physical size added to the MOS's. With
+    ``owner``, the object they belong to keeps them too, to free them with it
+    (free_mos_blocks())."""
     rule = pool.version.compression_min_savings
     turn = 0
     for block in blocks:
@@ -61,9 +64,70 @@ def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...]) -> None:
                 if vdev.free < asize:
                     continue
                 for offset, length in vdev.take(asize):
-                    pool.metadata.append(Extent(vdev.id, offset, length))
+                    extent = Extent(vdev.id, offset, length)
+                    pool.metadata.append(extent)
+                    if owner is not None:
+                        owner.extents.append(extent)
             if pool.mos_physical is not None:
                 pool.mos_physical += psize
+                if owner is not None:
+                    owner.physical += psize
+
+
+def free_mos_blocks(pool: Pool, owned: MosBlocks) -> None:
+    """The object holding ``owned`` was freed (dmu_object_free() in syncing context): its
+    blocks are freed in this txg, deferred as every free (labsim.zfs.txg), and leave the
+    MOS's physical size."""
+    # A block labsim.zfs.metadata_rewrite took over as one of those every txg rewrites
+    # (the first rewrite adopts the newest small blocks) is that set's now: it stays.
+    mine = {id(e) for e in owned.extents}
+    kept = [e for e in pool.metadata if id(e) not in mine]
+    if len(kept) < len(pool.metadata):
+        present = {id(e) for e in pool.metadata} & mine
+        pool.metadata = kept
+        pool.deferred.extend((pool.txg, e) for e in owned.extents if id(e) in present)
+    if pool.mos_physical is not None:
+        pool.mos_physical -= owned.physical
+    owned.extents = []
+    owned.physical = 0
+
+
+# A bpobj's data block (bpobj_alloc() with SPA_OLD_MAXBLOCKSIZE, module/zfs/bpobj.c): 128K
+# of block pointers, of which a few entries are written; LZ4 leaves 1K (zdb at ashift 9 on
+# 2.3.9: a deadlist's new "bpobj" object of 3K dsize, three copies;
+# tests/fixtures/real/2.3.9/probes/lab15-mos-lifecycle.txt).
+BPOBJ_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
+
+
+def deadlist_insert(pool: Pool, dataset: Dataset) -> None:
+    """The head ``dataset`` changed: its sync frees blocks born before its newest
+    snapshot (its objset block and the meta-dnode's indirect blocks at least, rewritten
+    by every change), which go to the head's deadlist (dsl_deadlist_insert()). The entry
+    for that snapshot uses the pool's shared empty bpobj until its first block pointer:
+    dle_enqueue() then allocates a bpobj of its own (module/zfs/dsl_deadlist.c, 2.1.11 and
+    2.3.9), a MOS object of one block. A clone's first entry is its origin's. Later frees
+    append to the same bpobj (labsim leaves its growth out), and entries of older
+    snapshots, which frees of older data would fill, are not modelled."""
+    if dataset.snapshots:
+        entry = dataset.snapshots[-1].txg
+    elif dataset.origin is not None:
+        entry = ORIGIN_ENTRY
+    else:
+        return
+    if entry not in dataset.deadlist_blocks:
+        dataset.deadlist_blocks[entry] = MosBlocks()
+        add_mos_blocks(pool, (BPOBJ_BLOCK,), dataset.deadlist_blocks[entry])
+
+
+# The deadlist entry of a clone's origin, which a clone has until its first snapshot.
+ORIGIN_ENTRY = -1
+
+
+def free_deadlist(pool: Pool, dataset: Dataset, entry: int | None = None) -> None:
+    """The bpobjs of the head's deadlist freed: every entry's (dsl_deadlist_free() as the
+    head is destroyed), or ``entry``'s alone."""
+    for key in [k for k in dataset.deadlist_blocks if entry is None or k == entry]:
+        free_mos_blocks(pool, dataset.deadlist_blocks.pop(key))
 
 
 def history_grew(pool: Pool) -> None:

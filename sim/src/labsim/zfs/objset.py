@@ -51,6 +51,7 @@ from labsim.zfs.metadata_blocks import (
     filesystem_blocks,
     volume_blocks,
 )
+from labsim.zfs.mos import deadlist_insert
 from labsim.zfs.pool import Dataset, Extent, File, Pool, Snapshot, property_value
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.versions import MetaBlock
@@ -186,6 +187,7 @@ def objset_changed(pool: Pool, dataset: Dataset) -> None:
     dataset.sa_settled = True
     dataset.unsynced_changes = True
     sync_objset(pool, dataset)
+    deadlist_insert(pool, dataset)  # what the change frees, a snapshot may still hold
 
 
 def txg_synced(pool: Pool) -> None:

@@ -177,6 +177,16 @@ class Snapshot:
 
 
 @dataclass
+class MosBlocks:
+    """MOS blocks that belong to one object of a dataset's (its dsl_dir's ZAP, its
+    deadlist's bpobjs): every copy's extent, and one copy's physical bytes (what
+    Pool.mos_physical counts of them)."""
+
+    extents: list[Extent] = field(default_factory=list)
+    physical: int = 0
+
+
+@dataclass
 class Dataset:
     name: str
     properties: dict[str, object] = field(default_factory=dict)  # locally set values
@@ -203,6 +213,11 @@ class Dataset:
     # Whether its dsl_dir has been made a ZAP (2.2+: by its first snapshot,
     # labsim.zfs.mos.ZAPIFIED_DIR).
     dir_zapified: bool = False
+    # MOS blocks of its own objects, freed when it is destroyed (labsim.zfs.mos): its
+    # dsl_dir's ZAP, and the bpobjs of its deadlist's entries, by the txg of the snapshot
+    # each entry follows (-1: a clone's origin), labsim.zfs.mos.deadlist_insert.
+    dir_blocks: MosBlocks = field(default_factory=MosBlocks)
+    deadlist_blocks: dict[int, MosBlocks] = field(default_factory=dict)
     # The per-dataset features (zstd_compress, zilsaxattr...) active on its dsl_dataset
     # object, which the first of them made a ZAP (labsim.zfs.mos.activate_feature).
     active_features: set[str] = field(default_factory=set)

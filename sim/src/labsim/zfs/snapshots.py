@@ -48,7 +48,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from labsim.zfs import metadata_blocks
-from labsim.zfs.mos import ZAPIFIED_DIR, activate_feature, add_mos_blocks, grow_mos
+from labsim.zfs.mos import (
+    ZAPIFIED_DIR,
+    activate_feature,
+    add_mos_blocks,
+    free_deadlist,
+)
 from labsim.zfs.objset import child_mounted, mountpoint_chunks, sync_objset, txg_synced
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
@@ -59,7 +64,6 @@ from labsim.zfs.space import (
     usedbyrefreservation,
 )
 from labsim.zfs.txg import advance_txg
-from labsim.zfs.versions import KiB
 from labsim.zfs.write_path import free_unheld
 
 
@@ -125,12 +129,9 @@ def chain(pool: Pool, dataset: Dataset) -> list[Objset]:
 # "dir" the dnode block of the root directory (a name made or removed, a new atime);
 # "dnode" one dnode block of files (a file in it created, written or removed).
 # Each snapshot, clone and promote adds objects to the MOS (a dsl_dataset, its deadlist, a
-# dsl_dir, the snapshot names ZAP...), which the root dataset's USED counts and which
-# destroying the snapshot does not give back at once: 24K each on 2.1.11 (a probe's two
-# snapshots of an unchanged dataset added 24K each; the lab's clone and promote about as
-# much). The MOS also grows as deadlists fill; labsim leaves that out (about 0.5 % of the
-# lab's root USED).
-MOS_BYTES_PER_CHANGE = 24 * KiB
+# dsl_dir, the snapshot names ZAP...): micro ZAPs of a few entries, embedded in their block
+# pointers (take_snapshot(), clone(), promote()). The MOS also grows as deadlists fill;
+# labsim leaves that out (about 0.5 % of the lab's root USED).
 
 # (group, what, version, copies): one version of a metadata block, and the copies it was
 # written with (labsim.zfs.objset.metadata_copies at that moment).
@@ -500,14 +501,15 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
     for feature in sorted(dataset.active_features):
         activate_feature(pool, features, feature)
     snap.active_features = frozenset(features)
-    if "snapshots_changed" in pool.version.dataset_properties_added:
-        # 2.2+: the first snapshot zapifies the dsl_dir (labsim.zfs.mos.ZAPIFIED_DIR); the
-        # snapshot's own MOS objects are micro ZAPs, embedded.
-        if not dataset.dir_zapified:
-            add_mos_blocks(pool, ZAPIFIED_DIR)
-            dataset.dir_zapified = True
-    else:
-        grow_mos(pool, MOS_BYTES_PER_CHANGE)
+    # The snapshot's own MOS objects (its dsl_dataset, deadlist, the snapshot names entry)
+    # are micro ZAPs of a few entries, embedded in their block pointers: on 2.1.11 nothing
+    # more (the MOS's growth that follows a snapshot there is its space maps and history,
+    # labsim.zfs.txg and labsim.zfs.history). 2.2+: the first snapshot zapifies the dsl_dir
+    # to record snapshots_changed (labsim.zfs.mos.ZAPIFIED_DIR).
+    if ("snapshots_changed" in pool.version.dataset_properties_added
+            and not dataset.dir_zapified):
+        add_mos_blocks(pool, ZAPIFIED_DIR, dataset.dir_blocks)
+        dataset.dir_zapified = True
     return snap
 
 
@@ -537,12 +539,15 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     # A clone's dsl_dir is zapified to hold its livelist (dsl_dataset_create_sync() with
     # an origin and the livelist feature enabled, which every 2.x pool has: dsl_dir_zapify()
-    # and DD_FIELD_LIVELIST, module/zfs/dsl_dataset.c in 2.1.11 and 2.3.9): the fat ZAP
-    # labsim.zfs.mos.ZAPIFIED_DIR. Its other new MOS objects (dsl_dataset, deadlist,
-    # livelist, the origin's next-clones and dir-clones maps) are micro ZAPs of a few
-    # entries, embedded in their block pointers.
-    add_mos_blocks(pool, ZAPIFIED_DIR)
-    # ... and the origin's active per-dataset features are activated on its dsl_dataset
+    # and DD_FIELD_LIVELIST, module/zfs/dsl_dataset.c in 2.1.11 and 2.3.9), but the entry
+    # is one uint64, which a micro ZAP holds (mzap_create_impl(); only an entry of another
+    # size, as snapshots_changed's two words, upgrades it to a fat ZAP, zap_micro.c): the
+    # zapified dir stays a micro ZAP like its other new MOS objects (dsl_dataset,
+    # deadlist, livelist, the origin's next-clones and dir-clones maps), embedded in its
+    # block pointer. Recorded on 2.3.9 at ashift 9
+    # (tests/fixtures/real/2.3.9/probes/lab15-mos-lifecycle.txt): the clone's dir is a
+    # "zap" of dsize 0, and the MOS grew by 6K (its dnode blocks and a bpobj), not 15K more.
+    # The origin's active per-dataset features are activated on its dsl_dataset
     # (dsl_dataset_create_sync_dd(), same file).
     for feature in sorted(snap.active_features):
         activate_feature(pool, dataset.active_features, feature)
@@ -620,7 +625,10 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     # dataset is not a clone (a clone's metadata is counted, not allocated).
     clone_ds.objset_extents, parent.objset_extents = (parent.objset_extents,
                                                       clone_ds.objset_extents)
-    grow_mos(pool, MOS_BYTES_PER_CHANGE)
+    # dsl_dataset_promote_sync() (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9) moves entries
+    # between micro ZAPs (snapshot names, dir clones) and deadlists: no new MOS block of its
+    # own. Recorded on 2.3.9 (lab15-mos-lifecycle.txt): 4.5K at ashift 9 (the history's
+    # record and a bpobj's block of the deadlists, not modelled), nothing at ashift 12.
     txg_synced(pool)  # a sync task
     advance_txg(pool)
 
@@ -669,6 +677,10 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     dataset.removed_files = [(f, txg) for f, txg in dataset.removed_files if txg <= snap.txg]
     _free_unheld(pool, dropped)
     sync_objset(pool, dataset)  # what is allocated for its objset follows the new shape
+    # The old head's deadlist goes with the clone destroyed (dsl_destroy_head_sync_impl()):
+    # the bpobj its entry for the snapshot got from changes since is freed; the new head's
+    # entry is empty (dsl_deadlist_clone() makes the entries with the empty bpobj).
+    free_deadlist(pool, dataset, snap.txg)
     advance_txg(pool)
 
 

@@ -25,7 +25,7 @@ from labsim.zfs import records as records_mod
 from labsim.zfs.datasets import create_dataset
 from labsim.zfs.errors import NotSimulated
 from labsim.zfs.layouts import RAIDZ
-from labsim.zfs.mos import grow_mos, objset_id
+from labsim.zfs.mos import objset_id
 from labsim.zfs.objset import objset_changed
 from labsim.zfs.pool import Dataset, Extent, File, Pool, property_value
 from labsim.zfs.records import expected_records_touched
@@ -76,9 +76,6 @@ def check_volsize(volsize: int, volblocksize: int) -> str | None:
 
 
 VOLUME_OBJECT = "\0volume"
-
-
-VOLUME_MOS_BYTES = 32 * KiB
 
 
 ZVOL_DIR = "/dev/zvol"
@@ -163,11 +160,12 @@ def create_volume(pool: Pool, name: str, volsize: int, *, sparse: bool,
     dataset = create_dataset(pool, name, props)
     # A volume's objset is smaller than a file system's (no ZPL master node, root
     # directory, delete queue or SA tables): metadata_blocks.volume_blocks(), which
-    # create_dataset() allocated (labsim.zfs.objset).
-    # The MOS grows more than for a file system: the lab 7 recordings (2.1.11) show 32K
-    # more per volume created.
-
-    grow_mos(pool, VOLUME_MOS_BYTES)
+    # create_dataset() allocated (labsim.zfs.objset). In the MOS it has what a file
+    # system has (dsl_dataset_create_sync(): a dsl_dir, its props and child map, a
+    # dsl_dataset, its snapshot names and deadlist), micro ZAPs of a few entries,
+    # embedded in their block pointers: nothing more than a file system's `zfs create`
+    # (generated seeds 68, 74 and 84: 0 to 9K more in the root's USEDCHILD, its space
+    # maps and history, on 2.1.11 and 2.3.9).
     dataset.files[VOLUME_OBJECT] = File(VOLUME_OBJECT, size=volsize,
                                         object=dataset.next_object, birth=pool.txg)
     dataset.next_object += 1
