@@ -71,6 +71,31 @@ const pyodideOptions = {
   stderr: (line) => console.warn("[python]", line),
 };
 
+// Pyodide restores a snapshot by copying it over the WebAssembly memory as instantiated
+// (restoreSnapshot() in pyodide.asm.mjs), which starts at 480 pages (30 MiB) and does not
+// grow to fit: a snapshot of a heap that grew while labsim was imported fails with "offset
+// is out of bounds". So the memory is grown to the snapshot's size as soon as the module is
+// instantiated, before the copy. The snapshot's second word is the size of its header.
+function snapshotPages(bytes) {
+  const header = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4, true);
+  return Math.ceil((bytes.length - header) / 65536);
+}
+
+function growMemoryOnInstantiate(pages) {
+  const { instantiate, instantiateStreaming } = WebAssembly;
+  const grown = (result) => {
+    const memory = (result.instance ?? result).exports?.memory;
+    if (memory instanceof WebAssembly.Memory) {
+      const have = memory.buffer.byteLength / 65536;
+      if (have < pages) memory.grow(pages - have);
+    }
+    return result;
+  };
+  WebAssembly.instantiate = (...args) => instantiate(...args).then(grown);
+  WebAssembly.instantiateStreaming = (...args) => instantiateStreaming(...args).then(grown);
+  return () => Object.assign(WebAssembly, { instantiate, instantiateStreaming });
+}
+
 // From the snapshot: Python and labsim are up at once; the wheel's files are unpacked after
 // the first calls are answered (nothing needs them: every labsim module is already imported).
 // The snapshot's bytes are there before loadPyodide starts: a snapshot that cannot be had
@@ -79,7 +104,13 @@ const pyodideOptions = {
 async function bootFromSnapshot(loadPyodide, snapshot, wheel, mark) {
   const bytes = await snapshot;
   mark("snapshot");
-  const instance = await loadPyodide({ indexURL: PYODIDE.href, ...pyodideOptions, _loadSnapshot: bytes });
+  const restore = growMemoryOnInstantiate(snapshotPages(bytes));
+  let instance;
+  try {
+    instance = await loadPyodide({ indexURL: PYODIDE.href, ...pyodideOptions, _loadSnapshot: bytes });
+  } finally {
+    restore();
+  }
   mark("pyodide");
   const made = instance.globals.get("_labsim_bridge");
   if (!made) throw new Error("the snapshot has no _labsim_bridge");

@@ -9,7 +9,6 @@ datasets, txg, lifecycle, snapshots, zvols...). Nothing is global, so any number
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from labsim.content.model import Content, resize
 from labsim.zfs import brt, raidz_expansion_state, spacemaps
@@ -18,12 +17,10 @@ from labsim.zfs.compression import DataPattern, as_content
 from labsim.zfs.history import History
 from labsim.zfs.layouts import SPA_MINBLOCKSHIFT
 from labsim.zfs.records import BlockGroup
+from labsim.zfs.resilver_state import PendingResilver
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import LAB_VM_CPUS, KiB, ZfsVersion, allocator_count
-
-if TYPE_CHECKING:
-    from labsim.zfs.dtl_resilver import PendingResilver
 
 # TXG_DEFER_SIZE (include/sys/txg.h): a freed block stays allocated in its metaslab for
 # two more txgs (ms_defer) before it can be reused, so ALLOC counts it a little longer
