@@ -191,11 +191,22 @@ def level_one_psize_at(content: Content, block_size: int, index: int, records: i
     size = content.size
     children = []
     first = index * POINTERS_PER_INDIRECT
+    # One stream of zeros: a record's bytes, so its key and block, depend on its length
+    # alone (the same child a thousand times over, worked out once).
+    pattern = compression.stationary_pattern(content)
+    by_length: dict[int, Child] | None = \
+        {} if pattern is not None and pattern.kind == compression.ZERO else None
     for record in range(first, min(records, first + POINTERS_PER_INDIRECT)):
         offset = record * block_size
         length = max(0, min(block_size, size - offset))
+        if by_length is not None and length in by_length:
+            children.append(by_length[length])
+            continue
         block = compression.block_of(content, offset, length, block_size, compression_name,
                                      ashift, min_savings, zstd_early_abort) \
             if length else compression.HOLE
-        children.append(Child(record_key(content, offset, length), block_size, block))
+        child = Child(record_key(content, offset, length), block_size, block)
+        if by_length is not None:
+            by_length[length] = child
+        children.append(child)
     return level_one_psize(children, copies, compression_name, ashift)
