@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from labsim.zfs import raidz_expansion_state
-from labsim.zfs.byte_ranges import subtract
+from labsim.zfs.byte_ranges import merge, subtract
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE, VDEV_LABEL_START_SIZE
 from labsim.zfs.layouts import (
@@ -242,14 +242,8 @@ class TopVdev:
         readable child, a missing or offline one catches up later by resilver). RAID-Z's
         damage is left as it is: a block's columns are not contiguous on a child
         (labsim.zfs.scan.repair() does the same)."""
-        cuts = sorted((VDEV_LABEL_START_SIZE + offset, VDEV_LABEL_START_SIZE + offset + length)
-                      for offset, length in pieces if length > 0)
-        joined: list[tuple[int, int]] = []
-        for lo, hi in cuts:
-            if joined and lo <= joined[-1][1]:
-                joined[-1] = (joined[-1][0], max(hi, joined[-1][1]))
-            else:
-                joined.append((lo, hi))
+        joined = merge((VDEV_LABEL_START_SIZE + offset, VDEV_LABEL_START_SIZE + offset + length)
+                       for offset, length in pieces if length > 0)
         for leaf in self.leaves:
             if leaf.damaged and leaf.state == "ONLINE" and not leaf.not_present:
                 leaf.damaged = subtract(leaf.damaged, joined)
