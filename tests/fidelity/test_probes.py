@@ -30,16 +30,17 @@ FIRST_RUNS = sorted(p for p in REAL.glob("*/probes/*.txt") if ".run" not in p.na
 # (release, probe) -> {start of a comparator line: why labsim differs}
 MOS_GROWTH = ("the MOS after the new pool's: labsim models the new pool's MOS block by block "
               "(labsim.zfs.metadata_blocks, exact here right after creation at ashift 9 and "
-              "12, mirror and RAID-Z1) and a first snapshot's zapified dsl_dir (2.2+), but "
-              "not yet all that later txgs add: space map and log space map objects (real "
-              "keeps more alive), MOS dnode blocks filling, bpobjs (the history's growth "
-              "with each command is modelled: labsim.zfs.history; a deadlist entry's first "
-              "bpobj too: labsim.zfs.mos.deadlist_insert)")
+              "12, mirror and RAID-Z1), a first snapshot's zapified dsl_dir (2.2+) and the "
+              "space maps (a metaslab's at its first flush, a log space map for each txg that "
+              "writes until every metaslab is flushed past it: labsim.zfs.txg), but not yet "
+              "MOS dnode blocks filling or the bpobjs' growth (the history's growth with each "
+              "command is modelled: labsim.zfs.history; a deadlist entry's first bpobj too: "
+              "labsim.zfs.mos.deadlist_insert)")
 SPACE_MAP_CHURN = ("how many space map and log space map objects a new pool holds: one or two "
                    "blocks (three copies each) more or fewer than the one-vdev mirror labsim's "
                    "profile was read from, by layout and vdev count (labsim adds each further "
-                   "vdev's unflushed-txgs array only); labsim does not model the log space "
-                   "maps' lifetimes (spa_log_spacemap.c)")
+                   "vdev's unflushed-txgs array only); which metaslabs the new pool's blocks "
+                   "touch on each vdev decides how many space maps its first txgs flush")
 MOS_CHUNKS = ("the MOS's size after the new pool's depends on chance as much as on the "
               "commands: which CPU's chunk of object numbers (dmu_object_alloc_impl(), "
               "module/zfs/dmu_object.c) the syncing thread drew decides how many levels and "
@@ -50,11 +51,11 @@ MOS_CHUNKS = ("the MOS's size after the new pool's depends on chance as much as 
               "1 % in 77 of 100")
 MOS_LIFECYCLE = ("the MOS over a pool's life (this probe's steps, 2.3.9): labsim models a new "
                  "pool's MOS, a first snapshot's zapified dsl_dir, a deadlist entry's first "
-                 "bpobj and what a destroy frees (labsim.zfs.mos), but not the MOS dnode "
-                 "blocks filling, the space maps with entries (real holds a few more early "
-                 "in the pool's life, and the RAID-Z1 pool's new MOS two blocks fewer than "
-                 "labsim's profile), the deadlists' growth or a rollback's and a promote's "
-                 "own blocks; and fs@s1's USED counts one metadata block (1K) more in labsim")
+                 "bpobj, what a destroy frees (labsim.zfs.mos) and the space maps "
+                 "(labsim.zfs.txg), but not the MOS dnode blocks filling, the deadlists' "
+                 "growth or a rollback's and a promote's own blocks (and the RAID-Z1 pool's "
+                 "new MOS holds four blocks fewer than labsim's profile); and fs@s1's USED "
+                 "counts one metadata block (1K) more in labsim")
 MOUNTPOINT_CHUNKS = ("which CPU's chunk of object numbers each `zfs create`'s mountpoint "
                      "directory comes from (dmu_object_alloc_impl()) varies from run to run; "
                      "labsim takes the second and later from another chunk (a dnode block "
@@ -79,7 +80,8 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     },
     ("2.3.9", "lab15-mos-lifecycle"): {
         f"command {n} `zfs list -p": MOS_LIFECYCLE
-        for n in (8, 12, 15, 18, 29, 32, 36, 39, 43, 48, 51, 54, 58, 63, 67, 70, 73, 76, 85)
+        for n in (8, 12, 15, 18, 29, 32, 36, 39, 43, 48, 51, 54, 58, 63, 67, 70, 73, 76, 79,
+                  82, 85)
     },
     ("2.3.9", "lab15-mos-composition"): {
         f"command {n} `zfs list -p": MOS_GROWTH for n in (10, 15)

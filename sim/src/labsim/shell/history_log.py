@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from labsim.shell.units import parse_zfs_number
 from labsim.zfs import history as hist
-from labsim.zfs.mos import history_grew, objset_id
-from labsim.zfs.pool import Pool
+from labsim.zfs.mos import history_grew, mos_rewritten, objset_id
+from labsim.zfs.pool import TXG_INITIAL, Pool
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
@@ -63,6 +63,7 @@ class _Log:
         version = pool.version
         self.version = hist.version_message(version.release, version.package_release,
                                             self.host, KERNEL_RELEASE.get(version.name, ""))
+        self.txg: int | None = None  # the txg internal events name; None: the open one
 
     def internal(self, operation: str, message: str, dsname: str | None = None) -> None:
         dsid = 0
@@ -71,13 +72,23 @@ class _Log:
             dsid = objset_id(self.pool, head) if head is not None else 0
             dsid += 1 if "@" in dsname else 0
         self.pool.history.append(hist.internal_record(
-            operation, message, self.pool.txg, self.time, self.host, dsname, dsid))
+            operation, message, self.pool.txg if self.txg is None else self.txg, self.time,
+            self.host, dsname, dsid))
 
     def ioctl(self, name: str, innvl: dict[str, object]) -> None:
         self.pool.history.append(hist.ioctl_record(name, innvl, self.time, self.host))
 
     def command(self, line: str) -> None:
         self.pool.history.append(hist.command_record(line, self.time, self.host))
+
+
+def _history_written(pool: Pool) -> None:
+    """The records go to the open txg: the ioctl's record and the command line are logged
+    with dsl_sync_task_nowait() (spa_history_log_nvl(), module/zfs/spa_history.c in 2.1.11
+    and 2.3.9), after the command's own sync task waited for its txg, so the txg after
+    it writes the MOS too (zdb -m: log space maps of both txgs)."""
+    history_grew(pool)
+    mos_rewritten(pool)
 
 
 def after_zfs(session: Session, subcommand: str, args: list[str]) -> None:
@@ -131,7 +142,7 @@ def after_zfs(session: Session, subcommand: str, args: list[str]) -> None:
     elif subcommand == "promote":
         log.internal("promote", "", target)
     log.command(" ".join(["zfs", subcommand, *args]))
-    history_grew(pool)
+    _history_written(pool)
 
 
 def exported_pool(session: Session, subcommand: str, args: list[str]) -> Pool | None:
@@ -152,7 +163,7 @@ def after_zpool(session: Session, subcommand: str, args: list[str],
     if subcommand == "export":
         if exported is not None and exported.history_psize is not None:
             _Log(session, exported).command(line)
-            history_grew(exported)
+            _history_written(exported)
         return
     valued = _VALUED["zpool-create"] if subcommand == "create" else _VALUED.get(subcommand, "")
     words = _positionals(args, valued)
@@ -167,12 +178,15 @@ def after_zpool(session: Session, subcommand: str, args: list[str],
     log = _Log(session, pool)
     if subcommand == "create":
         # spa_create(): the version, then spa_sync_props() on what zpool_do_create()
-        # sent: the -o properties and every feature enabled.
+        # sent: the -o properties and every feature enabled; all in the create's txg,
+        # which has synced.
+        log.txg = TXG_INITIAL
         log.internal("create", log.version)
         for prop in _options(args, "-o"):
             log.internal("set", f"{prop.partition('=')[0]}={_int_text(prop.partition('=')[2])}")
         for feature in hist.features_of(pool.version.name):
             log.internal("set", f"feature@{feature}=enabled")
+        log.txg = None
     elif subcommand == "import":
         log.internal("import", log.version)  # spa_import(): spa_history_log_version()
     elif subcommand == "scrub":
@@ -183,4 +197,7 @@ def after_zpool(session: Session, subcommand: str, args: list[str],
         name_, _, value = words[0].partition("=")
         log.internal("set", f"{name_}={_int_text(value)}")
     log.command(line)
-    history_grew(pool)
+    if subcommand == "create":
+        history_grew(pool)  # written in the txgs the create syncs (lifecycle.create_pool)
+    else:
+        _history_written(pool)

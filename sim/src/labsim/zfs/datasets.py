@@ -8,7 +8,7 @@ from labsim.zfs.objset import (
     child_mounted,
     child_unmounted,
     sync_objset,
-    txg_synced,
+    sync_task_synced,
 )
 from labsim.zfs.pool import Dataset, Pool
 from labsim.zfs.txg import advance_txg
@@ -25,7 +25,7 @@ def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Data
     dataset.sa_layouts_copies = copies
     pool.datasets[name] = dataset
     sync_objset(pool, dataset)
-    txg_synced(pool)  # dmu_objset_create() is a sync task; the mount comes after it
+    sync_task_synced(pool)  # dmu_objset_create() is a sync task; the mount comes after it
     if properties.get("type") != "volume":
         child_mounted(pool, name)  # `zfs create` mounts it: a directory made in its parent
     advance_txg(pool)
@@ -47,5 +47,5 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
     free_mos_blocks(pool, dataset.dir_blocks)
     del pool.datasets[dataset.name]
     child_unmounted(pool, dataset.name)  # its mountpoint directory removed
-    txg_synced(pool)  # then the destroy's sync task
+    sync_task_synced(pool)  # then the destroy's sync task
     advance_txg(pool)

@@ -15,6 +15,7 @@ from labsim.zfs.metadata_blocks import (
     copy_psizes,
 )
 from labsim.zfs.metaslab import allocator_for
+from labsim.zfs.mos import mos_rewritten
 from labsim.zfs.objset import child_mounted, objsets_reopened
 from labsim.zfs.pool import (
     TXG_CONCURRENT_STATES,
@@ -25,9 +26,9 @@ from labsim.zfs.pool import (
     Pool,
 )
 from labsim.zfs.raidz_expansion_state import Expansion, Geometry
-from labsim.zfs.txg import advance_txg, sync_space_maps
+from labsim.zfs.txg import advance_txg, charge_space_maps
 from labsim.zfs.vdevs import Leaf, TopVdev, VdevSpec, build_vdev, metadata_allocation
-from labsim.zfs.versions import SPA_HISTORY_AT_CREATION, KiB, ZfsVersion
+from labsim.zfs.versions import SPA_HISTORY_AT_CREATION, ZfsVersion
 from labsim.zfs.write_path import write_file
 
 
@@ -53,7 +54,8 @@ def create_pool(
     # allocators' secondary metaslabs, where OpenZFS puts a third copy that lands on a
     # vdev already holding one (metaslab_group_alloc_normal(): METASLAB_WEIGHT_SECONDARY).
     # The recordings show six metaslabs written on each vdev of lab 3's new pool.
-    turn = 0
+    turn = block_turn = 0
+    on_vdev: dict[int, int] = {}  # copies of the current block on each vdev
     rule = version.compression_min_savings
     live = [*profile.live, *(EMPTY_FILESYSTEM if profile.with_root_objset else ())]
     if profile.with_root_objset and len(vdevs) > 1:
@@ -63,17 +65,26 @@ def create_pool(
         # one block more (three copies) for two single files than for one, at ashift 9 and
         # 12. How many space maps and log space maps live besides varies by a block or two.
         live.append(replace(UNFLUSHED_TXGS_BLOCK, count=len(vdevs) - 1))
+    replaced: list[Extent] = []  # blocks the create's txgs write and free again
     for blocks, deferred in ((live, False), (profile.deferred, True)):
-        for psize in copy_psizes(blocks, pool.min_ashift, rule):
+        for psize, copy in copy_psizes(blocks, pool.min_ashift, rule, with_copy=True):
             vdev = vdevs[turn % len(vdevs)]
             turn += 1
+            if copy == 0:
+                block_turn = turn
+                on_vdev.clear()
+            # A block's copies hash to one allocator; a second and third copy on the same
+            # vdev go to other metaslabs (metaslab_group_alloc_normal(): SECONDARY, CLAIM).
+            role = on_vdev.get(vdev.id, 0)
+            on_vdev[vdev.id] = role + 1
             asize = vdev.psize_to_asize(psize)
-            pieces = vdev.take(asize, allocator=allocator_for(0, turn, 0, 0, pool.allocators),
-                               secondary=psize > 4 * KiB)
+            pieces = vdev.take(asize,
+                               allocator=allocator_for(0, block_turn, 0, 0, pool.allocators),
+                               secondary=role == 1, claim=role >= 2)
             for offset, length in pieces:
                 extent = Extent(vdev.id, offset, length)
                 if deferred:
-                    pool.deferred.append((pool.txg, extent))
+                    replaced.append(extent)
                 else:
                     pool.metadata.append(extent)
     if profile.with_root_objset:
@@ -82,7 +93,25 @@ def create_pool(
         pool.mos_physical = sum(block_psize(b, pool.min_ashift, rule) * b.count
                                 for b in live if b not in EMPTY_FILESYSTEM)
         pool.history_psize = block_psize(SPA_HISTORY_AT_CREATION, pool.min_ashift, rule)
-    sync_space_maps(pool, new_space_maps_cost=False)  # the new pool's are in create_metadata
+    # spa_create() waits for its txg (TXG_INITIAL) to sync: its metaslabs get space maps
+    # and the txg its log space map, whose MOS blocks labsim.zfs.txg adds.
+    advance_txg(pool)
+    # `zpool create` then mounts the root file system, and dmu_objset_own() finds its
+    # objset without the user-object and project accounting flags: spa_create() made it
+    # (dsl_pool_create()) before it enabled those features (spa_sync_props()). So it
+    # starts dmu_objset_id_quota_upgrade() (module/zfs/dmu_objset.c, 2.1.11 and 2.3.9),
+    # a task that dirties the objset, activates both features on the root dataset (zdb:
+    # their refcount is 1) and waits for the txgs to sync; the command's history record
+    # goes to the open txg. zdb -m after a create and a sync shows log space maps of txgs
+    # 4, 5 and 6 and metaslabs flushed in 5 and 6 (tests/fixtures/real/*/probes/
+    # lab15-mos-growth.txt), and right after the command ALLOC already holds their space
+    # maps and still holds the blocks they replaced (back TXG_DEFER_SIZE txgs later):
+    # labsim syncs two txgs that change the MOS as part of the create, the second
+    # freeing the creation's replaced blocks.
+    for _ in range(2):
+        mos_rewritten(pool)
+        advance_txg(pool)
+    pool.deferred.extend((pool.txg - 1, extent) for extent in replaced)
     return pool
 
 
@@ -124,6 +153,7 @@ def export_pool(pool: Pool) -> Pool:
     pool.deferred = []
     pool.txg += TXG_DEFER_SIZE + 1
     spacemaps.flush_all([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)
+    charge_space_maps(pool)  # every metaslab's space map written, one log space map left
     return pool
 
 

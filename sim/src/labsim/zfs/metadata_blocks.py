@@ -69,6 +69,18 @@ ZBT_MICRO = (1 << 63) + 3
 # (VDEV_TOP_ZAP_MS_UNFLUSHED_PHYS_TXGS: a uint64 object of one 128K block, metaslab_sync()
 # in module/zfs/metaslab.c), a MOS object: LZ4 leaves 1K of it (zdb, 2.1.11 and 2.3.9).
 UNFLUSHED_TXGS_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
+# A space map's data block, which a metaslab's space map gets at its first flush and a log
+# space map in its txg: 128K of a few entries (zfs_metaslab_sm_blksz_with_log,
+# module/zfs/metaslab.c), which LZ4 leaves at 1K or less (zdb at ashift 9, 2.1.11 and
+# 2.3.9: every "SPA space map" block that holds data has a physical size of 1K), stored
+# with the MOS's three copies: 3K in all at ashift 9 and 12K at ashift 12 on a mirror.
+# labsim.zfs.txg charges them as the MOS's blocks (labsim.zfs.mos.add_mos_blocks), so
+# ALLOC counts them as USED does.
+SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
+# Right after `zpool create` the MOS holds five of them: the log space maps of the three
+# txgs the create syncs and the space maps of the two metaslabs flushed in the last two
+# (labsim.zfs.lifecycle.create_pool, labsim.zfs.spacemaps).
+NEW_POOL_SPACE_MAPS = (MetaBlock(128 * KiB, 1 * KiB, copies=3, count=5),)
 # The SA layouts, a fat ZAP of two 16K blocks (the attribute layouts of the objects the
 # file system holds, sa_attr_register_sync() in module/zfs/sa.c): its header, which LZ4
 # leaves one sector of, and a leaf of seven (zdb -dddddd on 2.3.9 at ashift 9,
@@ -353,14 +365,20 @@ def _filesystem_blocks(files: tuple[str, ...], objset_copies: ObjsetCopies,
 EMPTY_FILESYSTEM = filesystem_blocks()
 
 
-def copy_psizes(blocks: Iterable[MetaBlock], ashift: int, rule: MinSavings) -> list[int]:
+def copy_psizes(blocks: Iterable[MetaBlock], ashift: int, rule: MinSavings,
+                with_copy: bool = False) -> list:
     """The physical size of every copy of every block, in order (holes and embedded
-    blocks left out): what has to be allocated to write them."""
-    out = []
+    blocks left out): what has to be allocated to write them. ``with_copy``: (psize,
+    copy number within its block) pairs."""
+    out: list = []
     for block in blocks:
         psize = block_psize(block, ashift, rule)
         if psize:
-            out += [psize] * (block.count * block.copies)
+            if with_copy:
+                out += [(psize, copy) for _ in range(block.count)
+                        for copy in range(block.copies)]
+            else:
+                out += [psize] * (block.count * block.copies)
     return out
 
 

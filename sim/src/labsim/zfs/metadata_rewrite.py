@@ -14,8 +14,9 @@ compressed, zio_compress_select() with ZIO_COMPRESS_ON for metadata, lz4) and ta
 sector. They are allocated by the same rotor as the file's data, between its data blocks
 in the active metaslab, and have more copies than data (dmu_write_policy(): one more for
 dataset metadata, SPA_DVAS_PER_BP = 3 for the MOS), the second and third on the next
-top-level vdevs (metaslab_alloc_dva(): ``mg = vd->vdev_mg->mg_next`` for d > 0), or in
-the allocator's secondary metaslab when there is only one vdev.
+top-level vdevs (metaslab_alloc_dva(): ``mg = vd->vdev_mg->mg_next`` for d > 0), or, on
+a vdev that holds a copy already, in the allocator's secondary metaslab and then the
+vdev's CLAIM-activated one (metaslab_group_alloc_normal()).
 
 What this does to a pool: its metadata stays the same size but moves with the data, and
 the blocks it leaves behind become holes of a sector or a few inside metaslabs that data
@@ -94,10 +95,10 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
         replaced = iter(old)
         groups = tuple(_place_copies(pool, objset, replaced, first, room, current).items())
         current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
-    for (target, allocator, secondary, size), count in groups:
+    for (target, allocator, role, size), count in groups:
         vdev = pool.vdevs[target]
         for offset, length in vdev.take(count * size, size, allocator=allocator,
-                                        secondary=secondary):
+                                        secondary=role == 1, claim=role >= 2):
             if length % size:  # a gang block's piece (no free segment held a copy whole)
                 current.append(Extent(target, offset, length))
             else:  # one extent a copy
@@ -110,18 +111,21 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
 
 def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],
                   first: int, room: list[int],
-                  current: list[Extent]) -> dict[tuple[int, int, bool, int], int]:
+                  current: list[Extent]) -> dict[tuple[int, int, int, int], int]:
     """rewrite_metadata()'s placement copy by copy: on the first vdev from each copy's
     own that has the room for it. Frees (defers) each copy replaced; a copy that fits
     nowhere keeps its old block (added to ``current``). Returns the copies to allocate
-    by (vdev, allocator, secondary, size), in the order they are first met."""
+    by (vdev, allocator, role, size), in the order they are first met; the role is the
+    copies of the block on that vdev before this one (0 primary, 1 secondary, 2 claim:
+    labsim.zfs.metaslab.GroupAllocators)."""
     n = len(pool.vdevs)
-    # (vdev, allocator, secondary, size) -> copies: each group is allocated in one call,
+    # (vdev, allocator, role, size) -> copies: each group is allocated in one call,
     # block by block, which puts them where one call per copy would.
-    groups: dict[tuple[int, int, bool, int], int] = {}
+    groups: dict[tuple[int, int, int, int], int] = {}
     deferred, txg, allocators = pool.deferred, pool.txg, pool.allocators
     for i, (owner, obj, copies) in enumerate(_REWRITE_SET):
         allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, allocators)
+        on_vdev = [0] * n
         for d in range(copies):
             previous = next(replaced, None)
             if previous is None:  # an earlier txg had to gang a block: fewer, odd pieces
@@ -137,7 +141,8 @@ def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],
                 current.append(previous)
                 continue
             room[target] -= length
-            key = (target, allocator, d > 0 and n == 1, length)
+            key = (target, allocator, on_vdev[target], length)
+            on_vdev[target] += 1
             groups[key] = groups.get(key, 0) + 1
             deferred.append((txg, previous))
     return groups
@@ -145,21 +150,23 @@ def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],
 
 @lru_cache(maxsize=256)
 def _placement(first: int, n: int, objset: int, allocators: int, lengths: tuple[int, ...]
-               ) -> tuple[tuple[tuple[tuple[int, int, bool, int], int], ...], tuple[int, ...]]:
+               ) -> tuple[tuple[tuple[tuple[int, int, int, int], int], ...], tuple[int, ...]]:
     """_place_copies() when no vdev runs short, for old copies of ``lengths``: the groups
     it returns, and the bytes it puts on each vdev (which must fit for this to hold). A
     fill rewrites the same set a thousand times."""
-    groups: dict[tuple[int, int, bool, int], int] = {}
+    groups: dict[tuple[int, int, int, int], int] = {}
     need = [0] * n
     j = 0
     for i, (owner, obj, copies) in enumerate(_REWRITE_SET):
         allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, allocators)
+        on_vdev = [0] * n
         for d in range(copies):
             length = lengths[j]
             j += 1
             target = (first + i + d) % n
             need[target] += length
-            key = (target, allocator, d > 0 and n == 1, length)
+            key = (target, allocator, on_vdev[target], length)
+            on_vdev[target] += 1
             groups[key] = groups.get(key, 0) + 1
     return tuple(groups.items()), tuple(need)
 

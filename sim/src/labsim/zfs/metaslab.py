@@ -155,6 +155,12 @@ class GroupAllocators:
 
     primary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
     secondary: list[int | None] = field(default_factory=lambda: [None] * SPA_ALLOCATORS)
+    # The metaslab activated for a third copy of a block on this vdev, for no allocator
+    # (metaslab_group_alloc_normal(): a vdev holding two DVAs of the block already asks
+    # for METASLAB_WEIGHT_CLAIM, and metaslab_activate_allocator() gives a CLAIM
+    # activation no allocator; its weight keeps the CLAIM bit, so the next third copy's
+    # find_valid_metaslab() finds it first). One slot, kept as the others are.
+    claim: list[int | None] = field(default_factory=lambda: [None])
     _order: ActivationOrder | None = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -170,9 +176,15 @@ class GroupAllocators:
         """Nothing is active after an export and import: the tree starts over."""
         self.primary = [None] * len(self.primary)
         self.secondary = [None] * len(self.secondary)
+        self.claim = [None]
 
     def active(self) -> set[int]:
-        return {i for i in (*self.primary, *self.secondary) if i is not None}
+        return {i for i in (*self.primary, *self.secondary, *self.claim) if i is not None}
+
+    def slots(self, secondary: bool, claim: bool) -> list[int | None]:
+        """The active metaslab of each allocator for a first copy on this vdev (primary),
+        a second (secondary) or a third (claim, one slot for all)."""
+        return self.claim if claim else self.secondary if secondary else self.primary
 
     def activation_order(self) -> ActivationOrder:
         """The group's inactive metaslabs by weight (labsim.zfs.activation), kept between
@@ -564,8 +576,8 @@ def _fits(ms: Metaslab, block: int) -> bool:
 
 
 def _activate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
-              block: int, ashift: int, secondary: bool) -> int | None:
-    slots = group.secondary if secondary else group.primary
+              block: int, ashift: int, secondary: bool, claim: bool = False) -> int | None:
+    slots = group.slots(secondary, claim)
     current = slots[allocator]
     if current is not None and _fits(metaslabs[current], block):
         return current
@@ -641,7 +653,8 @@ def _largest(lengths: list[int]) -> int:
 
 def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator: int,
                    nbytes: int, block: int, ashift: int,
-                   secondary: bool = False, fill_fresh: bool = False) -> list[tuple[int, int]]:
+                   secondary: bool = False, fill_fresh: bool = False,
+                   claim: bool = False) -> list[tuple[int, int]]:
     """Allocate ``nbytes`` in blocks of ``block`` bytes on one vdev, for ``allocator``.
 
     Blocks go to the allocator's active metaslab until it must be given up (too full
@@ -650,11 +663,11 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
     enough to switch where OpenZFS would. Returns the (offset, length) pieces.
     """
     pieces: list[tuple[int, int]] = []
-    slots = group.secondary if secondary else group.primary
+    slots = group.slots(secondary, claim)
     # metaslab_group_alloc_normal() (module/zfs/metaslab.c, 2.1.11 and 2.3.9): with fewer
     # metaslabs ready than three an allocator (mg_ms_ready, every metaslab of a new
     # pool's vdev), every allocation uses allocator 0's.
-    if len(metaslabs) < 3 * len(slots):
+    if claim or len(metaslabs) < 3 * group.count:
         allocator = 0
     remaining = nbytes
     while remaining > 0:
@@ -666,7 +679,7 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
             if ms.free < block or largest < block:  # not _fits()
                 index = None
         if index is None:
-            index = _activate(metaslabs, group, allocator, block, ashift, secondary)
+            index = _activate(metaslabs, group, allocator, block, ashift, secondary, claim)
             if index is None:
                 # No free segment holds a whole block: OpenZFS would write a gang block
                 # (pieces under one header, zio_write_gang_block()); labsim takes the

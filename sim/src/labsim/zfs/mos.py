@@ -46,7 +46,8 @@ ZAPIFIED_DIR = (MetaBlock(128 * KiB, indirect_compressed(2), copies=3),
 def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
                    owner: MosBlocks | None = None) -> None:
     """New MOS blocks: every copy allocated (on the emptiest vdev, one copy per vdev in
-    turn where there are several) and one copy's physical size added to the MOS's. With
+    turn where there are several; a second and third copy on one vdev in other metaslabs,
+    labsim.zfs.metaslab.GroupAllocators) and one copy's physical size added to the MOS's. With
     ``owner``, the object they belong to keeps them too, to free them with it
     (free_mos_blocks())."""
     rule = pool.version.compression_min_savings
@@ -56,6 +57,7 @@ def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
         if not psize:
             continue
         for _ in range(block.count):
+            on_vdev: dict[int, int] = {}  # copies of this block on each vdev so far
             for _ in range(block.copies):
                 order = sorted(pool.vdevs, key=lambda v: -v.free)
                 vdev = order[turn % len(order)]
@@ -63,7 +65,10 @@ def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
                 asize = vdev.psize_to_asize(psize)
                 if vdev.free < asize:
                     continue
-                for offset, length in vdev.take(asize):
+                role = on_vdev.get(vdev.id, 0)
+                on_vdev[vdev.id] = role + 1
+                for offset, length in vdev.take(asize, secondary=role == 1,
+                                                claim=role >= 2):
                     extent = Extent(vdev.id, offset, length)
                     pool.metadata.append(extent)
                     if owner is not None:
@@ -155,3 +160,22 @@ def activate_feature(pool: Pool, features: set[str], feature: str) -> None:
     if not features:
         add_mos_blocks(pool, ZAPIFIED_DIR)
     features.add(feature)
+
+
+def mos_rewritten(pool: Pool) -> None:
+    """A txg whose only change is in the MOS (a history record, spa_history_log_sync())
+    still writes: the changed object's block and every block above it get new copies and
+    the old ones are freed (copy-on-write), so metaslabs change and the txg has a log
+    space map of its own and flushes a metaslab (labsim.zfs.spacemaps). labsim leaves
+    those blocks where they are and marks the metaslab of the pool's newest metadata
+    block as changed."""
+    if pool.metadata:
+        extent = pool.metadata[-1]
+        vdev = pool.vdevs[extent.vdev] if extent.vdev < len(pool.vdevs) else pool.vdevs[0]
+        index = min(extent.offset >> vdev.ms_shift, len(vdev.metaslabs) - 1)
+    elif pool.vdevs:
+        vdev, index = pool.vdevs[0], 0
+    else:
+        return
+    if vdev.metaslabs:
+        vdev.metaslabs[index].mark_changed()

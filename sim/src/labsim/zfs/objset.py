@@ -51,7 +51,7 @@ from labsim.zfs.metadata_blocks import (
     filesystem_blocks,
     volume_blocks,
 )
-from labsim.zfs.mos import deadlist_insert
+from labsim.zfs.mos import deadlist_insert, mos_rewritten
 from labsim.zfs.pool import Dataset, Extent, File, Pool, Snapshot, property_value
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.versions import MetaBlock
@@ -195,6 +195,15 @@ def txg_synced(pool: Pool) -> None:
     for it): the itxs of the changes before it are dropped (zil_clean())."""
     for dataset in pool.datasets.values():
         dataset.unsynced_changes = False
+
+
+def sync_task_synced(pool: Pool) -> None:
+    """A sync task ran in the open txg and dsl_sync_task() waited for that txg to sync:
+    the task changed the MOS (a dsl_dataset, dsl_dir or property ZAP at least), so the
+    txg writes and its metaslabs change (labsim.zfs.mos.mos_rewritten), and what
+    txg_synced() does follows."""
+    mos_rewritten(pool)
+    txg_synced(pool)
 
 
 def commit_at_close(pool: Pool) -> None:

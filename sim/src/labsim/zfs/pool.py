@@ -27,6 +27,7 @@ from labsim.zfs.versions import LAB_VM_CPUS, KiB, ZfsVersion, allocator_count
 # than the DSL's USED does.
 TXG_DEFER_SIZE = 2
 TXG_CONCURRENT_STATES = 3  # include/sys/txg.h: open, quiescing, syncing
+TXG_INITIAL = 4  # include/sys/txg.h (TXG_SIZE): the txg spa_create() writes the pool in
 
 
 @dataclass(slots=True)
@@ -293,7 +294,7 @@ class Pool:
     vdevs: list[TopVdev]
     datasets: dict[str, Dataset]
     rotor: Rotor = field(default_factory=Rotor)
-    txg: int = 4
+    txg: int = TXG_INITIAL  # the open txg
     # The pool's own blocks (MOS, the root dataset's objset, space maps), and blocks
     # freed at txg t that stay allocated until t + TXG_DEFER_SIZE: (t, extent).
     # The pool's own blocks that stay where they are, and those the last txg that changed
@@ -339,8 +340,11 @@ class Pool:
     # Pool properties set by zpool set or zpool create -o that labsim keeps without
     # modelling (labsim.zfs.pool_property_table), and user properties: name -> value.
     properties: dict[str, str] = field(default_factory=dict)
-    # The most space map objects (metaslabs' and log) the pool has held: labsim.zfs.txg.
+    # The space map objects (metaslabs' and log) whose data block the MOS holds now, and
+    # those blocks, newest last (labsim.zfs.txg.sync_space_maps).
     space_map_peak: int = 0
+    space_map_blocks: list[MosBlocks] = field(default_factory=list)
+
     # The physical bytes of one copy of each MOS block (what the root's logicalused
     # counts of the MOS, BP_GET_UCSIZE() of metadata): set from the new pool's profile
     # and grown with the MOS. None: estimated from the placed blocks (older profiles,

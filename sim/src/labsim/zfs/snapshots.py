@@ -54,7 +54,7 @@ from labsim.zfs.mos import (
     add_mos_blocks,
     free_deadlist,
 )
-from labsim.zfs.objset import child_mounted, mountpoint_chunks, sync_objset, txg_synced
+from labsim.zfs.objset import child_mounted, mountpoint_chunks, sync_objset, sync_task_synced
 from labsim.zfs.pool import Dataset, File, Part, Pool, Snapshot
 from labsim.zfs.space import (
     dataset_referenced,
@@ -494,7 +494,7 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     log_exists=dataset.log_exists,
                     objset_block_rewrites=dataset.objset_block_rewrites)
     dataset.snapshots.append(snap)
-    txg_synced(pool)  # a sync task
+    sync_task_synced(pool)  # a sync task
     # dsl_dataset_snapshot_sync_impl() activates the head's active per-dataset features on
     # the snapshot's dsl_dataset object too (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9).
     features: set[str] = set()
@@ -535,7 +535,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     # block written anew, the clone's own from the start.
     zero_zil(dataset, snap.log_exists)
     pool.datasets[name] = dataset
-    txg_synced(pool)  # a sync task, before the mount
+    sync_task_synced(pool)  # a sync task, before the mount
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     # A clone's dsl_dir is zapified to hold its livelist (dsl_dataset_create_sync() with
     # an origin and the livelist feature enabled, which every 2.x pool has: dsl_dir_zapify()
@@ -580,7 +580,7 @@ def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:
         owner(pool, snap).destroyed_snapshots.append(snap)
         freed.extend(snap.files.values())
     _free_unheld(pool, freed)
-    txg_synced(pool)  # a sync task
+    sync_task_synced(pool)  # a sync task
     advance_txg(pool)
 
 
@@ -629,7 +629,7 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     # between micro ZAPs (snapshot names, dir clones) and deadlists: no new MOS block of its
     # own. Recorded on 2.3.9 (lab15-mos-lifecycle.txt): 4.5K at ashift 9 (the history's
     # record and a bpobj's block of the deadlists, not modelled), nothing at ashift 12.
-    txg_synced(pool)  # a sync task
+    sync_task_synced(pool)  # a sync task
     advance_txg(pool)
 
 
@@ -671,7 +671,7 @@ def rollback(pool: Pool, dataset: Dataset, snap: Snapshot) -> None:
     # 64: the snapshot of an unchanged head keeps one objset block after the rollback).
     dataset.objset_block_rewrites = snap.objset_block_rewrites
     zero_zil(dataset, snap.log_exists)
-    txg_synced(pool)
+    sync_task_synced(pool)
     # The new head is a copy of the snapshot: what the old one rewrote is history.
     dataset.destroyed_snapshots = [s for s in dataset.destroyed_snapshots if s.txg <= snap.txg]
     dataset.removed_files = [(f, txg) for f, txg in dataset.removed_files if txg <= snap.txg]

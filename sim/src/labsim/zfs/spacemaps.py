@@ -108,6 +108,11 @@ class PoolSpaceMaps:
     # Metaslabs of the pool that have a space map object (sync_metaslab() gives each its
     # one, never taken back): kept here so that a txg's sync does not count them again.
     metaslab_maps: int = field(default=0, repr=False, compare=False)
+    # Of those, the ones flushed at least once: only a flush writes to a metaslab's own
+    # space map (metaslab_flush(); with the log_spacemap feature metaslab_sync() writes to
+    # the log), so until then its object has no data block (zdb -dd: "SPA space map" of
+    # dsize 0, tests/fixtures/real/*/probes/lab15-mos-growth.txt).
+    flushed_maps: int = field(default=0, repr=False, compare=False)
     # spa_metaslabs_by_flushed: those metaslabs in flush order (labsim.zfs.flush_order).
     by_flushed: MetaslabsByFlushed = field(default_factory=MetaslabsByFlushed, repr=False,
                                            compare=False)
@@ -155,20 +160,24 @@ def sync_metaslab(ms: Metaslab, txg: int, maps: PoolSpaceMaps) -> int:
     return 2
 
 
-def flush_metaslab(ms: Metaslab, txg: int) -> None:
+def flush_metaslab(ms: Metaslab, txg: int) -> bool:
     """metaslab_flush(): the metaslab's changes kept in the log space maps are written to
     its own space map; smp_alloc catches up, and its unflushed txg is this one
     (metaslab_flush_update()). Its entries are an estimate: one for each allocated and
     each free run written. Called through flush_metaslabs() and flush_all(), which keep
-    the pool's flush order (PoolSpaceMaps.by_flushed) in step with the txg it sets."""
+    the pool's flush order (PoolSpaceMaps.by_flushed) in step with the txg it sets.
+    Returns whether this was the space map's first write (its first data block)."""
     if not ms.sm_object:
-        return
+        return False
+    first = False
     if ms.unflushed:
+        first = not ms.sm_entries
         ms.sm_entries += 2 * max(1, len(ms.free_lengths))
     ms.unflushed = False
     ms.unflushed_dirty = False
     ms.sm_alloc = ms.alloc
     ms.unflushed_txg = txg
+    return first
 
 
 def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int,
@@ -181,16 +190,17 @@ def flush_metaslabs(metaslab_groups: list[list[Metaslab]], txg: int,
     (metaslab_unflushed_bump(), dirty unset), until MIN_METASLABS_TO_FLUSH have been
     flushed or the next one already has this txg."""
     maps.by_flushed.ensure(metaslab_groups)
-    _flush_oldest(maps.by_flushed, txg)
+    _flush_oldest(maps, txg)
 
 
-def _flush_oldest(order: MetaslabsByFlushed, txg: int) -> None:
+def _flush_oldest(maps: PoolSpaceMaps, txg: int) -> None:
+    order = maps.by_flushed
     moved: list = []
     for _ in range(MIN_METASLABS_TO_FLUSH):
         entry = order.bump_to_dirty(txg, moved)
         if entry is None:
             break
-        flush_metaslab(entry[1], txg)
+        maps.flushed_maps += flush_metaslab(entry[1], txg)
         moved.append(entry)
     order.add(moved, txg)
 
@@ -208,7 +218,7 @@ def sync_txg(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMap
     maps.by_flushed.ensure(metaslab_groups)
     changed = _dirty(metaslab_groups, maps)
     if changed:
-        _flush_oldest(maps.by_flushed, txg)  # flush_metaslabs(), the order made above
+        _flush_oldest(maps, txg)  # flush_metaslabs(), the order made above
     new_maps = _sync_changed(changed, txg, maps, net_alloc)
     _drop_old_logs(maps)
     return new_maps
@@ -255,7 +265,7 @@ def flush_all(metaslab_groups: list[list[Metaslab]], txg: int, maps: PoolSpaceMa
         for ms in group:
             sync_metaslab(ms, txg, maps)
             if ms.sm_object:
-                flush_metaslab(ms, txg)
+                maps.flushed_maps += flush_metaslab(ms, txg)
     maps.by_flushed.invalidate()
     mapped = sum(1 for group in metaslab_groups for ms in group if ms.sm_object)
     maps.logs = [LogSpaceMap(maps.new_object(), txg, 4 * mapped + 2, 6 << 12)]

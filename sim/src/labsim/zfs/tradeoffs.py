@@ -35,7 +35,12 @@ from labsim.zfs.layouts import (
     psize_to_asize,
     top_level_asize,
 )
-from labsim.zfs.metadata_blocks import EMPTY_FILESYSTEM, UNFLUSHED_TXGS_BLOCK, copy_psizes
+from labsim.zfs.metadata_blocks import (
+    EMPTY_FILESYSTEM,
+    NEW_POOL_SPACE_MAPS,
+    UNFLUSHED_TXGS_BLOCK,
+    copy_psizes,
+)
 from labsim.zfs.metaslab import metaslab_shift
 from labsim.zfs.slop import slop_space
 from labsim.zfs.vdevs import TopVdev, metadata_allocation
@@ -178,6 +183,7 @@ def empty_pool_space(pool: PoolLayout, disk_size: int, ashift: int,
         live = [*profile.live, *(EMPTY_FILESYSTEM if profile.with_root_objset else ())]
         if profile.with_root_objset and pool.vdev_count > 1:  # as lifecycle.create_pool
             live.append(replace(UNFLUSHED_TXGS_BLOCK, count=pool.vdev_count - 1))
+        live.extend(NEW_POOL_SPACE_MAPS)  # labsim.zfs.txg charges them at the create
         used = sum(deflated(psize_to_asize(pool.vdev, psize, ashift), ratio)
                    for psize in copy_psizes(live, ashift, version.compression_min_savings))
     slop = slop_space(dspace, version)

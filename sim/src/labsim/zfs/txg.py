@@ -3,50 +3,52 @@ get space maps, and a RAID-Z expansion moves on by a step."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from labsim.zfs import dtl_resilver, raidz_expansion, spacemaps
-from labsim.zfs.mos import add_mos_blocks
-from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, Pool
+from labsim.zfs.metadata_blocks import SPACE_MAP_BLOCK
+from labsim.zfs.mos import add_mos_blocks, free_mos_blocks
+from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, MosBlocks, Pool
 from labsim.zfs.vdevs import TopVdev
-from labsim.zfs.versions import KiB, MetaBlock
-
-# A metaslab's first space map (space_map_alloc() when it is first synced with changes)
-# is a new MOS object of one block: 128K of a few entries (zfs_metaslab_sm_blksz_with_log,
-# module/zfs/metaslab.c), which LZ4 leaves at 1K or less (zdb at ashift 9, OpenZFS 2.3.9:
-# every "SPA space map" block has a physical size of 1K), stored with the MOS's three
-# copies: 3K in all at ashift 9 and 12K at ashift 12 on a mirror. labsim places them as it
-# places the MOS's blocks (labsim.zfs.mos.add_mos_blocks), so ALLOC counts them as USED does.
-SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 
 
 def space_map_objects(pool: Pool) -> int:
-    """Space map objects holding a block: metaslabs' own (once allocated) and the log space
-    maps still needed."""
-    return pool.space_maps.metaslab_maps + len(pool.space_maps.logs)
+    """Space map objects holding a data block: metaslabs' own once flushed, and the log
+    space maps still needed (each written in its txg)."""
+    return pool.space_maps.flushed_maps + len(pool.space_maps.logs)
 
 
 def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
     """A txg's space maps (labsim.zfs.spacemaps.sync_txg), and their MOS blocks: the new
-    pool's profile holds its first ones; a space map object beyond the most the pool has
-    had adds its block. Freed log space maps give nothing back here, since on a real pool
-    every txg that changes the MOS dirties metaslabs and keeps its log space maps alive
-    (spa_cleanup_old_sm_logs() frees one only once all the metaslabs it covers are
-    flushed), which labsim's txgs without data do not model: the recordings show the
-    count of space map blocks holding or growing, not falling."""
+    pool's profile holds its first ones; a space map object that got its first block
+    (a metaslab's first flush, a new log space map) adds one, and a log space map freed
+    (spa_cleanup_old_sm_logs()) gives its block back."""
     groups = [v.metaslabs for v in pool.vdevs]
     spacemaps.sync_txg(groups, pool.txg, pool.space_maps)
     count = space_map_objects(pool)
     if not new_space_maps_cost:
-        pool.space_map_peak = max(pool.space_map_peak, count)
-        return
-    # The new blocks are allocated in the same txg, whose next pass syncs the metaslabs
-    # they went to (spa_sync_iterate_to_convergence()), until no new space map is made.
-    while (new := count - pool.space_map_peak) > 0:
         pool.space_map_peak = count
-        add_mos_blocks(pool, (replace(SPACE_MAP_BLOCK, count=new),))
-        spacemaps.sync_pass(groups, pool.txg, pool.space_maps)
-        count = space_map_objects(pool)
+        return
+    charge_space_maps(pool)
+    # The new blocks are allocated in the same txg, whose next pass syncs the metaslabs
+    # they went to (spa_sync_iterate_to_convergence()): their changes go to this txg's
+    # log space map, which holds a block already.
+    spacemaps.sync_pass(groups, pool.txg, pool.space_maps)
+
+
+def charge_space_maps(pool: Pool) -> None:
+    """The MOS holds one block for each space map object that has data (a 128K block of
+    a few entries, SPACE_MAP_BLOCK): a block is added for each new one, and the newest
+    freed for each one gone (labsim does not track which object holds which block:
+    which copies are freed only moves where later blocks go)."""
+    count = space_map_objects(pool)
+    blocks = pool.space_map_blocks
+    for _ in range(count - pool.space_map_peak):
+        owner = MosBlocks()
+        add_mos_blocks(pool, (SPACE_MAP_BLOCK,), owner)
+        blocks.append(owner)
+    for _ in range(pool.space_map_peak - count):
+        if blocks:
+            free_mos_blocks(pool, blocks.pop())
+    pool.space_map_peak = count
 
 
 def advance_txg(pool: Pool) -> None:
@@ -74,6 +76,7 @@ def advance_txg(pool: Pool) -> None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
     if pool.resilver_pending is not None:
         dtl_resilver.sync_txg(pool, pool.txg - 1)
+
 
 
 def _log_frees(pool: Pool) -> None:

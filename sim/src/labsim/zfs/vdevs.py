@@ -218,13 +218,14 @@ class TopVdev:
         return self._fragmentation.get(self.metaslabs, self.ashift, self.rules)
 
     def take(self, nbytes: int, block: int = 0, allocator: int = 0,
-             secondary: bool = False) -> list[tuple[int, int]]:
+             secondary: bool = False, claim: bool = False) -> list[tuple[int, int]]:
         """Allocate ``nbytes`` (the caller checked they fit) in blocks of ``block`` bytes
         (0: a single block) for ``allocator``: in the metaslab it has active on this
-        vdev, chosen and given up as OpenZFS 2.1 does (labsim.zfs.metaslab)."""
+        vdev, chosen and given up as OpenZFS 2.1 does (labsim.zfs.metaslab); ``secondary``
+        and ``claim``: for a block's second or third copy on this vdev."""
         pieces = group_allocate(self.metaslabs, self.allocators, allocator, nbytes,
                                 block or nbytes, self.ashift, secondary,
-                                self.rules.fill_fresh_metaslabs)
+                                self.rules.fill_fresh_metaslabs, claim)
         self.free -= nbytes
         # Damage to clear: a plain loop (a generator for any() costs more than the whole
         # test, and a fill takes some 9,000 times).

@@ -442,7 +442,9 @@ _CREATE_MOS_2_1 = (
     MetaBlock(2 * KiB, 1 * KiB, copies=3),          # ZAP object 64
     SPA_HISTORY_AT_CREATION,
     MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config
-    MetaBlock(128 * KiB, 1 * KiB, copies=3, count=6),  # space maps and a uint64 array
+    # The vdev's array of unflushed txgs (a uint64 object). The space maps are labsim's
+    # own (labsim.zfs.txg.sync_space_maps): five after the create and a sync.
+    MetaBlock(128 * KiB, 1 * KiB, copies=3),
 )
 _CREATE_METADATA_2_1 = MetadataBlocks(live=_CREATE_MOS_2_1,
                                       deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),),
@@ -474,9 +476,11 @@ _CREATE_MOS_2_3 = (
     MetaBlock(2560, 1 * KiB, copies=3),             # ZAP object 64
     SPA_HISTORY_AT_CREATION,  # grows with commands: labsim.zfs.history
     MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config, a packed nvlist
-    # Five space maps (the metaslabs written so far, log space maps) and a uint64 array:
-    # 128K blocks of a few entries each (zfs_metaslab_sm_blksz_with_log).
-    MetaBlock(128 * KiB, 1 * KiB, copies=3, count=6),
+    # The vdev's array of unflushed txgs (a uint64 object). The five space maps the
+    # recording shows besides (two metaslabs' and three log space maps, 128K blocks of a
+    # few entries each, zfs_metaslab_sm_blksz_with_log) are labsim's own
+    # (labsim.zfs.txg.sync_space_maps).
+    MetaBlock(128 * KiB, 1 * KiB, copies=3),
 )
 _CREATE_METADATA_2_3 = MetadataBlocks(live=_CREATE_MOS_2_3,
                                       deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),),

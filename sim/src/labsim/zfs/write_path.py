@@ -269,8 +269,9 @@ def allocate_indirects(pool: Pool, file: File, data_blocks: int, objset: int,
                         level_one: list[int] | None = None) -> None:
     """Indirect blocks, ``copies`` copies each (ditto blocks: two for copies=1, three
     for copies=2 or 3) on different vdevs where possible; with a single top-level vdev
-    all go to it, those after the first to the allocator's secondary metaslab
-    (metaslab_group_alloc_normal()). Level 1 hashes to an allocator of its own.
+    all go to it, the second to the allocator's secondary metaslab and a third to the
+    vdev's CLAIM-activated one (metaslab_group_alloc_normal()). Level 1 hashes to an
+    allocator of its own.
 
     Each copy goes to the vdev with the most free space at the time. A file of millions
     of blocks has thousands of full indirect blocks alike: from INDIRECT_BATCH_FROM of
@@ -314,9 +315,10 @@ def place_indirects(pool: Pool, file: File, runs: Sequence[tuple[int, ...]], obj
                 fit = min(blocks, vdev.free // asize)
                 if fit <= 0:
                     continue
+                role = copy // len(targets)  # copies on this vdev before this one
                 for offset, length in vdev.take(fit * asize, asize if fit > 1 else 0,
                                                 allocator=allocator,
-                                                secondary=copy >= len(targets)):
+                                                secondary=role == 1, claim=role >= 2):
                     file.extents.append(Extent(vdev.id, offset, length,
                                                asize if fit > 1 else 0))
 

@@ -11,11 +11,12 @@ from labsim.shell.units import parse_zfs_number
 from labsim.zfs import zvols
 from labsim.zfs.datasets import create_dataset
 from labsim.zfs.errors import NotSimulated
-from labsim.zfs.objset import txg_synced
+from labsim.zfs.objset import sync_task_synced
 from labsim.zfs.pool import Pool, property_value
 from labsim.zfs.space import (
     dataset_available,
 )
+from labsim.zfs.txg import advance_txg
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
@@ -87,7 +88,8 @@ def _set_on(session: Session, name: str, assignments: dict[str, str]) -> None:
                                  kind=props.kind_of(ds))
     # zfs_prop_set_list() sends them together: all are set, or (a refusal) none.
     ds.properties.update(checked)
-    txg_synced(pool)  # dsl_props_set() is a sync task
+    sync_task_synced(pool)  # dsl_props_set() is a sync task: its txg syncs
+    advance_txg(pool)
 
 
 def create_ancestors(pool: Pool, name: str) -> None:
