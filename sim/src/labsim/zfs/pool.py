@@ -342,7 +342,7 @@ class Pool:
     properties: dict[str, str] = field(default_factory=dict)
     # The space map objects (metaslabs' and log) whose data block the MOS holds now, and
     # those blocks, newest last (labsim.zfs.txg.sync_space_maps).
-    space_map_peak: int = 0
+    space_map_charged: int = 0
     space_map_blocks: list[MosBlocks] = field(default_factory=list)
 
     # The physical bytes of one copy of each MOS block (what the root's logicalused

@@ -25,7 +25,7 @@ def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
     spacemaps.sync_txg(groups, pool.txg, pool.space_maps)
     count = space_map_objects(pool)
     if not new_space_maps_cost:
-        pool.space_map_peak = count
+        pool.space_map_charged = count
         return
     charge_space_maps(pool)
     # The new blocks are allocated in the same txg, whose next pass syncs the metaslabs
@@ -41,14 +41,14 @@ def charge_space_maps(pool: Pool) -> None:
     which copies are freed only moves where later blocks go)."""
     count = space_map_objects(pool)
     blocks = pool.space_map_blocks
-    for _ in range(count - pool.space_map_peak):
+    for _ in range(count - pool.space_map_charged):
         owner = MosBlocks()
         add_mos_blocks(pool, (SPACE_MAP_BLOCK,), owner)
         blocks.append(owner)
-    for _ in range(pool.space_map_peak - count):
+    for _ in range(pool.space_map_charged - count):
         if blocks:
             free_mos_blocks(pool, blocks.pop())
-    pool.space_map_peak = count
+    pool.space_map_charged = count
 
 
 def advance_txg(pool: Pool) -> None:
