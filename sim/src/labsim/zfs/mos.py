@@ -85,12 +85,20 @@ def free_mos_blocks(pool: Pool, owned: MosBlocks) -> None:
     MOS's physical size."""
     # A block labsim.zfs.metadata_rewrite took over as one of those every txg rewrites
     # (the first rewrite adopts the newest small blocks) is that set's now: it stays.
-    mine = {id(e) for e in owned.extents}
-    kept = [e for e in pool.metadata if id(e) not in mine]
-    if len(kept) < len(pool.metadata):
-        present = {id(e) for e in pool.metadata} & mine
-        pool.metadata = kept
-        pool.deferred.extend((pool.txg, e) for e in owned.extents if id(e) in present)
+    wanted = {id(e) for e in owned.extents}
+    found: set[int] = set()
+    metadata = pool.metadata
+    # Most often the object's blocks are among the newest (a log space map freed a few
+    # txgs after it was written): look from the end, and stop once all are found.
+    for i in range(len(metadata) - 1, -1, -1):
+        key = id(metadata[i])
+        if key in wanted:
+            del metadata[i]
+            found.add(key)
+            if len(found) == len(wanted):
+                break
+    if found:
+        pool.deferred.extend((pool.txg, e) for e in owned.extents if id(e) in found)
     if pool.mos_physical is not None:
         pool.mos_physical -= owned.physical
     owned.extents = []

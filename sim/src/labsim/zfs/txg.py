@@ -27,11 +27,12 @@ def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
     if not new_space_maps_cost:
         pool.space_map_charged = count
         return
-    charge_space_maps(pool)
-    # The new blocks are allocated in the same txg, whose next pass syncs the metaslabs
-    # they went to (spa_sync_iterate_to_convergence()): their changes go to this txg's
-    # log space map, which holds a block already.
-    spacemaps.sync_pass(groups, pool.txg, pool.space_maps)
+    if count != pool.space_map_charged:
+        charge_space_maps(pool)
+        # The blocks are allocated and freed in the same txg, whose next pass syncs the
+        # metaslabs they changed (spa_sync_iterate_to_convergence()): their changes go to
+        # this txg's log space map, which holds a block already.
+        spacemaps.sync_pass(groups, pool.txg, pool.space_maps)
 
 
 def charge_space_maps(pool: Pool) -> None:
