@@ -35,7 +35,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from labsim.content.model import Content, record_key
+from labsim.content.model import Content, record_key, zeros
 from labsim.zfs import compression
 from labsim.zfs.lz4_zfs import lz4_block_size
 from labsim.zfs.records import (
@@ -191,22 +191,44 @@ def level_one_psize_at(content: Content, block_size: int, index: int, records: i
     size = content.size
     children = []
     first = index * POINTERS_PER_INDIRECT
-    # One stream of zeros: a record's bytes, so its key and block, depend on its length
-    # alone (the same child a thousand times over, worked out once).
+    end = min(records, first + POINTERS_PER_INDIRECT)
     pattern = compression.stationary_pattern(content)
-    by_length: dict[int, Child] | None = \
-        {} if pattern is not None and pattern.kind == compression.ZERO else None
-    for record in range(first, min(records, first + POINTERS_PER_INDIRECT)):
+    if pattern is not None and pattern.kind == compression.ZERO:
+        # One stream of zeros: a record's bytes, so its key and block, depend on its length
+        # alone, and the block's children are whole records, at most one shorter record
+        # and holes past the end; the same few level-1 blocks recur in every such file.
+        whole_end = size // block_size
+        whole = max(0, min(end, whole_end) - first)
+        tail = size % block_size if first <= whole_end < end else 0
+        holes = max(0, end - first - whole - (1 if tail else 0))
+        return _zero_level_one_psize(whole, tail, holes, block_size, compression_name,
+                                     ashift, copies, min_savings, zstd_early_abort)
+    for record in range(first, end):
         offset = record * block_size
         length = max(0, min(block_size, size - offset))
-        if by_length is not None and length in by_length:
-            children.append(by_length[length])
-            continue
         block = compression.block_of(content, offset, length, block_size, compression_name,
                                      ashift, min_savings, zstd_early_abort) \
             if length else compression.HOLE
-        child = Child(record_key(content, offset, length), block_size, block)
-        if by_length is not None:
-            by_length[length] = child
+        children.append(Child(record_key(content, offset, length), block_size, block))
+    return level_one_psize(children, copies, compression_name, ashift)
+
+
+@lru_cache(maxsize=256)
+def _zero_level_one_psize(whole: int, tail: int, holes: int, block_size: int,
+                          compression_name: str, ashift: int, copies: int,
+                          min_savings: MinSavings, zstd_early_abort: bool) -> int:
+    """level_one_psize_at() of a level-1 block over ``whole`` records of zeros, then one
+    of ``tail`` bytes (0: none), then ``holes`` records past the file's end."""
+    content = zeros(whole * block_size + tail)
+    by_length: dict[int, Child] = {}
+    children = []
+    for length in [block_size] * whole + ([tail] if tail else []) + [0] * holes:
+        child = by_length.get(length)
+        if child is None:
+            block = compression.block_of(content, 0, length, block_size, compression_name,
+                                         ashift, min_savings, zstd_early_abort) \
+                if length else compression.HOLE
+            child = by_length[length] = Child(record_key(content, 0, length), block_size,
+                                               block)
         children.append(child)
     return level_one_psize(children, copies, compression_name, ashift)
