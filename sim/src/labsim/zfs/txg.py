@@ -60,19 +60,29 @@ def advance_txg(pool: Pool) -> None:
     (labsim.zfs.dtl_resilver)."""
     _log_frees(pool)
     sync_space_maps(pool)
+    synced = pool.txg
     pool.txg += 1
-    last = pool.txg - TXG_DEFER_SIZE  # frees of this txg and before are due
+    # metaslab_sync_done() (module/zfs/metaslab.c, 2.1.11 and 2.3.9) of txg T empties
+    # ms_defer[T % TXG_DEFER_SIZE], which holds the frees of txg T - TXG_DEFER_SIZE, and
+    # puts T's frees there; but when the normal class's free space is down to the slop
+    # (defer_allowed false) T's frees go back at once.
+    last = synced - TXG_DEFER_SIZE
     deferred = pool.deferred
     # pool.deferred is in txg order (each free is appended at the txg it happens in, and
-    # pool.txg only grows), so the frees due are a prefix of it.
+    # pool.txg only grows), so the frees due are a prefix of it, and T's a suffix.
     due = 0
     for freed, _ in deferred:
         if freed > last:
             break
         due += 1
-    if due:
-        pool.deferred = deferred[due:]
-        release_runs(pool, [extent for _, extent in deferred[:due]])
+    now = len(deferred)
+    if deferred and deferred[-1][0] == synced and pool.space - pool.alloc <= pool.slop_space:
+        while now > due and deferred[now - 1][0] == synced:
+            now -= 1
+    if due or now < len(deferred):
+        pool.deferred = deferred[due:now]
+        release_runs(pool, [extent for _, extent in deferred[:due]]
+                     + [extent for _, extent in deferred[now:]])
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
     if pool.resilver_pending is not None:
