@@ -76,7 +76,7 @@ def advance_txg(pool: Pool) -> None:
             break
         due += 1
     now = len(deferred)
-    if deferred and deferred[-1][0] == synced and pool.space - pool.alloc <= pool.slop_space:
+    if deferred and deferred[-1][0] == synced and _down_to_slop(pool):
         while now > due and deferred[now - 1][0] == synced:
             now -= 1
     if due or now < len(deferred):
@@ -88,6 +88,19 @@ def advance_txg(pool: Pool) -> None:
     if pool.resilver_pending is not None:
         dtl_resilver.sync_txg(pool, pool.txg - 1)
 
+
+
+def _down_to_slop(pool: Pool) -> bool:
+    """Whether the pool's free space is down to its slop (metaslab_sync_done()'s test,
+    raw free space against spa_get_slop_space()). The slop is at most the larger of the
+    pool's 1/2^slop_shift and the minimum slop: a pool with more free space than that is
+    not, and the slop itself (deflated space of every vdev) is not worked out for it."""
+    space = pool.space
+    free = space - pool.alloc
+    version = pool.version
+    if free > max(space >> version.slop_shift, version.min_slop):
+        return False
+    return free <= pool.slop_space
 
 
 def _log_frees(pool: Pool) -> None:
