@@ -80,7 +80,7 @@ SPACE_MAP_BLOCK = MetaBlock(128 * KiB, 1 * KiB, copies=3)
 # Right after `zpool create` the MOS holds five of them: the log space maps of the three
 # txgs the create syncs and the space maps of the two metaslabs flushed in the last two
 # (labsim.zfs.lifecycle.create_pool, labsim.zfs.spacemaps).
-NEW_POOL_SPACE_MAPS = (MetaBlock(128 * KiB, 1 * KiB, copies=3, count=5),)
+NEW_POOL_SPACE_MAPS = (replace(SPACE_MAP_BLOCK, count=5),)
 # The SA layouts, a fat ZAP of two 16K blocks (the attribute layouts of the objects the
 # file system holds, sa_attr_register_sync() in module/zfs/sa.c): its header, which LZ4
 # leaves one sector of, and a leaf of seven (zdb -dddddd on 2.3.9 at ashift 9,

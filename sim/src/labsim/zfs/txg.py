@@ -16,18 +16,13 @@ def space_map_objects(pool: Pool) -> int:
     return pool.space_maps.flushed_maps + len(pool.space_maps.logs)
 
 
-def sync_space_maps(pool: Pool, new_space_maps_cost: bool = True) -> None:
-    """A txg's space maps (labsim.zfs.spacemaps.sync_txg), and their MOS blocks: the new
-    pool's profile holds its first ones; a space map object that got its first block
-    (a metaslab's first flush, a new log space map) adds one, and a log space map freed
-    (spa_cleanup_old_sm_logs()) gives its block back."""
+def sync_space_maps(pool: Pool) -> None:
+    """A txg's space maps (labsim.zfs.spacemaps.sync_txg), and their MOS blocks: a space
+    map object that got its first block (a metaslab's first flush, a new log space map)
+    adds one, and a log space map freed (spa_cleanup_old_sm_logs()) gives its block back."""
     groups = [v.metaslabs for v in pool.vdevs]
     spacemaps.sync_txg(groups, pool.txg, pool.space_maps)
-    count = space_map_objects(pool)
-    if not new_space_maps_cost:
-        pool.space_map_charged = count
-        return
-    if count != pool.space_map_charged:
+    if space_map_objects(pool) != pool.space_map_charged:
         charge_space_maps(pool)
         # The blocks are allocated and freed in the same txg, whose next pass syncs the
         # metaslabs they changed (spa_sync_iterate_to_convergence()): their changes go to
