@@ -81,9 +81,9 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     room = [v.free for v in pool.vdevs]
     current: list[Extent] = []
     placement = None
-    if len(old) == count:
-        placement = _placement(first, len(room), objset, pool.allocators,
-                               tuple(map(_length, old)))
+    lengths = _copy_lengths(tuple(map(_run_shape, old))) if len(old) <= count else None
+    if lengths is not None:
+        placement = _placement(first, len(room), objset, pool.allocators, lengths)
         if not all(map(operator.le, placement[1], room)):
             placement = None
     if placement is not None:
@@ -92,20 +92,17 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
         groups = placement[0]
         pool.deferred.extend(zip(itertools.repeat(pool.txg), old))
     else:
-        replaced = iter(old)
+        replaced = iter(_copies(old))
         groups = tuple(_place_copies(pool, objset, replaced, first, room, current).items())
         current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
     for (target, allocator, role, size), count in groups:
         vdev = pool.vdevs[target]
         for offset, length in vdev.take(count * size, size, allocator=allocator,
                                         secondary=role == 1, claim=role >= 2):
-            if length % size:  # a gang block's piece (no free segment held a copy whole)
+            if length % size or length == size:  # one copy, or a gang block's piece
                 current.append(Extent(target, offset, length))
-            else:  # one extent a copy
-                copies = length // size
-                current.extend(map(Extent, itertools.repeat(target, copies),
-                                   range(offset, offset + length, size),
-                                   itertools.repeat(size, copies)))
+            else:  # copies end to end: one extent of blocks of ``size``
+                current.append(Extent(target, offset, length, size))
     pool.rewritten_metadata = current
 
 
@@ -171,7 +168,33 @@ def _placement(first: int, n: int, objset: int, allocators: int, lengths: tuple[
     return tuple(groups.items()), tuple(need)
 
 
-_length = operator.attrgetter("length")
+_run_shape = operator.attrgetter("length", "block")
+
+
+@lru_cache(maxsize=256)
+def _copy_lengths(shapes: tuple[tuple[int, int], ...]) -> tuple[int, ...] | None:
+    """The length of each copy held by extents of these (length, block) shapes, in order
+    (an extent of blocks holds length // block copies); None for more than the set has."""
+    lengths: list[int] = []
+    for length, block in shapes:
+        if block:
+            lengths.extend([block] * (length // block))
+        else:
+            lengths.append(length)
+    return tuple(lengths) if len(lengths) == _REWRITE_COPIES else None
+
+
+def _copies(extents: list[Extent]) -> list[Extent]:
+    """The extents, those of several blocks split into one extent a block (a copy)."""
+    out: list[Extent] = []
+    for extent in extents:
+        if extent.block and extent.length > extent.block:
+            out.extend(Extent(extent.vdev, offset, extent.block)
+                       for offset in range(extent.offset, extent.offset + extent.length,
+                                           extent.block))
+        else:
+            out.append(extent)
+    return out
 
 
 def _rotor_vdev(pool: Pool) -> int:

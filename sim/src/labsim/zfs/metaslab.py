@@ -671,6 +671,31 @@ def group_allocate(metaslabs: list[Metaslab], group: GroupAllocators, allocator:
     # pool's vdev), every allocation uses allocator 0's.
     if claim or len(metaslabs) < 3 * len(group.primary):
         allocator = 0
+    index = slots[allocator]
+    if index is not None and nbytes > 0 and not nbytes % block:
+        # The loop below when the active metaslab's lowest free segment holds the whole
+        # request and one step does it (a txg's metadata blocks, most calls of a fill):
+        # one piece from that segment, then the same test for giving the metaslab up.
+        ms = metaslabs[index]
+        lengths = ms.free_lengths
+        step = (ms.size >> 4) // block * block
+        if lengths and lengths[0] >= nbytes and (nbytes <= step or nbytes == block):
+            starts = ms.free_starts
+            start, seg_len = starts[0], lengths[0]
+            if seg_len == nbytes:
+                del starts[0]
+                del lengths[0]
+            else:
+                starts[0] = start + nbytes
+                lengths[0] = seg_len - nbytes
+            ms.free -= nbytes
+            ms._touch()
+            largest = _largest(lengths)
+            if (ms.free < block or largest < block
+                    or _may_passivate(ms, ashift, fill_fresh, largest)):
+                ms.activation_index = 0
+                slots[allocator] = None
+            return [(start, nbytes)]
     remaining = nbytes
     while remaining > 0:
         index = slots[allocator]
