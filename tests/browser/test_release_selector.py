@@ -215,8 +215,14 @@ def test_choosing_a_release_reruns_widgets_and_terminals(page, site, results_dir
 
     # instant navigation to another lesson: the same choice, and its terminal runs it
     page.evaluate("window.__notReloaded = 'yes'")
+    # Lesson 1's terminal is marked: the URL can change before the new lesson's content
+    # replaces the old, and a command typed into the old terminal would never be counted
+    # by the new one (the fresh-machine run of 721e611 timed out that way once).
+    page.eval_on_selector(".labsim-terminal", "el => { el.dataset.lessonOne = 'yes'; }")
     page.locator(f".md-nav--primary a[href$='{OTHER_LESSON.split('/')[1]}/']").first.click()
     page.wait_for_url(re.compile(rf".*/{re.escape(OTHER_LESSON)}(#.*)?$"))
+    page.wait_for_function("() => { const t = document.querySelector('.labsim-terminal');"
+                           " return t && !t.dataset.lessonOne; }", timeout=PYTHON_TIMEOUT)
     page.wait_for_selector(PICKER)
     assert page.evaluate("window.__notReloaded") == "yes", "instant navigation reloaded the page"
     assert page.input_value(PICKER) == "2.1"
