@@ -6,7 +6,8 @@ import copy
 import random
 
 from labsim.zfs.activation import ActivationOrder
-from labsim.zfs.metaslab import Metaslab, activation_order
+from labsim.zfs.metaslab import Metaslab
+from labsim.zfs.metaslab_group import activation_order
 from labsim.zfs.versions import KiB
 
 

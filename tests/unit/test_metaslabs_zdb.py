@@ -12,18 +12,16 @@ from labsim.format.numbers import nicenum
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.metaslab import (
     SPA_ALLOCATORS,
-    GroupAllocators,
     Metaslab,
-    activation_order,
     allocator_for,
     cityhash4,
-    group_allocate,
     histogram_fragmentation,
     metaslab_count,
     metaslab_shift,
     segment_weight,
     segments_fragmentation,
 )
+from labsim.zfs.metaslab_group import GroupAllocators, activation_order, group_allocate
 from labsim.zfs.versions import FRAG_TABLE_TO_16M, FRAG_TABLE_TO_512M, ZFS_2_1, GiB, KiB, MiB
 
 RECORDING = (Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "2.1.11"

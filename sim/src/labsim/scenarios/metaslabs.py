@@ -1,7 +1,7 @@
 """Lesson 3: one vdev's metaslabs as data is written and deleted.
 
 The scenario cuts a vdev into metaslabs with vdev_metaslab_set_size()'s rule, then writes
-files through labsim's metaslab allocator (labsim.zfs.metaslab): four allocators, each
+files through labsim's metaslab allocator (labsim.zfs.metaslab_group): four allocators, each
 with its own active metaslab, fresh metaslabs preferred, a metaslab given up once it is
 about half used. Each file's data is 128 KiB blocks, and each file also gets one 4 KiB
 indirect block, which hashes to an allocator of its own, as in OpenZFS.
@@ -29,13 +29,12 @@ from labsim.zfs.metaslab import (
     ZFS_VDEV_DEFAULT_MS_SHIFT,
     ZFS_VDEV_MAX_MS_SHIFT,
     ZFS_VDEV_MIN_MS_COUNT,
-    GroupAllocators,
     Metaslab,
     allocator_for,
-    group_allocate,
     group_fragmentation,
     metaslab_shift,
 )
+from labsim.zfs.metaslab_group import GroupAllocators, group_allocate
 from labsim.zfs.versions import (
     LAB_VM_CPUS,
     GiB,

@@ -5,7 +5,7 @@ OpenZFS keeps a group's metaslabs in an AVL tree sorted by weight (mg_metaslab_t
 metaslab_compare() in module/zfs/metaslab.c, 2.1.11 to 2.3.9: heaviest first, ties by
 lowest offset), takes a metaslab out and puts it back whenever its weight changes, and
 find_valid_metaslab() walks it from the top. labsim keeps the same order in a heap of
-(-bucket, -count, offset, index) entries, the key labsim.zfs.metaslab._candidates() sorts
+(-bucket, -count, offset, index) entries, the key labsim.zfs.metaslab_group._candidates() sorts
 by: a metaslab whose free space changes reports itself (Metaslab._touch(), once until the
 order reads the reports) and gets a new entry at the next activation; its older entries
 go stale, and are dropped when they reach the top (an entry is current while it equals

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from labsim.zfs.metaslab import activation_order
+from labsim.zfs.metaslab_group import activation_order
 from labsim.zfs.mos import objset_id
 from labsim.zfs.pool import Extent, File, Pool
 from labsim.zfs.records import SPA_DVAS_PER_BP

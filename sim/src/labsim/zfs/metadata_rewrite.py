@@ -114,7 +114,7 @@ def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],
     nowhere keeps its old block (added to ``current``). Returns the copies to allocate
     by (vdev, allocator, role, size), in the order they are first met; the role is the
     copies of the block on that vdev before this one (0 primary, 1 secondary, 2 claim:
-    labsim.zfs.metaslab.GroupAllocators)."""
+    labsim.zfs.metaslab_group.GroupAllocators)."""
     n = len(pool.vdevs)
     # (vdev, allocator, role, size) -> copies: each group is allocated in one call,
     # block by block, which puts them where one call per copy would.

@@ -47,7 +47,7 @@ def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
                    owner: MosBlocks | None = None) -> None:
     """New MOS blocks: every copy allocated (on the emptiest vdev, one copy per vdev in
     turn where there are several; a second and third copy on one vdev in other metaslabs,
-    labsim.zfs.metaslab.GroupAllocators) and one copy's physical size added to the MOS's. With
+    labsim.zfs.metaslab_group.GroupAllocators) and one copy's physical size added to the MOS's. With
     ``owner``, the object they belong to keeps them too, to free them with it
     (free_mos_blocks())."""
     rule = pool.version.compression_min_savings

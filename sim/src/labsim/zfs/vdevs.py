@@ -23,13 +23,8 @@ from labsim.zfs.layouts import (
     psize_to_asize,
     top_level_asize,
 )
-from labsim.zfs.metaslab import (
-    FragmentationMemo,
-    GroupAllocators,
-    Metaslab,
-    group_allocate,
-    metaslab_shift,
-)
+from labsim.zfs.metaslab import FragmentationMemo, Metaslab, metaslab_shift
+from labsim.zfs.metaslab_group import GroupAllocators, group_allocate
 from labsim.zfs.versions import (
     LAB_VM_CPUS,
     METASLAB_RULES_2_1,
@@ -221,7 +216,7 @@ class TopVdev:
              secondary: bool = False, claim: bool = False) -> list[tuple[int, int]]:
         """Allocate ``nbytes`` (the caller checked they fit) in blocks of ``block`` bytes
         (0: a single block) for ``allocator``: in the metaslab it has active on this
-        vdev, chosen and given up as OpenZFS 2.1 does (labsim.zfs.metaslab); ``secondary``
+        vdev, chosen and given up as OpenZFS does (labsim.zfs.metaslab_group); ``secondary``
         and ``claim``: for a block's second or third copy on this vdev."""
         pieces = group_allocate(self.metaslabs, self.allocators, allocator, nbytes,
                                 block or nbytes, self.ashift, secondary,
