@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from labsim import Session, run_script
+from labsim.zfs import snapshot_space
 from labsim.zfs import snapshots as snap
 from labsim.zfs.versions import KiB, get_version
 
@@ -338,7 +339,7 @@ def test_used_is_the_sum_of_its_parts(ops):
     for ds in pool.datasets.values():
         # A snapshot holds only blocks born before it was taken (blk_birth <= its txg).
         assert all(f.birth <= s.txg for s in ds.snapshots for f in s.files.values())
-        space = snap.space(pool, ds)
+        space = snapshot_space.space(pool, ds)
         assert space.snapshots + space.dataset + space.children + space.refreservation \
             == space.used
         assert min(space.snapshots, space.dataset, space.children) >= 0
@@ -360,13 +361,13 @@ def test_would_reclaim_is_what_destroying_the_range_frees(ops, data):
     run = [s for s in after[:next((i for i, s in enumerate(after) if s not in free),
                                   len(after))]]
     last = data.draw(st.sampled_from(run))
-    promised = snap.range_reclaim(pool, first, last)
+    promised = snapshot_space.range_reclaim(pool, first, last)
     # The file system's USED: the pool's also moves with the MOS the destroy's txgs write
     # (space maps flushed and log space maps freed, labsim.zfs.txg).
-    before = snap.space(pool, dataset).used
+    before = snapshot_space.space(pool, dataset).used
     result = session.run(f"zfs destroy p/d@{first.short}%{last.short}")
     assert result.status == 0, result.stderr
-    assert before - snap.space(pool, dataset).used == promised
+    assert before - snapshot_space.space(pool, dataset).used == promised
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -379,11 +380,11 @@ def test_destroying_every_snapshot_frees_usedbysnapshots(ops):
     dataset = pool.datasets["p/d"]
     if not dataset.snapshots:
         return
-    held = snap.usedbysnapshots(pool, dataset)
-    before = snap.space(pool, dataset).used  # the file system's, as above
+    held = snapshot_space.usedbysnapshots(pool, dataset)
+    before = snapshot_space.space(pool, dataset).used  # the file system's, as above
     assert session.run("zfs destroy p/d@%").status == 0
-    assert before - snap.space(pool, dataset).used == held
-    assert snap.usedbysnapshots(pool, dataset) == 0
+    assert before - snapshot_space.space(pool, dataset).used == held
+    assert snapshot_space.usedbysnapshots(pool, dataset) == 0
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -396,8 +397,8 @@ def test_listing_walks_the_chain_once_and_agrees_with_each_snapshots_used(ops):
     _apply(session, ops)
     pool = _pool(session)
     for dataset in pool.datasets.values():
-        assert snap.snapshots_used(pool, dataset) == {
-            s.name: snap.snapshot_used(pool, s) for s in dataset.snapshots}
+        assert snapshot_space.snapshots_used(pool, dataset) == {
+            s.name: snapshot_space.snapshot_used(pool, s) for s in dataset.snapshots}
 
 
 def test_a_clone_chain_1000_deep_is_destroyed_with_R(session):

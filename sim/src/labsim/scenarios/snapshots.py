@@ -21,6 +21,7 @@ from labsim.scenarios.base import ScenarioResult, Simulation, typed_params
 from labsim.scenarios.controls import Control
 from labsim.shell.base import CommandResult
 from labsim.shell.session import Session, transcript
+from labsim.zfs import snapshot_space
 from labsim.zfs import snapshots as snap
 from labsim.zfs.pool import Dataset, File, Pool
 from labsim.zfs.space import file_used_bytes
@@ -190,10 +191,11 @@ def _file(members: list[snap.Objset], key: int) -> File:
 
 
 def _summary(pool: Pool, dataset: Dataset, p: Params, dry_run: CommandResult) -> str:
-    uses = ", ".join(f"@{s.short} {nicebytes(snap.snapshot_used(pool, s))}"
+    uses = ", ".join(f"@{s.short} {nicebytes(snapshot_space.snapshot_used(pool, s))}"
                      for s in dataset.snapshots)
     lines = [f"Each snapshot's USED (what destroying it alone frees): {uses}.",
-             f"Together the snapshots hold {nicebytes(snap.usedbysnapshots(pool, dataset))}"
+             "Together the snapshots hold"
+             f" {nicebytes(snapshot_space.usedbysnapshots(pool, dataset))}"
              " the head no longer has (usedbysnapshots); blocks that several snapshots"
              " share are in no snapshot's USED."]
     reclaim = [line for line in dry_run.stdout.splitlines() if "reclaim" in line]
@@ -206,8 +208,9 @@ def _summary(pool: Pool, dataset: Dataset, p: Params, dry_run: CommandResult) ->
                      f"says it {reclaim[0]}.")
     clone = pool.datasets.get(CLONE)
     if clone is not None:
-        lines.append(f"The clone tank/work uses {nicebytes(snap.space(pool, clone).used)} "
-                     f"of its own and keeps @{p.clone_of} alive.")
+        used = snapshot_space.space(pool, clone).used
+        lines.append(f"The clone tank/work uses {nicebytes(used)} of its own"
+                     f" and keeps @{p.clone_of} alive.")
     return " ".join(lines + [n + "." for n in p.notes])
 
 

@@ -15,7 +15,8 @@ still shared with its origin are the origin's dir's.
 from __future__ import annotations
 
 from labsim.zfs.pool import Dataset, Part, Pool, part_logical
-from labsim.zfs.snapshots import descendants_of, dir_metadata_physical, find_snapshot
+from labsim.zfs.snapshot_space import dir_metadata_physical
+from labsim.zfs.snapshots import descendants_of, find_snapshot
 from labsim.zfs.space import mos_logical, parts_of
 
 
@@ -39,7 +40,7 @@ def _dir_bytes(pool: Pool, dataset: Dataset, logical: bool) -> int:
     """dd_uncompressed_bytes (``logical``) or dd_compressed_bytes of the dataset and its
     descendants, and for the root the MOS too: the metadata and the files each dir is
     charged for. Metadata counts its physical size in both, so its part is the same in
-    each (labsim.zfs.snapshots.dir_metadata_physical(): an unchanged clone shares its
+    each (labsim.zfs.snapshot_space.dir_metadata_physical(): an unchanged clone shares its
     origin's objset blocks and is charged none of them, recorded on 2.3.9: logicalused
     0)."""
     total = 0

@@ -15,8 +15,8 @@ from labsim.shell import messages as msg
 from labsim.shell.base import UsageError, parse_options
 from labsim.shell.commands import zfs_properties as props
 from labsim.shell.units import parse_zfs_number
+from labsim.zfs import snapshot_space, zil, zvols
 from labsim.zfs import snapshots as snap
-from labsim.zfs import zil, zvols
 from labsim.zfs.logical_space import dataset_compressratio, dataset_logicalused
 from labsim.zfs.pool import Dataset, Pool, Snapshot, property_value
 from labsim.zfs.space import (
@@ -112,7 +112,7 @@ def value_of(pool: Pool, ds: Dataset | Snapshot, prop: str) -> tuple[object, str
         return _snapshot_value(pool, ds, prop)
     if prop in ("used", "usedbysnapshots", "usedbydataset", "usedbychildren",
                 "usedbyrefreservation"):
-        space = snap.space(pool, ds)
+        space = snapshot_space.space(pool, ds)
         return {"used": space.used, "usedbysnapshots": space.snapshots,
                 "usedbydataset": space.dataset, "usedbychildren": space.children,
                 "usedbyrefreservation": space.refreservation}[prop], "-"
@@ -132,7 +132,7 @@ def value_of(pool: Pool, ds: Dataset | Snapshot, prop: str) -> tuple[object, str
     if prop == "available":
         return dataset_available(pool, ds), "-"
     if prop == "referenced":
-        return snap.referenced(pool, ds), "-"
+        return snapshot_space.referenced(pool, ds), "-"
     if prop == "logicalreferenced":
         return dataset_logical_referenced(pool, ds), "-"
     if prop == "logicalused":
@@ -150,9 +150,9 @@ def _snapshot_value(pool: Pool, s: Snapshot, prop: str) -> tuple[object, str]:
     if prop == "type":
         return "snapshot", "-"
     if prop == "used":
-        return snap.snapshot_used(pool, s), "-"
+        return snapshot_space.snapshot_used(pool, s), "-"
     if prop == "referenced":
-        return snap.referenced(pool, s), "-"
+        return snapshot_space.referenced(pool, s), "-"
     if prop in SETTABLE:
         # compression, recordsize, sync, logbias, copies and refreservation are
         # registered for file systems and volumes only (module/zcommon/zfs_prop.c): a

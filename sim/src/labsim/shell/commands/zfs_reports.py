@@ -12,6 +12,7 @@ from labsim.format.zprop import DATASET_PROPS
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, UsageError
 from labsim.shell.commands import zfs_properties as props
+from labsim.zfs import snapshot_space
 from labsim.zfs import snapshots as snap
 from labsim.zfs.pool import Dataset, Pool, Snapshot
 from labsim.zfs.versions import ZfsVersion
@@ -157,7 +158,7 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
     if not found:
         return CommandResult(stderr=msg.no_datasets_available() + "\n")
     # A snapshot's USED needs its dataset's whole chain walked: walked once per dataset,
-    # so that listing n snapshots takes time linear in n (snap.snapshots_used()).
+    # so that listing n snapshots takes time linear in n (snapshot_space.snapshots_used()).
     used_of_snapshots: dict[str, dict[str, int]] = {}
 
     def value(pool: Pool, ds: Dataset | Snapshot, column: str) -> object:
@@ -165,7 +166,8 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
             return ds.name
         if column == "used" and isinstance(ds, Snapshot):
             if ds.dataset not in used_of_snapshots:
-                used_of_snapshots[ds.dataset] = snap.snapshots_used(pool, snap.owner(pool, ds))
+                used_of_snapshots[ds.dataset] = snapshot_space.snapshots_used(
+                    pool, snap.owner(pool, ds))
             return used_of_snapshots[ds.dataset][ds.name]
         return value_of(pool, ds, column)[0]
 

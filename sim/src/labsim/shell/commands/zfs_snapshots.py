@@ -15,8 +15,8 @@ from labsim.format import zfs_list as fmt
 from labsim.shell import messages as msg
 from labsim.shell import udev
 from labsim.shell.base import CommandResult, UsageError
+from labsim.zfs import snapshot_space, zvols
 from labsim.zfs import snapshots as snap
-from labsim.zfs import zvols
 from labsim.zfs.datasets import destroy_dataset
 from labsim.zfs.pool import Dataset, Pool, Snapshot
 from labsim.zfs.txg import advance_txg
@@ -227,7 +227,7 @@ def _destroy_snapshots(session: Session, spec: str, flags: set[str]) -> CommandR
                     listing += _verbose_line(flags, member.name)
                     run.append(member)
                 elif run:
-                    reclaim += snap.range_reclaim(pool, run[0], run[-1])
+                    reclaim += snapshot_space.range_reclaim(pool, run[0], run[-1])
                     run = []
     if errors:
         # The refusals go to stderr while the snapshots are gathered, before the
