@@ -437,13 +437,19 @@ _EARLY_KEYS = (
     "pre.textContent=p+s.split('\\r').join('\\n'+p)},true)})()</script>")
 
 
+# The modules labsim-page.js imports on every page with a simulation (the terminal's are
+# preloaded on pages with a terminal).
+PAGE_MODULES = ("labsim-page.js", "labsim-python.js", "labsim-plotly.js", "labsim-release.js",
+                "labsim-widget.js", "labsim-figure.js")
+
+
 def _head_hints(base: str, widget: bool, terminal: bool) -> str:
     """For pages with simulations: start the Python worker at once, and preload hints so the
     scripts a widget or a terminal needs download while the page parses."""
     worker = json.dumps(f"{base}javascripts/labsim-worker.js")
     hints = [_NO_JS, _EARLY_WORKER.format(url=worker),
-             f'<link rel="modulepreload" href="{base}javascripts/labsim-page.js">',
-             f'<link rel="modulepreload" href="{base}javascripts/labsim-figure.js">']
+             *(f'<link rel="modulepreload" href="{base}javascripts/{module}">'
+               for module in PAGE_MODULES)]
     if widget:
         plotly = f"{base}assets/vendor/plotly/plotly.min.js"
         hints.append(f'<link rel="preload" href="{plotly}" as="script">')
