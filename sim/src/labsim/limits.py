@@ -191,6 +191,15 @@ LIMITS: tuple[Limit, ...] = (
         setup=(*POOL, "zfs snapshot limits@s"),
     ),
     Limit(
+        area="Renaming a file system",
+        what="`zfs rename` of a snapshot (with `-r` too) is simulated; renaming a file "
+             "system or a volume (its children and mountpoints move with it) is not.",
+        shows_as="labsim says renaming a file system or volume is not simulated.",
+        try_it=f"Try it in {LAB_VM}.",
+        example="zfs rename limits/fs limits/other",
+        setup=(*POOL, "zfs create limits/fs"),
+    ),
+    Limit(
         area="Properties stored, not acted on",
         what="Dataset properties that change only what labsim has no model of (relatime, "
              "and atime beyond a file system's root directory read by `ls`, xattr, "

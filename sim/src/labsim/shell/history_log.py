@@ -15,6 +15,7 @@ from labsim.shell.units import parse_zfs_number
 from labsim.zfs import history as hist
 from labsim.zfs.mos import history_grew, mos_rewritten, objset_id
 from labsim.zfs.pool import TXG_INITIAL, Pool
+from labsim.zfs.snapshots import descendants_of
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
@@ -94,12 +95,13 @@ def _history_written(pool: Pool) -> None:
 def after_zfs(session: Session, subcommand: str, args: list[str]) -> None:
     """The records of a `zfs SUBCOMMAND ARGS` that succeeded."""
     if subcommand not in {"create", "snapshot", "destroy", "set", "clone", "rollback",
-                          "promote", "inherit"}:
+                          "promote", "inherit", "rename"}:
         return
     words = _positionals(args, _VALUED.get(subcommand, ""))
     if not words:
         return
-    pool = session.pools.get(words[-1].split("/")[0].split("@")[0])
+    named = words[0] if subcommand == "rename" else words[-1]  # rename's target: "@new"
+    pool = session.pools.get(named.split("/")[0].split("@")[0])
     if pool is None or pool.history_psize is None:
         return
     log = _Log(session, pool)
@@ -141,6 +143,16 @@ def after_zfs(session: Session, subcommand: str, args: list[str]) -> None:
         log.ioctl("rollback", {"target": target})
     elif subcommand == "promote":
         log.internal("promote", "", target)
+    elif subcommand == "rename" and len(words) == 2 and "@" in words[0]:
+        # dsl_dataset_rename_snapshot_sync_impl() logs "rename" for each snapshot, with
+        # its old name, before it renames it (module/zfs/dsl_dataset.c).
+        head, _, old = words[0].partition("@")
+        new = words[1].rpartition("@")[2]
+        top = pool.datasets.get(head)
+        heads = [top, *(descendants_of(pool, top) if "-r" in args else [])] if top else []
+        for ds in heads:
+            if any(s.short == new for s in ds.snapshots):
+                log.internal("rename", f"-> @{new}", f"{ds.name}@{old}")
     log.command(" ".join(["zfs", subcommand, *args]))
     _history_written(pool)
 

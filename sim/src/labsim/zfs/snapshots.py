@@ -198,6 +198,33 @@ def rename_snapshot(pool: Pool, snap: Snapshot, dataset: Dataset) -> None:
     snap.name = new
 
 
+def rename_snapshots(pool: Pool, dataset: Dataset, old: str, new: str,
+                     recursive: bool) -> list[Snapshot]:
+    """zfs rename [-r] FS@OLD FS@NEW: dsl_dataset_rename_snapshot() (module/zfs/dsl_dataset.c,
+    2.1.11 and 2.3.9), one sync task. It checks every dataset first (with -r the file system
+    and its descendants; one without FS@OLD is passed over) and renames only if none
+    already has a snapshot NEW; clones' origins follow. Returns the snapshots renamed (by
+    their new names); raises SnapshotError with the message zfs prints otherwise."""
+    heads = [dataset, *(descendants_of(pool, dataset) if recursive else [])]
+    renamed = [s for ds in heads for s in ds.snapshots if s.short == old]
+    for ds in heads:
+        if any(s.short == old for s in ds.snapshots) and \
+                find_snapshot(pool, f"{ds.name}@{new}") is not None:
+            detail = ("a child dataset already has a snapshot with the new name"
+                      if recursive else "dataset already exists")
+            raise SnapshotError(f"cannot rename '{dataset.name}@{old}': {detail}")
+    for snapshot in renamed:
+        head = snapshot.name.split("@")[0]
+        new_name = f"{head}@{new}"
+        for other in pool.datasets.values():
+            if other.origin == snapshot.name:
+                other.origin = new_name
+        snapshot.name = new_name
+    sync_task_synced(pool)  # a sync task (dsl_sync_task())
+    advance_txg(pool)
+    return renamed
+
+
 def promote(pool: Pool, clone_ds: Dataset) -> None:
     """zfs promote CLONE (dsl_dataset_promote_sync()): the origin snapshot and every
     snapshot before it move from the origin's dataset to the clone, which takes over the

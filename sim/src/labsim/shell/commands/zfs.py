@@ -1,4 +1,4 @@
-"""zfs: create, list, get, set, inherit, destroy, and snapshot, clone, promote and
+"""zfs: create, list, get, set, inherit, destroy, and snapshot, clone, promote, rename and
 rollback (the space they move is computed in labsim.zfs.snapshots). Which properties
 labsim models, stores or answers with "not simulated" is decided, and explained, in
 labsim.shell.commands.zfs_properties.
@@ -23,7 +23,14 @@ from labsim.shell.commands.zfs_common import (
 )
 from labsim.shell.commands.zfs_create import create, set_property
 from labsim.shell.commands.zfs_reports import get, list_datasets
-from labsim.shell.commands.zfs_snapshots import clone, destroy, promote, rollback, snapshot
+from labsim.shell.commands.zfs_snapshots import (
+    clone,
+    destroy,
+    promote,
+    rename,
+    rollback,
+    snapshot,
+)
 from labsim.shell.registry import command
 from labsim.zfs.mos import activate_feature
 from labsim.zfs.versions import zfs_subcommands
@@ -87,6 +94,7 @@ def version(session: Session, args: list[str]) -> CommandResult:
 # The subcommands labsim simulates (labsim.limits lists the others real zfs has).
 SUBCOMMANDS = {"list": list_datasets, "get": get, "set": set_property, "create": create,
                "destroy": destroy, "snapshot": snapshot, "snap": snapshot, "clone": clone,
-               "promote": promote, "rollback": rollback, "version": version,
+               "promote": promote, "rollback": rollback, "rename": rename,
+               "version": version,
                "inherit": lambda session, args: props.inherit(
                    session, args, modelled=SETTABLE, readable=READABLE, aliases=ALIASES)}

@@ -98,6 +98,63 @@ def clone(session: Session, args: list[str]) -> CommandResult:
     return CommandResult()
 
 
+def rename(session: Session, args: list[str]) -> CommandResult:
+    """zfs rename [-r] FS@OLD FS@NEW (or @NEW, or NEW): zfs_do_rename() and zfs_rename()
+    (cmd/zfs/zfs_main.c, lib/libzfs/libzfs_dataset.c at zfs-2.3.9). Renaming a file system
+    or a volume (its mountpoint and its children move) is not simulated."""
+    opts, operands = zfs_getopt(args, "pruf", "rename")
+    flags = {k for k, _ in opts}
+    usage = msg.zfs_subcommand_usage("rename")
+    if not operands:
+        raise UsageError("missing source dataset argument\n" + usage, 2)
+    if len(operands) < 2:
+        raise UsageError("missing target dataset argument\n" + usage, 2)
+    if len(operands) > 2:
+        raise UsageError("too many arguments\n" + usage, 2)
+    if {"-r", "-p"} <= flags:
+        raise UsageError("-p and -r options are mutually exclusive\n" + usage, 2)
+    if {"-u", "-p"} <= flags:
+        raise UsageError("-u and -p options are mutually exclusive\n" + usage, 2)
+    source, target = operands
+    if "-r" in flags and "@" not in source:
+        raise UsageError("source dataset for recursive rename must be a snapshot\n" + usage,
+                         2)
+    if "@" not in source:
+        find(session, source)  # "cannot open" for a dataset that is not there
+        raise UsageError(msg.not_simulated("zfs rename", "renaming a file system or volume",
+                                           session.version.release), 1)
+    pool, found = find_any(session, source)
+    if flags & {"-u", "-p"}:  # zfs_open() for file systems (-u) or those and volumes (-p)
+        raise UsageError(f"cannot open '{source}': operation not applicable to datasets of "
+                         "this type", 1)
+    if source == target:
+        return CommandResult()  # zfs_rename(): the same name is success
+    head, _, old = source.partition("@")
+    if "@" not in target or target.startswith("@"):
+        target = f"{head}@{target.lstrip('@')}"  # the abbreviated forms
+    elif target.split("@")[0] != head:
+        raise UsageError(f"cannot rename to '{target}': snapshots must be part of same "
+                         "dataset", 1)
+    new = target.partition("@")[2]
+    if not new or not _valid_component(new):
+        raise UsageError(msg.not_simulated(
+            "zfs rename", f"checking the snapshot name '{new}'", session.version.release), 1)
+    if target == source:
+        return CommandResult()
+    try:
+        snap.rename_snapshots(pool, pool.datasets[head], old, new, "-r" in flags)
+    except snap.SnapshotError as err:
+        raise UsageError(err.message, 1) from None
+    return CommandResult()
+
+
+def _valid_component(name: str) -> bool:
+    """A name zfs_validate_name() takes without question: letters, digits and _-.: only
+    (the other characters and the length rules have messages labsim does not give)."""
+    return len(name) < 200 and all(c.isascii() and (c.isalnum() or c in "_-.:")
+                                   for c in name)
+
+
 def promote(session: Session, args: list[str]) -> CommandResult:
     _, operands = zfs_getopt(args, "", "promote")
     if not operands:
