@@ -34,6 +34,18 @@ def test_commands_from_stdin_and_errexit():
     assert "not reached" not in proc.stdout
 
 
+def test_a_command_over_several_lines_runs_whole_as_bash_reads_a_script():
+    script = ("cat <<END\nhere ${HOME}\nEND\n"
+              "for i in 1 2\ndo\n  echo n=$i\ndone\n"
+              "echo 'open\nquote'\necho after\n")
+    proc = run_cli(stdin=script)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ("$ cat <<END\nhere ${HOME}\nEND\nhere /root\n"
+                           "$ for i in 1 2\ndo\n  echo n=$i\ndone\nn=1\nn=2\n"
+                           "$ echo 'open\nquote'\nopen\nquote\n"
+                           "$ echo after\nafter\n")
+
+
 def test_old_allocator_is_selectable():
     script = "truncate -s 10G /tmp/a\nzpool create t /tmp/a\nzpool list -Hp -o size t\n"
     new = run_cli(stdin=script).stdout.splitlines()[-1]

@@ -1,5 +1,6 @@
 """Files through the shell where real tools cannot be run here: fallocate in a dataset
-(OpenZFS's zpl_fallocate_common), du -h, and the character devices."""
+(OpenZFS's zpl_fallocate_common), du -h, the blocks of host files, and the character
+devices."""
 
 from __future__ import annotations
 
@@ -52,6 +53,41 @@ def test_du_h_is_gnulibs_human_readable_rounding_up():
     kib = int(session.run("du -k /p/f").stdout.split()[0])
     human = session.run("du -h /p/f").stdout.split()[0]
     assert kib * 1024 > 3 << 20 and human == "3.1M"
+
+
+def test_host_files_take_whole_blocks_where_labsim_wrote_them_and_none_when_sparse():
+    """The lab VM's /root, /var/tmp (ext4) and /tmp (tmpfs) allocate 4K at a time: a file
+    written whole takes its size rounded up, one truncate made takes nothing, bytes
+    appended after a hole take the blocks from the hole's last one on."""
+    session = Session()
+    lines = ["echo hi > /root/x", "echo more >> /root/x", "truncate -s 1M /root/s",
+             "echo tail >> /root/s", "fallocate -l 10000 /root/f", "cp /root/x /root/y",
+             "truncate -s 6000 /root/f"]
+    for line in lines:
+        assert session.run(line).status == 0, line
+    du = session.run("du -k /root/x /root/s /root/f /root/y /root/empty").stdout
+    assert du == "4\t/root/x\n4\t/root/s\n8\t/root/f\n4\t/root/y\n"
+    assert session.run("ls -s /root/x").stdout == "4 /root/x\n"
+    assert session.run("touch /root/t; du /root/t").stdout == "0\t/root/t\n"
+
+
+def test_blocks_labsim_does_not_know_are_an_honest_notice():
+    """What ZFS wrote into a vdev file and what dd wrote: du says it is not simulated
+    (never a 0 that real du would not print); ls still lists, and says its 0 is not real."""
+    session = Session()
+    for line in ("mkdir -p /var/tmp/labs", "truncate -s 256M /var/tmp/labs/a.raw"):
+        assert session.run(line).status == 0, line
+    assert session.run("du -k /var/tmp/labs/a.raw").stdout == "0\t/var/tmp/labs/a.raw\n"
+    session.run("zpool create t /var/tmp/labs/a.raw")
+    session.run("dd if=/dev/urandom of=/root/r bs=1M count=2 status=none")
+    for name in ("/var/tmp/labs/a.raw", "/root/r", "/var/tmp/labs"):
+        result = session.run(f"du -k {name}")
+        assert result.status == 1 and result.stdout == ""
+        assert "not simulated" in result.stderr and name in result.stderr
+    listing = session.run("ls -l /var/tmp/labs")
+    assert "a.raw" in listing.stdout
+    assert "not simulated" in listing.stderr and "0 is shown" in listing.stderr
+    assert session.run("ls /var/tmp/labs").stderr == ""  # no blocks shown: nothing to say
 
 
 def test_devices_read_as_the_kernel_gives_them():

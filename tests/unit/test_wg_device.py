@@ -144,5 +144,5 @@ def test_host_files_without_text_still_work():
     # HostFile grew an optional text; files made the old way have none.
     session = Session()
     assert session.run("truncate -s 1M /var/tmp/f").status == 0
-    assert session.host_files["/var/tmp/f"] == HostFile(1 << 20, session.clock)
+    assert session.host_files["/var/tmp/f"] == HostFile(1 << 20, session.clock, allocated=0)
     assert session.host_files["/var/tmp/f"].text is None

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from labsim.shell.session import Session, transcript
+from labsim.shell.session import Session, script_commands, transcript
 from labsim.zfs.versions import DEFAULT_VERSION, VERSIONS
 
 
@@ -32,10 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         parser.error(f"cannot read {args.script}: {err.strerror}")
     session = Session(version=VERSIONS[args.zfs_version])
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
+    # A loop, a here-document or an open quote goes on over several lines, as bash reads it.
+    for line in script_commands(text):
         result = session.run(line)
         sys.stdout.write(transcript([(line, result)], prompt=args.prompt))
         sys.stdout.flush()

@@ -191,6 +191,18 @@ LIMITS: tuple[Limit, ...] = (
         setup=(*POOL, "zfs snapshot limits@s"),
     ),
     Limit(
+        area="Host files",
+        what="The blocks a host file takes (`du`, `ls -s`, `ls -l`'s total) are known for "
+             "files labsim wrote whole (4K blocks, as the lab VM's ext4 and tmpfs) and for "
+             "sparse ones `truncate` made; not for a vdev file, which holds what ZFS wrote "
+             "into it, nor for what `dd`, `fio` and `qemu-img` wrote.",
+        shows_as="`du` says it is not simulated for those files; `ls` lists them and says "
+                 "its block counts are not.",
+        try_it=f"Compare `du -h` of a vdev file before and after `zpool create` in {LAB_VM}.",
+        example="du -h /var/tmp/labs/limits.raw",
+        setup=POOL,
+    ),
+    Limit(
         area="Renaming a file system",
         what="`zfs rename` of a snapshot (with `-r` too) is simulated; renaming a file "
              "system or a volume (its children and mountpoints move with it) is not.",

@@ -117,11 +117,12 @@ def dd_write_error(target: str, reason: str = ENOSPC) -> str:
 @dataclass(frozen=True)
 class LsEntry:
     """What ``ls -l`` needs from stat(2).  ``allocated`` is the space actually
-    used (st_blocks * 512); a fresh ``truncate -s`` file has 0."""
+    used (st_blocks * 512); a fresh ``truncate -s`` file has 0; None where labsim does not
+    know it (the caller says so, and shows 0)."""
 
     name: str
     size: int
-    allocated: int = 0
+    allocated: int | None = 0
     mtime: float = 0.0
     mode: str = "-rw-r--r--"
     nlink: int = 1
@@ -130,7 +131,7 @@ class LsEntry:
 
     @property
     def blocks(self) -> int:
-        return -(-self.allocated // 512)  # st_blocks, 512-byte units
+        return -(-(self.allocated or 0) // 512)  # st_blocks, 512-byte units
 
 
 # What `ls` is given about each entry: an LsEntry, or (name, size, allocated, mtime).

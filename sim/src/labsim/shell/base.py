@@ -90,3 +90,38 @@ class HostFile:
     # them): real bytes for a small file, lazy content (labsim.content.model) for a large
     # one. Readers prefer it to ``text`` (labsim.shell.commands.textutils.read_file).
     data: Content | None = None
+    # What the host's file system holds for it (st_blocks * 512), where labsim knows: 0 for
+    # a sparse file truncate made, whole blocks for a file labsim wrote whole (a
+    # redirection, touch, fallocate, cp of such a file). None where it does not: what dd,
+    # fio and qemu-img wrote, and a vdev file ZFS writes into (see host_allocated()).
+    allocated: int | None = None
+
+
+# The block size of the lab VM's host file systems (ext4 for /root and /var/tmp, tmpfs for
+# /tmp): a file written whole takes its size rounded up to it.
+HOST_BLOCK = 4096
+
+
+def written_whole(size: int) -> int:
+    """The blocks (st_blocks * 512) a file of ``size`` bytes written from start to end takes
+    on the host's file system."""
+    return -(-size // HOST_BLOCK) * HOST_BLOCK
+
+
+def host_allocated(host_file: HostFile) -> int | None:
+    """What the host's file system holds for ``host_file``, or None where labsim does not
+    know it: a file with ZFS labels is a vdev, into which ZFS writes its labels and blocks
+    (never punched out again: file vdevs are not trimmed unless asked)."""
+    return None if host_file.labels else host_file.allocated
+
+
+def appended(old: HostFile, new_size: int) -> int | None:
+    """What ``old`` holds once bytes are written from its end up to ``new_size``: the
+    blocks from the one its end is in (a hole there too, if it was sparse) to the new end."""
+    if old.allocated is None:
+        return None
+    start = old.size // HOST_BLOCK * HOST_BLOCK
+    if old.allocated >= written_whole(old.size):  # no hole at the end
+        start = written_whole(old.size)
+    return old.allocated + max(0, written_whole(new_size) - start)
+

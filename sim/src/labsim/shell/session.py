@@ -13,6 +13,7 @@ are imported here too, for the session's own use and for those who import them w
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -185,9 +186,15 @@ def run_script(text: str, session: Session | None = None) -> list[tuple[str, Com
 
 
 def _run_lines(text: str, session: Session) -> list[tuple[str, CommandResult]]:
+    return [(command, session.run(command)) for command in script_commands(text)]
+
+
+def script_commands(text: str) -> Iterator[str]:
+    """The commands of a script as bash reads them: one a line, but a command that goes
+    on over several lines (a loop, a here-document, an open quote) whole; blank lines and
+    comments between commands are skipped."""
     from labsim.shell.executor import incomplete
 
-    out = []
     pending: list[str] = []
     for raw in text.splitlines():
         line = raw if pending else raw.strip()
@@ -198,11 +205,9 @@ def _run_lines(text: str, session: Session) -> list[tuple[str, CommandResult]]:
         if incomplete(command):
             continue
         pending = []
-        out.append((command.strip(), session.run(command)))
+        yield command.strip()
     if pending:
-        command = "\n".join(pending)
-        out.append((command.strip(), session.run(command)))
-    return out
+        yield "\n".join(pending).strip()
 
 
 def transcript(pairs: list[tuple[str, CommandResult]], prompt: str = "$ ") -> str:

@@ -17,7 +17,7 @@ from labsim.content import model
 from labsim.content.model import Content
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.base import CommandResult, HostFile, appended, written_whole
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.overwrite import can_overwrite_in_place, overwrite_range
 from labsim.zfs.pool import file_content
@@ -94,15 +94,18 @@ def write_to(session: Session, target: str, data: Content, append: bool,
         hit.dataset.files[hit.name].mtime = session.clock
         return CommandResult()
     old_host = session.host_files.get(path)
+    allocated: int | None = written_whole(data.size)
     if append and old_host is not None:
         previous = host_content(old_host)
         data = model.concat(previous, data)
+        allocated = appended(old_host, data.size)
     if data.size > ENDLESS // 2:
         return CommandResult.fail(f"{command}: write error: No space left on device")
     text = None
     if data.size <= HOST_TEXT_LIMIT:
         text = model.read(data, 0, data.size).decode(errors="replace")
-    session.host_files[path] = HostFile(data.size, session.clock, text, data=data)
+    session.host_files[path] = HostFile(data.size, session.clock, text, data=data,
+                                        allocated=allocated)
     return CommandResult()
 
 

@@ -20,7 +20,7 @@ from labsim.content.model import Content
 from labsim.format import coreutils as fmt
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.base import CommandResult, HostFile, UsageError
+from labsim.shell.base import CommandResult, HostFile, UsageError, appended, written_whole
 from labsim.shell.commands.textutils import read_file
 from labsim.shell.registry import command, register
 from labsim.zfs.write_path import write_file
@@ -215,7 +215,7 @@ def touch(session: Session, argv: list[str]) -> CommandResult:
         elif not fs.parent_exists(session, path):
             errors.append(f"touch: cannot touch '{name}': No such file or directory\n")
         elif not no_create:
-            session.host_files[path] = HostFile(0, session.clock, "")
+            session.host_files[path] = HostFile(0, session.clock, "", allocated=0)
     return CommandResult(stderr="".join(errors), status=1 if errors else 0)
 
 
@@ -328,11 +328,12 @@ def fallocate(session: Session, argv: list[str]) -> CommandResult:
     old = session.host_files.get(path)
     size = max(old.size if old is not None else 0, 0 if keep else offset + length)
     if old is None:
-        session.host_files[path] = HostFile(size, session.clock, data=model.zeros(size))
+        session.host_files[path] = HostFile(size, session.clock, data=model.zeros(size),
+                                            allocated=written_whole(size))
     elif size != old.size:
         from labsim.shell import streams
 
         data = model.resize(streams.host_content(old), size)
         session.host_files[path] = replace(old, size=size, mtime=session.clock, text=None,
-                                           data=data)
+                                           data=data, allocated=appended(old, size))
     return CommandResult()

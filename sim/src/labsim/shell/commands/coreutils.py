@@ -12,7 +12,15 @@ from labsim.format import coreutils as fmt
 from labsim.format import kstat as kstat_fmt
 from labsim.shell import fs, streams
 from labsim.shell import messages as msg
-from labsim.shell.base import START_CLOCK, CommandResult, HostFile, UsageError
+from labsim.shell.base import (
+    START_CLOCK,
+    CommandResult,
+    HostFile,
+    UsageError,
+    appended,
+    host_allocated,
+    written_whole,
+)
 from labsim.shell.registry import command
 from labsim.shell.units import parse_coreutils_size
 from labsim.zfs import bclone, labels, zvols
@@ -69,11 +77,13 @@ def truncate(session: Session, argv: list[str]) -> CommandResult:
             old = session.host_files[path]
             known = old.data is not None or old.text is not None
             data = content_model.resize(streams.host_content(old), new_size) if known else None
+            kept = None if old.allocated is None else min(old.allocated, written_whole(new_size))
             session.host_files[path] = replace(old, size=new_size, mtime=session.clock,
                                                text=None, data=data,
-                                               labels=labels.truncated(old.labels, new_size))
+                                               labels=labels.truncated(old.labels, new_size),
+                                               allocated=kept)
         else:
-            session.host_files[path] = HostFile(new_size, session.clock)
+            session.host_files[path] = HostFile(new_size, session.clock, allocated=0)
     return CommandResult(stderr="".join(errors), status=status)
 
 
@@ -155,7 +165,7 @@ def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> Co
     human = any(k in ("-h", "--human-readable") for k, _ in opts)
     names = names or ["."]
     out, errors = [], []
-    files: list[tuple[str, int, int, float]] = []  # shown name, size, allocated, mtime
+    files: list[tuple[str, int, int | None, float]] = []  # shown name, size, allocated, mtime
     dirs: list[tuple[str, str]] = []
     for name in names:
         path = session.absolute(name)
@@ -167,11 +177,21 @@ def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> Co
         else:
             errors.append(f"ls: cannot access '{name}': No such file or directory\n")
     files.sort()
-    if files:
-        out.append(fmt.ls_lines(files, long=long, human=human, now=session.clock,
+    if blocks or long:
+        unknown = [f[0] for f in files if f[2] is None] + [
+            e.name for _, path in dirs for e in _listdir(session, path) if e.allocated is None]
+        if unknown:
+            errors.append(msg.tool_not_simulated(
+                "ls", f"counting the blocks of {unknown[0]} on the host's file system (total, -s)")
+                + f" ({UNKNOWN_BLOCKS}); 0 is shown\n")
+    shown = [(n, size, allocated or 0, mtime) for n, size, allocated, mtime in files]
+    if shown:
+        out.append(fmt.ls_lines(shown, long=long, human=human, now=session.clock,
                                 blocks=blocks, width=width))
     for i, (name, path) in enumerate(sorted(dirs)):
-        entries = sorted(_listdir(session, path, dots=show_all), key=lambda e: e.name)
+        entries = sorted((replace(e, allocated=e.allocated or 0)
+                          for e in _listdir(session, path, dots=show_all)),
+                         key=lambda e: e.name)
         hit = fs.mounted_dataset(session, path)
         if hit is not None and hit.name == "":  # readdir: the directory's atime
             root_dir_read(hit.pool, hit.dataset)
@@ -183,10 +203,17 @@ def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> Co
                          status=2 if errors else 0)
 
 
-def _stat(session: Session, path: str) -> tuple[int, int, float] | None:
+# Why labsim does not know a host file's blocks.
+UNKNOWN_BLOCKS = ("a vdev file holds what ZFS wrote into it; dd's, fio's and qemu-img's "
+                  "output what they wrote")
+
+
+def _stat(session: Session, path: str) -> tuple[int, int | None, float] | None:
+    """(size, allocated, mtime) of a file; allocated is None for a host file whose blocks
+    labsim does not know (labsim.shell.base.host_allocated)."""
     if path in session.host_files:
         host_file = session.host_files[path]
-        return host_file.size, 0, host_file.mtime
+        return host_file.size, host_allocated(host_file), host_file.mtime
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name in hit.dataset.files:
         file = hit.dataset.files[hit.name]
@@ -219,13 +246,18 @@ def du(session: Session, argv: list[str]) -> CommandResult:
     for name in names or ["."]:
         path = session.absolute(name)
         entry = _stat(session, path)
+        allocated: int | None
         if entry is not None:
             allocated = entry[1]
         elif fs.is_dir(session, path):
-            allocated = sum(e.allocated for e in _listdir(session, path)
-                            if not e.mode.startswith("d"))
+            sizes = [e.allocated for e in _listdir(session, path) if not e.mode.startswith("d")]
+            allocated = None if None in sizes else sum(s or 0 for s in sizes)
         else:
             errors.append(f"du: cannot access '{name}': No such file or directory\n")
+            continue
+        if allocated is None:
+            what = f"counting the blocks of {name} on the host's file system"
+            errors.append(msg.tool_not_simulated("du", what) + f" ({UNKNOWN_BLOCKS})\n")
             continue
         shown = fmt.ls_size(allocated, human=True) if human else str(-(-allocated // 1024))
         out.append(f"{shown}\t{name}\n")
@@ -239,7 +271,8 @@ def _listdir(session: Session, path: str, dots: bool = False) -> list[fmt.LsEntr
     entries = []
     for name, host_file in session.host_files.items():
         if name.startswith(prefix) and "/" not in name[len(prefix):]:
-            entries.append(fmt.LsEntry(name[len(prefix):], host_file.size, 0, host_file.mtime))
+            entries.append(fmt.LsEntry(name[len(prefix):], host_file.size,
+                                       host_allocated(host_file), host_file.mtime))
     hit = fs.mounted_dataset(session, path)
     if hit is not None and hit.name == "":
         for name, file in hit.dataset.files.items():
@@ -373,7 +406,7 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
             write_file(dst.pool, dst.dataset, dst.name, 0, "zero")  # opened with O_TRUNC
             dst.dataset.files[dst.name].mtime = session.clock
         else:
-            session.host_files[dst_path] = HostFile(0, session.clock)
+            session.host_files[dst_path] = HostFile(0, session.clock, allocated=0)
         return CommandResult.fail(f"cp: failed to clone '{shown}' from '{source}': {reason}")
     if clonable and reflink != "never" and src_in_pool is not None and dst_in_pool is not None:
         clone = bclone.clone_file(src_in_pool.pool, src_in_pool.dataset, file,
@@ -387,9 +420,11 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
             return CommandResult.fail(f"cp: error writing '{target}': No space left on device")
         dst.dataset.files[dst.name].mtime = session.clock
     else:
+        source_file = session.host_files.get(session.absolute(source))
         session.host_files[dst_path] = HostFile(
             size, session.clock, labels=copied_labels,
-            data=content if isinstance(content, Content) else None)
+            data=content if isinstance(content, Content) else None,
+            allocated=None if source_file is None else host_allocated(source_file))
     return CommandResult()
 
 
@@ -570,9 +605,12 @@ def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandR
                 text = data
             # replace() keeps what else the file is (its kind of HostFile), as writing into
             # an existing file keeps its mode.
-            session.host_files[path] = (HostFile(size, session.clock, text) if old is None
+            allocated = (written_whole(size) if old is None or not append
+                         else appended(old, size))
+            session.host_files[path] = (HostFile(size, session.clock, text, allocated=allocated)
+                                        if old is None
                                         else replace(old, size=size, mtime=session.clock,
-                                                     text=text))
+                                                     text=text, allocated=allocated))
     return CommandResult(stdout=data, stderr="".join(errors), status=1 if errors else 0)
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.base import CommandResult, HostFile, written_whole
 from labsim.shell.registry import command
 from labsim.zfs import qcow2
 from labsim.zfs.compression import DataPattern
@@ -106,7 +106,8 @@ def qemu_nbd(session: Session, argv: list[str]) -> CommandResult:
         if not fs.parent_exists(session, pidfile):
             return CommandResult.fail(f"qemu-nbd: Could not create '{options['--pid-file']}': "
                                       "No such file or directory", 1)
-        session.host_files[pidfile] = HostFile(len(f"{pid}\n"), session.clock, f"{pid}\n")
+        session.host_files[pidfile] = HostFile(len(f"{pid}\n"), session.clock, f"{pid}\n",
+                                              allocated=written_whole(len(f"{pid}\n")))
     # An existing socket at that path is replaced (unlinked, bound anew): a server already
     # there keeps running but can no longer be reached through it.
     _servers(session)[pid] = NbdServer(pid, socket, image)

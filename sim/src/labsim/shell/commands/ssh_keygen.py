@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from labsim.net.ssh_keys import ed25519_public_key, new_seed, private_text, public_line
 from labsim.shell import messages as msg
-from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.base import CommandResult, HostFile, written_whole
 from labsim.shell.registry import command
 
 if TYPE_CHECKING:
@@ -84,6 +84,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
     comment = request.comment if request.comment is not None else f"root@{session.hostname}"
     private = private_text(seed, comment, checkint)
     public = public_line(ed25519_public_key(seed), comment) + "\n"
-    session.host_files[path] = HostFile(len(private), session.clock, private)
-    session.host_files[path + ".pub"] = HostFile(len(public), session.clock, public)
+    session.host_files[path] = HostFile(len(private), session.clock, private,
+                                        allocated=written_whole(len(private)))
+    session.host_files[path + ".pub"] = HostFile(len(public), session.clock, public,
+                                                 allocated=written_whole(len(public)))
     return CommandResult()

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 from labsim.net import model
 from labsim.shell import fs
 from labsim.shell import messages as msg
-from labsim.shell.base import CommandResult, HostFile
+from labsim.shell.base import CommandResult, HostFile, written_whole
 from labsim.shell.registry import command
 from labsim.wg import quick
 from labsim.wg.quick import QuickConfig, QuickError
@@ -245,7 +245,8 @@ def _with_process_substitution(run: _Run, argv: list[str], text: str) -> None:
     """`cmd ARGV <(echo -n "$TEXT")`: the command reads ``text`` from /dev/fd/63, a pipe
     that exists only while it runs."""
     session = run.session
-    session.host_files[PROCESS_SUBSTITUTION] = HostFile(len(text.encode()), session.now(), text)
+    session.host_files[PROCESS_SUBSTITUTION] = HostFile(
+        len(text.encode()), session.now(), text, allocated=written_whole(len(text.encode())))
     try:
         run.cmd([*argv, PROCESS_SUBSTITUTION])
     finally:
@@ -478,7 +479,8 @@ def _save_config(run: _Run) -> None:
     text = quick.saved_config(config, addresses, mtu, shown.stdout)
     session = run.session
     # umask 077, then mv over the file: the new file is 0600 whatever the old one was.
-    session.host_files[config.path] = PrivateHostFile(len(text.encode()), session.now(), text)
+    session.host_files[config.path] = PrivateHostFile(
+        len(text.encode()), session.now(), text, allocated=written_whole(len(text.encode())))
 
 
 def _strip(run: _Run) -> None:
