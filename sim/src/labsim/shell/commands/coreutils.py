@@ -177,20 +177,21 @@ def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> Co
         else:
             errors.append(f"ls: cannot access '{name}': No such file or directory\n")
     files.sort()
+    listings = {path: _listdir(session, path, dots=show_all) for _, path in dirs}
+    notice = ""
     if blocks or long:
         unknown = [f[0] for f in files if f[2] is None] + [
-            e.name for _, path in dirs for e in _listdir(session, path) if e.allocated is None]
-        if unknown:
-            errors.append(msg.tool_not_simulated(
-                "ls", f"counting the blocks of {unknown[0]} on the host's file system (total, -s)")
-                + f" ({UNKNOWN_BLOCKS}); 0 is shown\n")
+            e.name for entries in listings.values() for e in entries if e.allocated is None]
+        if unknown:  # said, not an error: the listing itself is right
+            notice = msg.tool_not_simulated(
+                "ls", f"counting the blocks of {unknown[0]} on the host's file system (total, -s)"
+            ) + f" ({UNKNOWN_BLOCKS}); 0 is shown\n"
     shown = [(n, size, allocated or 0, mtime) for n, size, allocated, mtime in files]
     if shown:
         out.append(fmt.ls_lines(shown, long=long, human=human, now=session.clock,
                                 blocks=blocks, width=width))
     for i, (name, path) in enumerate(sorted(dirs)):
-        entries = sorted((replace(e, allocated=e.allocated or 0)
-                          for e in _listdir(session, path, dots=show_all)),
+        entries = sorted((replace(e, allocated=e.allocated or 0) for e in listings[path]),
                          key=lambda e: e.name)
         hit = fs.mounted_dataset(session, path)
         if hit is not None and hit.name == "":  # readdir: the directory's atime
@@ -199,7 +200,7 @@ def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> Co
             out.append(("\n" if (i or files) else "") + f"{name}:\n")
         out.append(fmt.ls_lines(entries, long=long, human=human, now=session.clock,
                                 total=long or blocks, blocks=blocks, width=width))
-    return CommandResult(stdout="".join(out), stderr="".join(errors),
+    return CommandResult(stdout="".join(out), stderr="".join(errors) + notice,
                          status=2 if errors else 0)
 
 
