@@ -7,6 +7,7 @@ from copy import deepcopy
 from dataclasses import replace
 
 from labsim.zfs import dtl_resilver, raidz_expansion, spacemaps
+from labsim.zfs.held_metadata import sync_held_metadata
 from labsim.zfs.layouts import RAIDZ, Layout
 from labsim.zfs.metadata_blocks import (
     EMPTY_FILESYSTEM,
@@ -148,6 +149,7 @@ def export_pool(pool: Pool) -> Pool:
         on_disk.on_disk = None
         on_disk.waiting_records = []
         pool = on_disk
+    sync_held_metadata(pool)
     for extent in (e for _, e in pool.deferred):
         pool.vdevs[extent.vdev].release(extent.offset, extent.length)
     pool.deferred = []

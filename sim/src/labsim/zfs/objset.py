@@ -227,8 +227,8 @@ def sync_objset(pool: Pool, dataset: Dataset) -> None:
     """Allocate what the objset's blocks take beyond what is allocated for them (on the
     vdev with most free space, as a new objset is placed), and free what they no longer
     take. The root's first blocks are part of the new pool's metadata
-    (labsim.zfs.lifecycle); a clone's are its origin's until it diverges, which
-    labsim.zfs.snapshots counts without allocating."""
+    (labsim.zfs.lifecycle); a clone's are its origin's until it diverges, and what
+    it rewrites then is allocated when the pool syncs (labsim.zfs.held_metadata)."""
     if dataset.origin is not None:
         return
     rule = pool.version.compression_min_savings

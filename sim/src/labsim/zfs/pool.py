@@ -303,6 +303,9 @@ class Pool:
     metadata: list[Extent] = field(default_factory=list)
     rewritten_metadata: list[Extent] = field(default_factory=list)
     deferred: list[tuple[int, Extent]] = field(default_factory=list)
+    # Old versions of metadata blocks snapshots and clones keep, by (dataset, kind,
+    # version): their blocks (labsim.zfs.held_metadata).
+    held_metadata: dict[tuple, list[Extent]] = field(default_factory=dict)
     scan: ScanRecord | None = None
     # Blocks no copy of which could be read (the "errors: N data errors" line).
     data_errors: int = 0
@@ -370,6 +373,10 @@ class Pool:
 
     def all_metadata(self) -> list[Extent]:
         return [*self.metadata, *self.rewritten_metadata]
+
+    def held_metadata_extents(self) -> list[Extent]:
+        """The blocks of metadata versions snapshots and clones keep."""
+        return [e for extents in self.held_metadata.values() for e in extents]
 
     @property
     def space(self) -> int:

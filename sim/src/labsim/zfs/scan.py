@@ -83,7 +83,7 @@ def damage_ranges(leaf: Leaf, ranges: Iterable[tuple[int, int]]) -> None:
 def vdev_extents(pool: Pool, vdev: TopVdev) -> Iterator[Extent]:
     """Every allocated extent of a top-level vdev that a scan reads: the pool's own
     metadata and every file's blocks (deferred frees are not read)."""
-    for extent in pool.all_metadata():
+    for extent in (*pool.all_metadata(), *pool.held_metadata_extents()):
         if extent.vdev == vdev.id:
             yield extent
     for dataset in pool.datasets.values():
@@ -212,7 +212,7 @@ def scanned_extents(pool: Pool, vdev: TopVdev) -> Iterator[tuple[Owner, Extent, 
     """What vdev_extents() gives, with each extent's owner (the dataset and file it
     belongs to, None for the pool's own metadata) and whether it is metadata; blocks of
     copies=2 or 3 files are left out (ditto_fates() judges them a block at a time)."""
-    for extent in pool.all_metadata():
+    for extent in (*pool.all_metadata(), *pool.held_metadata_extents()):
         if extent.vdev == vdev.id:
             yield None, extent, True
     for dataset in pool.datasets.values():

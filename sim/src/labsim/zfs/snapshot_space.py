@@ -33,8 +33,8 @@ overwrite touched and the old indirect blocks.
 Metadata: when a head changes after a snapshot, the blocks of its object set that the
 change rewrites (the objset block, meta-dnode blocks, the directory) are copied on write,
 and the snapshot keeps the old copies. labsim follows a few groups of such blocks through
-each chain (labsim.zfs.metadata_blocks.rewritten_group); their bytes are counted, not
-allocated: ``zpool list`` does not see them.
+each chain (labsim.zfs.metadata_blocks.rewritten_group); their bytes are counted at
+once, and allocated when the pool syncs (labsim.zfs.held_metadata).
 """
 
 from __future__ import annotations
@@ -232,14 +232,17 @@ def _directory_block(member: Objset) -> str:
     return "" if block is None else f"{block.lsize}/{block.compressed}"
 
 
-def _group_cost(pool: Pool, group: str, copies: int, which: str = "") -> metadata_blocks.Cost:
+def group_blocks(group: str, copies: int, which: str = "") -> tuple[metadata_blocks.MetaBlock, ...]:
+    """The blocks of one version of a metadata group, with its copies."""
     if group == "zap":
         lsize, compressed = (int(v) for v in which.split("/"))
-        blocks: tuple[metadata_blocks.MetaBlock, ...] = (
-            metadata_blocks.MetaBlock(lsize, compressed, copies),)
-        return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
-    blocks = tuple(replace(b, copies=copies) for b in metadata_blocks.rewritten_group(group))
-    return metadata_blocks.cost(blocks, pool.vdevs[0], pool.version.compression_min_savings)
+        return (metadata_blocks.MetaBlock(lsize, compressed, copies),)
+    return tuple(replace(b, copies=copies) for b in metadata_blocks.rewritten_group(group))
+
+
+def _group_cost(pool: Pool, group: str, copies: int, which: str = "") -> metadata_blocks.Cost:
+    return metadata_blocks.cost(group_blocks(group, copies, which), pool.vdevs[0],
+                                pool.version.compression_min_savings)
 
 
 def referenced(pool: Pool, objset: Objset) -> int:
@@ -360,7 +363,9 @@ def space(pool: Pool, dataset: Dataset) -> Space:
     if dataset.name == pool.name:
         # The root's dsl_dir also holds $MOS, $FREE and $ORIGIN, children of its own: its
         # USED is what the pool has allocated (pool.dsl_used) and what snapshots keep.
-        used = pool.dsl_used + unallocated_metadata(pool)
+        # What they keep that labsim.zfs.held_metadata has not allocated yet.
+        held = sum(pool.vdevs[e.vdev].deflate(e.length) for e in pool.held_metadata_extents())
+        used = pool.dsl_used + max(0, unallocated_metadata(pool) - held)
         # Unfilled refreservations (thick volumes) count as used (labsim.zfs.zvols).
         used += sum(usedbyrefreservation(pool, d) for d in pool.datasets.values())
         # A root promoted away from (zfs promote of a clone of one of its snapshots) is a
@@ -394,12 +399,22 @@ def dir_metadata_physical(pool: Pool, dataset: Dataset) -> int:
     return total
 
 
+def kept_metadata(pool: Pool, dataset: Dataset) -> dict[str, set[Token]]:
+    """The metadata block versions the dataset's snapshots keep that its head does not
+    ("snapshots"), and for a clone those its head wrote since its origin ("clone")."""
+    kept: dict[str, set[Token]] = {}
+    if dataset.snapshots:
+        first = 1 if dataset.origin else 0
+        kept["snapshots"] = _held_only(dataset, first, first + len(dataset.snapshots) - 1,
+                                       _walk(dataset, pool))[1]
+    if origin_of(pool, dataset) is not None:
+        tokens = _chain_tokens(dataset, chain(pool, dataset))
+        kept["clone"] = tokens[-1] - tokens[0]
+    return kept
+
+
 def unallocated_metadata(pool: Pool) -> int:
-    """The metadata snapshots and clones keep (rewritten_group()), which labsim counts
-    in USED without allocating it."""
-    total = 0
-    for dataset in pool.datasets.values():
-        total += _snapshots_own(pool, dataset)[1]
-        if origin_of(pool, dataset) is not None:
-            total += _clone_own(pool, dataset)[1]
-    return total
+    """The metadata snapshots and clones keep (rewritten_group()), as USED counts it:
+    labsim.zfs.held_metadata allocates it when the pool syncs."""
+    return sum(_token_bytes(pool, tokens) for dataset in pool.datasets.values()
+               for tokens in kept_metadata(pool, dataset).values())

@@ -254,7 +254,7 @@ def promote(pool: Pool, clone_ds: Dataset) -> None:
     clone_ds.destroyed_snapshots = [*older, *clone_ds.destroyed_snapshots]
     parent.origin = origin.name
     # The blocks labsim allocated for the first objset's metadata are charged to whichever
-    # dataset is not a clone (a clone's metadata is counted, not allocated).
+    # dataset is not a clone (what a clone's head rewrote is labsim.zfs.held_metadata's).
     clone_ds.objset_extents, parent.objset_extents = (parent.objset_extents,
                                                       clone_ds.objset_extents)
     # dsl_dataset_promote_sync() (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9) moves entries

@@ -35,6 +35,7 @@ from labsim.shell.commands.zpool_devices import (
 )
 from labsim.shell.commands.zpool_reports import get, iostat, list_pools, status
 from labsim.shell.registry import command
+from labsim.zfs.held_metadata import sync_held_metadata
 from labsim.zfs.objset import txg_synced
 from labsim.zfs.pool import TXG_DEFER_SIZE
 from labsim.zfs.txg import advance_txg
@@ -78,10 +79,12 @@ def sync(session: Session, args: list[str]) -> CommandResult:
     """zpool sync [-f]: each pool named (or every pool) syncs its open transaction group
     and the TXG_DEFER_SIZE after it (zfs_ioc_pool_sync() calls txg_wait_synced(dp, 0),
     which waits for tx_open_txg + TXG_DEFER_SIZE, module/zfs/txg.c in 2.1.11 and 2.3.9),
-    so the frees of the open txg are back in the free space (-f forces a txg when
+    so the frees of the open txg are back in the free space, and the metadata
+    snapshots keep is allocated (labsim.zfs.held_metadata) (-f forces a txg when
     nothing is dirty, as labsim always does)."""
     _, names = zpool_getopt(args, "f", "sync")
     for pool in selected_pools(session, names):
+        sync_held_metadata(pool)
         for _ in range(1 + TXG_DEFER_SIZE):
             advance_txg(pool)
         txg_synced(pool)

@@ -17,6 +17,7 @@ from labsim.zfs import (
     scan,
     scan_sync,
 )
+from labsim.zfs.held_metadata import sync_held_metadata
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
 from labsim.zfs.pool import Pool
@@ -83,6 +84,8 @@ def scrub(session: Session, args: list[str]) -> CommandResult:
             errors.append(f"cannot scrub {name}: currently scrubbing; use 'zpool scrub -s' "
                           "to cancel scrub\n")
             continue
+        # dsl_scan()'s setup is a sync task: the txg it waits for syncs first.
+        sync_held_metadata(pool)
         record = scan_sync.scrub(pool, session.now())
         session.clock += record.seconds
     return CommandResult(stderr="".join(errors), status=1 if errors else 0)
