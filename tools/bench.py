@@ -39,7 +39,9 @@ lesson at the top level:
 * difftest: differential testing on generated lab scripts (tools/difftest/agreement.py,
   issue 15): "agreement_with_recordings", per release, the share of recorded scripts on
   which labsim agrees with real OpenZFS, for the tuning and the held-out seeds apart (the
-  target: 95 % of held-out ones), and "labsim_alone", how many of the 400 scripts labsim
+  target: 95 % of held-out ones); "real_agrees_with_itself", the same comparator between
+  one real run and the others of the same script (leave one out), the rate no simulator
+  can beat with these recordings; and "labsim_alone", how many of the 400 scripts labsim
   runs to the end, in 2.3 and 2.1 mode, and what stops the others first.
 * instructor_load: the workshop instructor's server (instructor/loadtest.py, issue 18) on
   loopback: BENCH_INSTRUCTOR_LEARNERS simulated learners (200) each posting a signed result

@@ -21,6 +21,7 @@ from agreement import (  # noqa: E402
     disagreements,
     recordings,
     run_in_labsim,
+    self_agreement,
     simulate,
 )
 from generate import (  # noqa: E402
@@ -177,6 +178,27 @@ def test_agreement_counts_each_seed_set_with_the_fidelity_comparator(tmp_path, l
     rates = agreement(tmp_path)["2.3.9"]
     assert rates["held_out"] == {"scripts": 1, "agree": 0, "rate": 0.0}
     assert rates["meets_target"] is False
+
+
+def test_self_agreement_judges_each_run_against_the_other_runs(tmp_path, labsim_runs):
+    """Real OpenZFS against itself (leave one out, the same comparator): a recording whose
+    runs are alike agrees; one whose second run has a figure 10 % off does not, and a
+    recording of a single run is not counted."""
+    seeds = [r.seed for r in labsim_runs if r.first is None and r.seed in TUNING_SEEDS][:3]
+    for seed in seeds:
+        _store(tmp_path, "2.3.9", seed, simulate(generate(seed), "2.3.9"))
+    directory = tmp_path / "2.3.9" / "generated"
+    alike, moved = seeds[0], seeds[1]
+    (directory / f"seed-{alike:04d}.run2.txt").write_text(
+        (directory / f"seed-{alike:04d}.txt").read_text())
+    text = (directory / f"seed-{moved:04d}.txt").read_text()
+    listing = text.index("$ zpool list -p -v")
+    size = re.search(r"\n(labg\d+)\s+(\d+)", text[listing:])
+    (directory / f"seed-{moved:04d}.run2.txt").write_text(
+        text[:listing] + text[listing:].replace(size.group(2),
+                                                str(int(size.group(2)) * 11 // 10), 1))
+    assert self_agreement(tmp_path)["2.3.9"]["tuning"] == {"scripts": 2, "agree": 1,
+                                                            "rate": 0.5}
 
 
 def _guest_output(out: Path, name: str, transcript: str, statuses: list[str], rc: str) -> None:

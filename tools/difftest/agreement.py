@@ -10,6 +10,11 @@ far it gets through them on its own.
   exact), with `zpool status` numbers compared as zero or not in scripts that overwrite
   part of a vdev (feature "corrupt": which blocks the dd hits is real allocation's doing,
   as in lab 8).
+* ``self_agreement()``: real OpenZFS against itself, the ceiling of the rate above: for
+  each recording, whether every run agrees with the range of the other runs under the same
+  comparator (leave one out). Real runs differ (the throttle's split, which txg a change
+  lands in, per-CPU object chunks), so a simulator, however right, cannot agree more often
+  than real OpenZFS agrees with its own repeat.
 * ``robustness()``: labsim alone, no recording needed: of the scripts of some seeds, how many
   it runs to the end with every command succeeding (the generator only writes commands real
   OpenZFS accepts), and for the others the first command that did not: a Python exception
@@ -131,6 +136,35 @@ def agreement(root: Path = FIXTURES) -> dict:
     return out
 
 
+def agrees_with_itself(recording: Recording) -> bool | None:
+    """Whether each run of the recording lies within the comparator's range of the other
+    runs; None with a single run."""
+    texts = [run.read_text() for run in recording.runs]
+    if len(texts) < 2:
+        return None
+    presence = "corrupt" in script_features(recording.script.read_text())
+    return all(not compare(texts[:i] + texts[i + 1:], texts[i], presence=presence)
+               for i in range(len(texts)))
+
+
+def self_agreement(root: Path = FIXTURES) -> dict:
+    """Per release, per seed set: recordings with several runs, how many agree with
+    themselves (agrees_with_itself()), and the rate."""
+    out: dict[str, dict] = {}
+    for recording in recordings(root):
+        agrees = agrees_with_itself(recording)
+        if agrees is None:
+            continue
+        sets = out.setdefault(recording.release, {})
+        tally = sets.setdefault(seed_set(recording.seed), {"scripts": 0, "agree": 0})
+        tally["scripts"] += 1
+        tally["agree"] += int(agrees)
+    for sets in out.values():
+        for tally in sets.values():
+            tally["rate"] = round(tally["agree"] / tally["scripts"], 4)
+    return out
+
+
 # --- labsim alone ----------------------------------------------------------------------------
 
 @dataclass
@@ -228,6 +262,7 @@ def report(seeds: list[int], releases: tuple[str, ...] = ("2.3",)) -> dict:
                   "held_out": f"{HELD_OUT_SEEDS.start}-{HELD_OUT_SEEDS.stop - 1}"},
         "held_out_target": HELD_OUT_TARGET,
         "agreement_with_recordings": agreement(),
+        "real_agrees_with_itself": self_agreement(),
         "labsim_alone": {release: robustness(seeds, release) for release in releases},
     }
 
