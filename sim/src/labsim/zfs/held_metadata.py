@@ -10,9 +10,11 @@ them blocks, every copy, so that ``zpool list`` ALLOC, the metaslabs and a scrub
 them too, and frees them (deferred, as every free) once nothing keeps them.
 
 Finding them walks each dataset's chain of snapshots (labsim.zfs.snapshot_space), so it
-is done when the pool is asked to sync (`zpool sync`, a scrub, an export), not at every
-txg: until then ``zfs list`` counts them (snapshot_space.space()) and ``zpool list``
-does not, as on a real pool whose txg has not synced yet.
+is done when a command waits for a txg to sync: `zpool sync`, a scrub's start, an export,
+and the sync tasks that let versions go (`zfs destroy`, `zfs rollback`, `zfs promote`).
+After a write, until then, ``zfs list`` counts the versions it made a snapshot keep
+(snapshot_space.space()) and ``zpool list`` does not yet, as on a real pool within the
+seconds before its txg syncs (zfs_txg_timeout); labsim has no clock for that timeout.
 """
 
 from __future__ import annotations

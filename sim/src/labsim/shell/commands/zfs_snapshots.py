@@ -18,6 +18,7 @@ from labsim.shell.base import CommandResult, UsageError
 from labsim.zfs import snapshot_space, zvols
 from labsim.zfs import snapshots as snap
 from labsim.zfs.datasets import destroy_dataset
+from labsim.zfs.held_metadata import sync_held_metadata
 from labsim.zfs.pool import Dataset, Pool, Snapshot
 from labsim.zfs.txg import advance_txg
 
@@ -165,6 +166,7 @@ def promote(session: Session, args: list[str]) -> CommandResult:
         snap.promote(pool, ds)
     except snap.SnapshotError as err:
         raise UsageError(err.message, 1) from None
+    sync_held_metadata(pool)
     return CommandResult()
 
 
@@ -310,6 +312,7 @@ def _destroy_snapshots(session: Session, spec: str, flags: set[str]) -> CommandR
                     out += _verbose_line(flags, dependent)
                 stderr += _destroy_one(pool, dependent)
     snap.destroy_snapshots(pool, [s for s in chosen if snap.find_snapshot(pool, s.name)])
+    sync_held_metadata(pool)
     return CommandResult(stdout=out, stderr=stderr)
 
 
@@ -351,6 +354,7 @@ def _destroy_filesystem(session: Session, name: str, flags: set[str]) -> Command
         return CommandResult(stdout=out, stderr=f"cannot destroy '{busy[0]}': dataset is busy\n",
                              status=1)
     stderr = "".join(_destroy_one(pool, n) for n in order)
+    sync_held_metadata(pool)
     return CommandResult(stdout=out, stderr=stderr)
 
 
@@ -384,4 +388,5 @@ def rollback(session: Session, args: list[str]) -> CommandResult:
     if newer:
         snap.destroy_snapshots(pool, newer)
     snap.rollback(pool, ds, target)
+    sync_held_metadata(pool)
     return CommandResult(stderr=stderr)
