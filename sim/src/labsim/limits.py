@@ -176,10 +176,14 @@ LIMITS: tuple[Limit, ...] = (
              "zil_claim()): labsim gives a file system a log when it was changed since the "
              "last txg sync it knows of and is then exported, without a clock for the "
              "5-second txg timeout; on real OpenZFS the same script goes either way from "
-             "run to run.",
+             "run to run. The blocks these versions take are allocated when the pool "
+             "syncs on request (`zpool sync`, a scrub, an export, a destroy, rollback or "
+             "promote), not at the txg after each write (labsim.zfs.held_metadata).",
         shows_as="A snapshot's USED, and its dataset's usedbysnapshots, can be a few "
                  "metadata blocks off real OpenZFS (a few KiB at ashift 9, up to tens of "
-                 "KiB at ashift 12), more in a directory of thousands of names.",
+                 "KiB at ashift 12), more in a directory of thousands of names. Right "
+                 "after a write, before a `zpool sync`, `zpool list` ALLOC leaves out the "
+                 "old metadata a snapshot keeps, which `zfs list` USED already counts.",
         try_it=f"`zdb -dddd POOL/FS@SNAP` in {LAB_VM} lists the snapshot's objects.",
     ),
     Limit(
