@@ -92,6 +92,13 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         for n in (8, 12, 15, 18, 29, 32, 36, 39, 43, 48, 51, 54, 58, 63, 67, 70, 73, 76, 79,
                   82, 85)
     },
+    # The clones' figures are the point of this probe and agree (a clone of a snapshot
+    # whose ZIL header was not zero rewrites its objset block; only the file system first
+    # in unmount order kept a log). The root's do not, for reasons of chance:
+    ("2.3.9", "lab15-zil-header-clone"): {
+        "command 24 `zfs list -p": f"{MOUNTPOINT_CHUNKS} (both runs: all six of the root's "
+        f"mountpoint directories in one dnode block); and {MOS_CHUNKS}",
+    },
     ("2.3.9", "lab15-snapshot-root"): {
         f"command {n} `zfs list -p": SNAPSHOT_CHUNKS for n in (6, 8, 12, 14, 22, 24)
     },

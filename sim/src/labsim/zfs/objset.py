@@ -213,13 +213,27 @@ def commit_at_close(pool: Pool) -> None:
     log chain, and its ZIL header stays non-zero: zil_sync() leaves zh_log at the chain's
     next block, and after the import zil_replay() without records to replay calls
     zil_destroy(zilog, B_TRUE), which keeps a first block (zil_init_log_chain()). Only
-    dsl_dataset_zero_zil() clears it (labsim.zfs.snapshots.zero_zil). labsim has no clock
-    for the txg timeout (zfs_txg_timeout, 5 s): a change followed by seconds of commands
-    that sync nothing counts as unsynced."""
-    for dataset in pool.datasets.values():
-        if dataset.unsynced_changes and not is_volume(dataset) \
-                and str(property_value(pool, dataset, "sync")[0]) != "disabled":
+    dsl_dataset_zero_zil() clears it (labsim.zfs.snapshots.zero_zil).
+
+    Only the first such file system in unmount order gets one: zpool_disable_datasets()
+    unmounts by mountpoint in reverse order (mountpoint_compare(), lib/libzfs/
+    libzfs_mount.c, 2.1.11 and 2.3.9), and the teardown of a file system with changes
+    waits for the open txg to sync (zil_close(), zfsvfs_teardown()'s txg_wait_synced()),
+    which syncs the others' changes too, and zil_clean() drops their itxs. Recorded on
+    2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-zil-header-clone.txt): of three file
+    systems, the one written last before the export but later in unmount order has no ZIL
+    header after the import. A file system with sync=disabled commits nothing
+    (zil_commit() returns at once) but still waits for the txg. labsim has no clock for
+    the txg timeout (zfs_txg_timeout, 5 s): a change followed by seconds of commands that
+    sync nothing counts as unsynced."""
+    mounted = [d for d in pool.datasets.values() if not is_volume(d)]
+    for dataset in sorted(mounted, key=lambda d: "/" + d.name, reverse=True):
+        if not dataset.unsynced_changes:
+            continue
+        if str(property_value(pool, dataset, "sync")[0]) != "disabled":
             dataset.log_exists = True
+        break
+    for dataset in pool.datasets.values():
         dataset.unsynced_changes = False
 
 
