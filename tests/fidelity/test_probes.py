@@ -99,6 +99,13 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         "command 24 `zfs list -p": f"{MOUNTPOINT_CHUNKS} (both runs: all six of the root's "
         f"mountpoint directories in one dnode block); and {MOS_CHUNKS}",
     },
+    # The snapshot's and the rollback's MOS growth agree (+78336, +0); the new pool's MOS
+    # does not: in both runs (and in all four of generated seed 27, this shape) the
+    # syncing thread drew a second chunk at creation (objects 128 and 139-144), three
+    # dnode blocks labsim's profile of a pool that stayed in the first chunk does not have.
+    ("2.3.9", "lab15-rollback-zstd"): {
+        f"command {n} `zfs list -p": MOS_CHUNKS for n in (5, 9, 13)
+    },
     ("2.3.9", "lab15-snapshot-root"): {
         f"command {n} `zfs list -p": SNAPSHOT_CHUNKS for n in (6, 8, 12, 14, 22, 24)
     },
