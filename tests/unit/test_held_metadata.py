@@ -38,7 +38,7 @@ def test_kept_metadata_is_allocated_when_the_pool_syncs() -> None:
     run_all(session, SETUP)
     pool = session.pools["h"]
     run_all(session, "seq 1 585 > /h/f2\nzfs create h/fs3")
-    kept = snapshot_space.unallocated_metadata(pool)
+    kept = snapshot_space.kept_metadata_bytes(pool)
     assert kept > 0  # the snapshot keeps the root's old objset, directory and dnode blocks
     assert pool.held_metadata_extents() == []  # not before the txg syncs
     assert pool.dsl_used < root_used(session)

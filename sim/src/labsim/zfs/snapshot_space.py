@@ -365,7 +365,7 @@ def space(pool: Pool, dataset: Dataset) -> Space:
         # USED is what the pool has allocated (pool.dsl_used) and what snapshots keep.
         # What they keep that labsim.zfs.held_metadata has not allocated yet.
         held = sum(pool.vdevs[e.vdev].deflate(e.length) for e in pool.held_metadata_extents())
-        used = pool.dsl_used + max(0, unallocated_metadata(pool) - held)
+        used = pool.dsl_used + max(0, kept_metadata_bytes(pool) - held)
         # Unfilled refreservations (thick volumes) count as used (labsim.zfs.zvols).
         used += sum(usedbyrefreservation(pool, d) for d in pool.datasets.values())
         # A root promoted away from (zfs promote of a clone of one of its snapshots) is a
@@ -413,7 +413,7 @@ def kept_metadata(pool: Pool, dataset: Dataset) -> dict[str, set[Token]]:
     return kept
 
 
-def unallocated_metadata(pool: Pool) -> int:
+def kept_metadata_bytes(pool: Pool) -> int:
     """The metadata snapshots and clones keep (rewritten_group()), as USED counts it:
     labsim.zfs.held_metadata allocates it when the pool syncs."""
     return sum(_token_bytes(pool, tokens) for dataset in pool.datasets.values()
