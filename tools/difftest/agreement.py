@@ -34,6 +34,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,14 +117,10 @@ def disagreements(recording: Recording) -> list[str]:
                    presence="corrupt" in script_features(script))
 
 
-def agreement(root: Path = FIXTURES) -> dict:
-    """Per release, per seed set: scripts recorded, scripts labsim agrees on, and the rate."""
+def _rates(verdicts: Iterable[tuple[Recording, bool]]) -> dict[str, dict]:
+    """Per release, per seed set: scripts, how many agree, and the rate."""
     out: dict[str, dict] = {}
-    for recording in recordings(root):
-        try:
-            agrees = not disagreements(recording)
-        except Exception:  # a crash of labsim is a disagreement, not the end of the count
-            agrees = False
+    for recording, agrees in verdicts:
         sets = out.setdefault(recording.release, {})
         tally = sets.setdefault(seed_set(recording.seed), {"scripts": 0, "agree": 0})
         tally["scripts"] += 1
@@ -131,6 +128,20 @@ def agreement(root: Path = FIXTURES) -> dict:
     for sets in out.values():
         for tally in sets.values():
             tally["rate"] = round(tally["agree"] / tally["scripts"], 4)
+    return out
+
+
+def _labsim_agrees(recording: Recording) -> bool:
+    try:
+        return not disagreements(recording)
+    except Exception:  # a crash of labsim is a disagreement, not the end of the count
+        return False
+
+
+def agreement(root: Path = FIXTURES) -> dict:
+    """Per release, per seed set: scripts recorded, scripts labsim agrees on, and the rate."""
+    out = _rates((r, _labsim_agrees(r)) for r in recordings(root))
+    for sets in out.values():
         held_out = sets.get("held_out")
         sets["meets_target"] = bool(held_out) and held_out["rate"] >= HELD_OUT_TARGET
     return out
@@ -150,19 +161,8 @@ def agrees_with_itself(recording: Recording) -> bool | None:
 def self_agreement(root: Path = FIXTURES) -> dict:
     """Per release, per seed set: recordings with several runs, how many agree with
     themselves (agrees_with_itself()), and the rate."""
-    out: dict[str, dict] = {}
-    for recording in recordings(root):
-        agrees = agrees_with_itself(recording)
-        if agrees is None:
-            continue
-        sets = out.setdefault(recording.release, {})
-        tally = sets.setdefault(seed_set(recording.seed), {"scripts": 0, "agree": 0})
-        tally["scripts"] += 1
-        tally["agree"] += int(agrees)
-    for sets in out.values():
-        for tally in sets.values():
-            tally["rate"] = round(tally["agree"] / tally["scripts"], 4)
-    return out
+    verdicts = ((r, agrees_with_itself(r)) for r in recordings(root))
+    return _rates((r, agrees) for r, agrees in verdicts if agrees is not None)
 
 
 # --- labsim alone ----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ seconds before its txg syncs (zfs_txg_timeout); labsim has no clock for that tim
 from __future__ import annotations
 
 from labsim.zfs import metadata_blocks
+from labsim.zfs.mos import place_copies
 from labsim.zfs.pool import Extent, Pool
 from labsim.zfs.snapshot_space import group_blocks, kept_metadata
 
@@ -27,49 +28,39 @@ from labsim.zfs.snapshot_space import group_blocks, kept_metadata
 HeldKey = tuple[str, str, tuple[str, str, int, int]]
 
 
-def wanted(pool: Pool) -> dict[HeldKey, tuple[int, ...]]:
-    """Each kept version, with the physical size of each copy of each of its blocks (a
-    zero-size block is embedded in its pointer and takes nothing)."""
+def wanted(pool: Pool) -> dict[HeldKey, tuple[tuple[int, int], ...]]:
+    """Each kept version, with (physical size, copies) of each of its blocks (a zero-size
+    block is embedded in its pointer and takes nothing)."""
     rule = pool.version.compression_min_savings
     ashift = pool.min_ashift
-    out: dict[HeldKey, tuple[int, ...]] = {}
+    out: dict[HeldKey, tuple[tuple[int, int], ...]] = {}
     for dataset in pool.datasets.values():
         for kind, tokens in kept_metadata(pool, dataset).items():
             for token in sorted(tokens):
                 group, which, _, copies = token
-                sizes: list[int] = []
+                blocks: list[tuple[int, int]] = []
                 for block in group_blocks(group, copies, which):
                     psize = metadata_blocks.block_psize(block, ashift, rule)
                     if psize:
-                        sizes += [psize] * (block.count * block.copies)
-                out[(dataset.name, kind, token)] = tuple(sizes)
+                        blocks += [(psize, block.copies)] * block.count
+                out[(dataset.name, kind, token)] = tuple(blocks)
     return out
 
 
 def sync_held_metadata(pool: Pool) -> None:
     """Free the blocks of versions nothing keeps any more, and allocate those of versions
-    kept since the last call: each copy on the emptiest vdev in turn, a second and third
-    copy on one vdev in other metaslabs, as labsim.zfs.mos.add_mos_blocks() places
-    metadata. A copy that fits nowhere is left out."""
+    kept since the last call, every copy placed as MOS blocks are
+    (labsim.zfs.mos.place_copies())."""
     want = wanted(pool)
     held = pool.held_metadata
     for key in [k for k in held if k not in want]:
         pool.deferred.extend((pool.txg, extent) for extent in held.pop(key))
     turn = 0
-    for key, sizes in want.items():
+    for key, blocks in want.items():
         if key in held:
             continue
         extents: list[Extent] = []
-        on_vdev: dict[int, int] = {}  # copies of this version on each vdev so far
-        for psize in sizes:
-            order = sorted(pool.vdevs, key=lambda v: -v.free)
-            vdev = order[turn % len(order)]
-            turn += 1
-            asize = vdev.psize_to_asize(psize)
-            if vdev.free < asize:
-                continue
-            role = on_vdev.get(vdev.id, 0)
-            on_vdev[vdev.id] = role + 1
-            for offset, length in vdev.take(asize, secondary=role == 1, claim=role >= 2):
-                extents.append(Extent(vdev.id, offset, length))
+        for psize, copies in blocks:
+            placed, turn = place_copies(pool, psize, copies, turn)
+            extents += placed
         held[key] = extents

@@ -45,11 +45,9 @@ ZAPIFIED_DIR = (MetaBlock(128 * KiB, indirect_compressed(2), copies=3),
 
 def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
                    owner: MosBlocks | None = None) -> None:
-    """New MOS blocks: every copy allocated (on the emptiest vdev, one copy per vdev in
-    turn where there are several; a second and third copy on one vdev in other metaslabs,
-    labsim.zfs.metaslab_group.GroupAllocators) and one copy's physical size added to the MOS's. With
-    ``owner``, the object they belong to keeps them too, to free them with it
-    (free_mos_blocks())."""
+    """New MOS blocks: every copy allocated (place_copies()) and one copy's physical size
+    added to the MOS's. With ``owner``, the object they belong to keeps them too, to free
+    them with it (free_mos_blocks())."""
     rule = pool.version.compression_min_savings
     turn = 0
     for block in blocks:
@@ -57,26 +55,36 @@ def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
         if not psize:
             continue
         for _ in range(block.count):
-            on_vdev: dict[int, int] = {}  # copies of this block on each vdev so far
-            for _ in range(block.copies):
-                order = sorted(pool.vdevs, key=lambda v: -v.free)
-                vdev = order[turn % len(order)]
-                turn += 1
-                asize = vdev.psize_to_asize(psize)
-                if vdev.free < asize:
-                    continue
-                role = on_vdev.get(vdev.id, 0)
-                on_vdev[vdev.id] = role + 1
-                for offset, length in vdev.take(asize, secondary=role == 1,
-                                                claim=role >= 2):
-                    extent = Extent(vdev.id, offset, length)
-                    pool.metadata.append(extent)
-                    if owner is not None:
-                        owner.extents.append(extent)
+            extents, turn = place_copies(pool, psize, block.copies, turn)
+            pool.metadata.extend(extents)
+            if owner is not None:
+                owner.extents.extend(extents)
             if pool.mos_physical is not None:
                 pool.mos_physical += psize
                 if owner is not None:
                     owner.physical += psize
+
+
+def place_copies(pool: Pool, psize: int, copies: int, turn: int) -> tuple[list[Extent], int]:
+    """The copies of one metadata block of ``psize`` physical bytes, allocated: each on the
+    emptiest vdev in turn (``turn`` counts copies placed so far, where there are several
+    vdevs), a second and third copy on one vdev in other metaslabs
+    (labsim.zfs.metaslab_group.GroupAllocators); a copy that fits nowhere is left out.
+    Returns the extents and the turn after them."""
+    extents: list[Extent] = []
+    on_vdev: dict[int, int] = {}  # copies of this block on each vdev so far
+    for _ in range(copies):
+        order = sorted(pool.vdevs, key=lambda v: -v.free)
+        vdev = order[turn % len(order)]
+        turn += 1
+        asize = vdev.psize_to_asize(psize)
+        if vdev.free < asize:
+            continue
+        role = on_vdev.get(vdev.id, 0)
+        on_vdev[vdev.id] = role + 1
+        for offset, length in vdev.take(asize, secondary=role == 1, claim=role >= 2):
+            extents.append(Extent(vdev.id, offset, length))
+    return extents, turn
 
 
 def free_mos_blocks(pool: Pool, owned: MosBlocks) -> None:
