@@ -105,15 +105,20 @@ def _changed_groups(old: Objset, new: Objset,
     (Dataset.removed_files); one made after ``old`` and removed before ``new`` rewrote its
     dnode block (and the directory, unless a file of its name is in both) in between,
     though neither member holds it."""
-    old_blocks, new_blocks = _dnode_blocks(old), _dnode_blocks(new)
-    changed = {("dnode", new_blocks[n]) for n in new.files
-               if old.files.get(n) is not new.files[n]}
-    changed |= {("dnode", old_blocks[n]) for n in old.files if n not in new.files}
+    # Only the files that differ are looked up: a chain of n snapshots of n files each
+    # is walked in n steps, and most files are the same in both members.
+    old_files, new_files = old.files, new.files
+    changed = {("dnode", str(metadata_blocks.dnode_block_of(f.object)))
+               for n, f in new_files.items() if old_files.get(n) is not f}
+    changed |= {("dnode", str(metadata_blocks.dnode_block_of(f.object)))
+                for n, f in old_files.items() if n not in new_files}
     new_txg = new.txg if isinstance(new, Snapshot) else None
-    held = {id(f) for f in old.files.values()}
+    held: set[int] | None = None
     # ``old`` is a snapshot in every walk (the head comes last)
     old_txg = old.txg if isinstance(old, Snapshot) else 0
     for file, txg in removed if isinstance(old, Snapshot) else ():
+        if held is None:
+            held = {id(f) for f in old_files.values()}
         if (file.birth >= old_txg and id(file) not in held
                 and (new_txg is None or txg < new_txg)):
             changed.add(("dnode", str(metadata_blocks.dnode_block_of(file.object))))
@@ -122,10 +127,12 @@ def _changed_groups(old: Objset, new: Objset,
             if not (file.name in old.files and file.name in new.files):
                 changed |= {("dir", ""), ("zap", "")}
     # A child's mountpoint directory made or removed: its dnode, and the directory.
-    changed |= {("dnode", new_blocks[n + "/"]) for n in new.mountpoint_dirs
-                if n not in old.mountpoint_dirs}
-    changed |= {("dnode", old_blocks[n + "/"]) for n in old.mountpoint_dirs
-                if n not in new.mountpoint_dirs}
+    changed |= {("dnode", metadata_blocks.mountpoint_dnode_block(
+                    n in new.mountpoint_other_chunk))
+                for n in new.mountpoint_dirs if n not in old.mountpoint_dirs}
+    changed |= {("dnode", metadata_blocks.mountpoint_dnode_block(
+                    n in old.mountpoint_other_chunk))
+                for n in old.mountpoint_dirs if n not in new.mountpoint_dirs}
     if (old.files.keys() != new.files.keys()
             or set(old.mountpoint_dirs) != set(new.mountpoint_dirs)):
         # A name made or removed: the directory's dnode and its ZAP block.
@@ -195,8 +202,10 @@ def _chain_tokens(dataset: Dataset, members: list[Objset]) -> list[set[Token]]:
                 versions[group] = (versions.get(group, (-1, 0))[0] + 1, copies)
             if member.sa_settled and not walk[i - 1].sa_settled:
                 versions[("sa", "")] = (versions[("sa", "")][0] + 1, member.sa_layouts_copies)
-        for block in _dnode_blocks(member).values():
-            versions.setdefault(("dnode", block), (0, copies))
+        if not i:
+            # Later members' new dnode blocks are among their changed groups above.
+            for block in _dnode_blocks(member).values():
+                versions.setdefault(("dnode", block), (0, copies))
         if id(member) not in live:
             continue
         tokens = {(g, w, v, c) for (g, w), (v, c) in versions.items()}
@@ -262,24 +271,35 @@ def referenced(pool: Pool, objset: Objset) -> int:
 
 
 def _held_only_by(pool: Pool, dataset: Dataset, start: int, end: int,
-                  walked: tuple[list[Objset], list[set[Token]]] | None = None
-                  ) -> tuple[int, int]:
+                  walked: tuple[list[Objset], list[set[Token]]] | None = None,
+                  member_parts: list[dict[int, Part]] | None = None) -> tuple[int, int]:
     """Bytes of data and of metadata that members ``start`` to ``end`` of the dataset's
     chain hold and neither the member before them nor the one after them holds: the
     blocks born after the one and killed before the other. ``walked``: the chain and its
-    tokens, when the caller has them already."""
-    files, meta = _held_only(dataset, start, end, walked or _walk(dataset, pool))
+    tokens, and ``member_parts`` each member's parts, when the caller has them already."""
+    files, meta = _held_only(dataset, start, end, walked or _walk(dataset, pool),
+                             member_parts)
     return _bytes(pool, files), _token_bytes(pool, meta)
 
 
 def _held_only(dataset: Dataset, start: int, end: int,
-               walked: tuple[list[Objset], list[set[Token]]]) -> tuple[list[Part], set[Token]]:
-    """The parts of files and the metadata block versions of _held_only_by()."""
+               walked: tuple[list[Objset], list[set[Token]]],
+               member_parts: list[dict[int, Part]] | None = None
+               ) -> tuple[list[Part], set[Token]]:
+    """The parts of files and the metadata block versions of _held_only_by().
+    ``member_parts``: parts_of() each member's files, when the caller has them."""
     members, tokens = walked
-    before = members[start - 1] if start else None
-    after = members[end + 1] if end + 1 < len(members) else None
-    outside = _ids(before) | _ids(after)
-    files = [f for i, f in _files_of(members[start:end + 1]).items() if i not in outside]
+
+    def parts(index: int) -> dict[int, Part]:
+        if not 0 <= index < len(members):
+            return {}
+        if member_parts is not None:
+            return member_parts[index]
+        return parts_of(members[index].files.values())
+
+    before, after = parts(start - 1), parts(end + 1)
+    held = parts(start) if start == end else _files_of(members[start:end + 1])
+    files = [f for i, f in held.items() if i not in before and i not in after]
     meta = set().union(*tokens[start:end + 1])
     meta -= (tokens[start - 1] if start else set())
     meta -= (tokens[end + 1] if end + 1 < len(members) else set())
@@ -307,7 +327,9 @@ def snapshots_used(pool: Pool, dataset: Dataset) -> dict[str, int]:
     `zfs list -t snapshot` needs, in time linear in the number of snapshots."""
     walked = _walk(dataset, pool)
     members = walked[0]
-    return {member.name: sum(_held_only_by(pool, dataset, index, index, walked))
+    # Each member's parts once: every member is the one before or after two others.
+    member_parts = [parts_of(m.files.values()) for m in members]
+    return {member.name: sum(_held_only_by(pool, dataset, index, index, walked, member_parts))
             for index, member in enumerate(members)
             if isinstance(member, Snapshot) and member.dataset == dataset.name}
 
