@@ -94,3 +94,39 @@ def compare_zdb(where: str, reals: list[str], simulated: str) -> list[str]:
             problems.append(f"{where}: vdev {vid} free (sum of the free column) real {span}, "
                             f"labsim {got.free}")
     return problems
+
+
+_UNFLUSHED = re.compile(r"^\tunflushed txg=(\d+)$")
+_LOG_SPACE_MAP = re.compile(r"^Log Spacemap object \d+ txg (\d+)$")
+
+
+@dataclass(frozen=True)
+class FlushState:
+    """What `zdb -mmm` says of the log space maps, with txgs replaced by their rank among
+    the txgs it names (0 the oldest): each metaslab's unflushed txg (vdev, metaslab ->
+    rank; metaslabs with a space map only) and the txg of each log space map. Ranks, not
+    txgs: labsim's txg numbers are its own (every command's txgs are counted, not timed),
+    but the order in which metaslabs are flushed and logs freed is a rule
+    (spa_flush_metaslabs(), spa_cleanup_old_sm_logs()) and comparable."""
+
+    metaslabs: tuple[tuple[tuple[int, int], int], ...]
+    logs: tuple[int, ...]
+
+
+def flush_state(output: str) -> FlushState:
+    unflushed: dict[tuple[int, int], int] = {}
+    logs: list[int] = []
+    vdev = metaslab = -1
+    mapped = False
+    for line in output.splitlines():
+        if m := _VDEV.match(line):
+            vdev = int(m.group(1))
+        elif m := _METASLAB.match(line):
+            metaslab, mapped = int(m.group(1)), m.group(3) != "0"
+        elif (m := _UNFLUSHED.match(line)) and mapped:
+            unflushed[(vdev, metaslab)] = int(m.group(1))
+        elif m := _LOG_SPACE_MAP.match(line):
+            logs.append(int(m.group(1)))
+    rank = {txg: i for i, txg in enumerate(sorted({*unflushed.values(), *logs}))}
+    return FlushState(tuple(sorted((k, rank[t]) for k, t in unflushed.items())),
+                      tuple(sorted(rank[t] for t in logs)))

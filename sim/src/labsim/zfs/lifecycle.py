@@ -16,7 +16,7 @@ from labsim.zfs.metadata_blocks import (
     copy_psizes,
 )
 from labsim.zfs.metaslab import allocator_for
-from labsim.zfs.mos import mos_rewritten
+from labsim.zfs.mos import mark_mos_changed
 from labsim.zfs.objset import child_mounted, objsets_reopened
 from labsim.zfs.pool import (
     TXG_CONCURRENT_STATES,
@@ -110,7 +110,7 @@ def create_pool(
     # labsim syncs two txgs that change the MOS as part of the create, the second
     # freeing the creation's replaced blocks.
     for _ in range(2):
-        mos_rewritten(pool)
+        mark_mos_changed(pool)
         advance_txg(pool)
     pool.deferred.extend((pool.txg - 1, extent) for extent in replaced)
     return pool

@@ -72,7 +72,7 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     count = _REWRITE_COPIES
     old = pool.rewritten_metadata
     if not old:
-        old = [e for e in pool.metadata if e.length <= SMALL_BLOCK][-count:]
+        old = next_rewritten(pool)
         if len(old) < count:
             return
         moving = {id(e) for e in old}  # from now on rewritten, no longer fixed
@@ -104,6 +104,14 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
             else:  # copies end to end: one extent of blocks of ``size``
                 current.append(Extent(target, offset, length, size))
     pool.rewritten_metadata = current
+
+
+def next_rewritten(pool: Pool) -> list[Extent]:
+    """The copies the next txg that writes replaces (rewrite_metadata()): those the last
+    one wrote, or before the first, the newest small blocks of the pool's creation."""
+    if pool.rewritten_metadata:
+        return pool.rewritten_metadata
+    return [e for e in pool.metadata if e.length <= SMALL_BLOCK][-_REWRITE_COPIES:]
 
 
 def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],

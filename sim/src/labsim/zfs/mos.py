@@ -7,6 +7,7 @@ snapshot names; creating a snapshot, a clone or a volume adds objects to it.
 from __future__ import annotations
 
 from labsim.zfs.metadata_blocks import block_psize, indirect_compressed
+from labsim.zfs.metadata_rewrite import next_rewritten
 from labsim.zfs.pool import Dataset, Extent, MosBlocks, Pool
 from labsim.zfs.versions import KiB, MetaBlock
 
@@ -179,12 +180,43 @@ def activate_feature(pool: Pool, features: set[str], feature: str) -> None:
 
 
 def mos_rewritten(pool: Pool) -> None:
-    """A txg whose only change is in the MOS (a history record, spa_history_log_sync())
-    still writes: the changed object's block and every block above it get new copies and
-    the old ones are freed (copy-on-write), so metaslabs change and the txg has a log
-    space map of its own and flushes a metaslab (labsim.zfs.spacemaps). labsim leaves
-    those blocks where they are and marks the metaslab of the pool's newest metadata
-    block as changed."""
+    """A txg whose only change is in the MOS (a sync task: a property set, a snapshot's
+    DSL objects; a history record, spa_history_log_sync()) still writes: the changed
+    objects' blocks and every block above them, three copies each, get new places and
+    the old ones are freed (copy-on-write, dsl_pool_sync() writing the MOS). So every
+    metaslab that holds copies of the MOS's live blocks has changes in the txg, and
+    spa_flush_metaslabs() (module/zfs/spa_log_spacemap.c, 2.1.11 and 2.3.9) finds the
+    oldest metaslab dirty and flushes it, one a txg, rather than bumping clean ones.
+
+    labsim leaves the blocks where they are and marks each metaslab that holds a copy of
+    the blocks every writing txg rewrites (labsim.zfs.metadata_rewrite.next_rewritten())
+    as changed. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-log-txgs.txt,
+    zdb -mmm after each step, two runs alike): three property changes, a snapshot, a
+    write and a destroy on a RAID-Z1 flush the metaslabs and free the log space maps in
+    the order labsim now gives them (tests/fidelity/test_flush_order_real.py). Marking
+    one metaslab changed, as before, left the others clean; the third property change
+    then bumped all three at once and freed two log space maps (ALLOC 49152 lower, real's
+    did not move). Moving the blocks as a writing txg does (rewrite_metadata()) flushed
+    in the same order but left that txg's frees deferred: ALLOC 417792 higher right
+    after a property change, where real's is 221184 higher (lab 2's first listing);
+    labsim does not model those deferred frees of a MOS-only txg."""
+    extents = next_rewritten(pool)
+    if not extents:
+        mark_mos_changed(pool)
+        return
+    for extent in extents:
+        if extent.vdev >= len(pool.vdevs) or not pool.vdevs[extent.vdev].metaslabs:
+            continue
+        vdev = pool.vdevs[extent.vdev]
+        index = min(extent.offset >> vdev.ms_shift, len(vdev.metaslabs) - 1)
+        vdev.metaslabs[index].mark_changed()
+
+
+def mark_mos_changed(pool: Pool) -> None:
+    """A MOS-only txg with the MOS's blocks left where they are: the metaslab of the
+    pool's newest metadata block is marked as changed, so the txg has a log space map of
+    its own and flushes a metaslab (labsim.zfs.spacemaps). What a new pool's creation
+    does between its txgs (labsim.zfs.lifecycle), whose figures were measured this way."""
     if pool.metadata:
         extent = pool.metadata[-1]
         vdev = pool.vdevs[extent.vdev] if extent.vdev < len(pool.vdevs) else pool.vdevs[0]
