@@ -12,7 +12,7 @@ from labsim.zfs.byte_ranges import merge as _merge
 from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
 from labsim.zfs.scan import LeafDamage, child_sectors, damage_ranges
-from labsim.zfs.vdevs import Leaf
+from labsim.zfs.vdevs import Leaf, raidz_child_rows
 
 V = "/var/tmp/labs/"
 FILES = f"""
@@ -238,8 +238,9 @@ def test_leaf_damage_hits_when_some_damaged_byte_is_in_the_range(damage, lo, len
 @pytest.mark.parametrize("layout", ["mirror", "raidz1"])
 def test_blocks_written_after_the_damage_are_good(session, layout):
     """A block written over damaged bytes carries its new bytes and their checksum: a
-    scrub finds nothing wrong with it (TopVdev.take clears the range). On RAID-Z labsim
-    keeps the damage until a scrub (columns are not contiguous), a known simplification."""
+    scrub finds nothing wrong with it (TopVdev.take clears the range: on RAID-Z the rows
+    of each child the block's sectors use). What it repairs is the metadata the pool
+    held before the damage."""
     members = f"{V}a {V}b" if layout == "mirror" else f"{V}a {V}b {V}c"
     ok(session, f"zpool create -o ashift=12 m {layout} {members}")
     ok(session, "zfs set compression=off m")
@@ -251,7 +252,46 @@ def test_blocks_written_after_the_damage_are_good(session, layout):
     ok(session, "zpool sync m")
     ok(session, "zpool scrub -w m")
     repaired = re.search(r"scrub repaired (\S+) in ", ok(session, "zpool status m")).group(1)
-    if layout == "mirror":
-        assert repaired != "0B" and not repaired.endswith("M"), repaired  # metadata only
-    else:
-        assert repaired.endswith("M"), repaired
+    assert repaired != "0B" and not repaired.endswith("M"), repaired  # metadata only
+
+
+def test_raidz_rows_of_a_child_are_those_its_sectors_use():
+    """raidz_child_rows(): vdev sector s is on child s % width, row s // width."""
+    for width in (3, 4, 6):
+        for first in range(12):
+            for end in range(first, first + 20):
+                for child in range(width):
+                    lo, hi = raidz_child_rows(first, end, child, width)
+                    rows = {s // width for s in range(first, end) if s % width == child}
+                    assert set(range(lo, hi)) == rows
+                    assert hi - lo == child_sectors(first, end, child, width)
+
+
+def test_a_raidz_block_is_hit_only_by_its_own_sectors_in_the_damaged_rows():
+    """Damage that starts on a child's row just after a block's sector on that child
+    misses the block, even where the rows hold the block's other sectors (on other
+    children): scan._damaged_blocks() narrows to the child's own sectors."""
+    from labsim.zfs.lifecycle import create_pool
+    from labsim.zfs.pool import Extent
+    from labsim.zfs.scan import _damaged_blocks
+    from labsim.zfs.vdevs import raidz
+    from labsim.zfs.versions import ZFS_2_1, GiB
+
+    pool = create_pool("t", [raidz(1, *[(f"/var/tmp/r{i}.raw", GiB) for i in range(4)])],
+                       ZFS_2_1, 12)
+    (vdev,) = pool.vdevs
+    # Sectors 4000..4011: four blocks of 3 sectors; child 3's sectors are 4003 (block 1),
+    # 4007 (block 2) and 4011 (block 3), on its rows 1000, 1001 and 1002.
+    extent = Extent(0, 4000 << 12, 12 << 12, 3 << 12)
+    leaf = vdev.leaves[3]
+
+    def hit(first_row: int) -> list[tuple[int, int]]:
+        damage_ranges(leaf, [])
+        leaf.damaged = [(VDEV_LABEL_START_SIZE + (first_row << 12), 1 << 30)]
+        return _damaged_blocks(vdev, 3, extent)
+
+    assert hit(1000) == [(1, 4)]
+    # Row 1001 holds sectors 4004-4007: block 1's 4004 and 4005 are on other children.
+    assert hit(1001) == [(2, 4)]
+    assert hit(1002) == [(3, 4)]
+    assert hit(1003) == []

@@ -121,6 +121,10 @@ def _damaged_blocks(vdev: TopVdev, leaf_index: int, extent: Extent) -> list[tupl
             lo_byte, hi_byte = start, end
         lo = max(lo_byte, extent.offset)
         hi = min(hi_byte, extent.offset + extent.length)
+        if lo < hi and vdev.kind == RAIDZ:
+            # Only the child's own sectors in those rows: the first and the last of them
+            # decide the first and the last block hit.
+            lo, hi = _child_span(lo, hi, leaf_index, vdev.layout.width, vdev.ashift)
         if lo < hi:
             first = (lo - extent.offset) // size
             last = (hi - 1 - extent.offset) // size + 1
@@ -176,6 +180,18 @@ def _holds_child_sector(vdev: TopVdev, child: int, extent: Extent, first: int,
     a = (extent.offset + first * extent.block_size) >> shift
     b = (extent.offset + last * extent.block_size) >> shift
     return child_sectors(a, b, child, vdev.layout.width) > 0
+
+
+def _child_span(lo: int, hi: int, child: int, width: int, shift: int) -> tuple[int, int]:
+    """The bytes [lo, hi) of a RAID-Z vdev narrowed to run from the first to the end of the
+    last sector in them that is on ``child`` (sector s is on child s % width); an empty
+    span when none is."""
+    first, end = lo >> shift, -(-hi >> shift)
+    s0 = first + (child - first) % width
+    s1 = end - 1 - (end - 1 - child) % width
+    if s0 > s1:
+        return lo, lo
+    return max(lo, s0 << shift), min(hi, (s1 + 1) << shift)
 
 
 def child_sectors(first: int, end: int, child: int, width: int) -> int:

@@ -228,6 +228,8 @@ class TopVdev:
             if leaf.damaged:
                 if self.kind != RAIDZ:
                     self._written_anew(pieces)
+                elif self.geometry is None:
+                    self._raidz_written_anew(pieces)
                 break
         return pieces
 
@@ -235,14 +237,30 @@ class TopVdev:
         """What is allocated is written next, with good bytes and a checksum to match:
         its ranges leave the damage of the leaves that take the write (a single device,
         every child of a mirror that is ONLINE: vdev_mirror_io_start() writes to each
-        readable child, a missing or offline one catches up later by resilver). RAID-Z's
-        damage is left as it is: a block's columns are not contiguous on a child
-        (labsim.zfs.scan.repair() does the same)."""
+        readable child, a missing or offline one catches up later by resilver)."""
         joined = merge((VDEV_LABEL_START_SIZE + offset, VDEV_LABEL_START_SIZE + offset + length)
                        for offset, length in pieces if length > 0)
         for leaf in self.leaves:
             if leaf.damaged and leaf.state == "ONLINE" and not leaf.not_present:
                 leaf.damaged = subtract(leaf.damaged, joined)
+
+    def _raidz_written_anew(self, pieces: list[tuple[int, int]]) -> None:
+        """_written_anew() for RAID-Z: vdev_raidz_map_alloc() puts the vdev's sector s on
+        child s % width, row s // width (module/zfs/vdev_raidz.c, 2.1.11 and 2.3.9), so an
+        allocation of consecutive sectors writes one run of consecutive rows on each child
+        it reaches (parity and data alike: every column of the block is written). An
+        expanded RAID-Z's older blocks have other widths; its damage is left as it is."""
+        width, shift = self.layout.width, self.ashift
+        for child, leaf in enumerate(self.leaves):
+            if not (leaf.damaged and leaf.state == "ONLINE" and not leaf.not_present):
+                continue
+            rows = [raidz_child_rows(offset >> shift, (offset + length) >> shift, child, width)
+                    for offset, length in pieces if length > 0]
+            written = merge((VDEV_LABEL_START_SIZE + (lo << shift),
+                             VDEV_LABEL_START_SIZE + (hi << shift))
+                            for lo, hi in rows if hi > lo)
+            if written:
+                leaf.damaged = subtract(leaf.damaged, written)
 
     def release(self, offset: int, length: int) -> None:
         while length > 0:
@@ -253,6 +271,16 @@ class TopVdev:
             self.free += piece
             offset += piece
             length -= piece
+
+
+def raidz_child_rows(first: int, end: int, child: int, width: int) -> tuple[int, int]:
+    """The rows [lo, hi) of ``child`` that RAID-Z's vdev sectors [first, end) use (sector
+    s is child s % width's row s // width); lo == hi when they put none there."""
+    s0 = first + (child - first) % width
+    if s0 >= end:
+        return 0, 0
+    s1 = end - 1 - (end - 1 - child) % width
+    return s0 // width, s1 // width + 1
 
 
 def _as_spec(item: VdevSpec | tuple[str, int]) -> VdevSpec:
