@@ -133,6 +133,19 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("2.1.11", "lab15-mos-vdevs"): {
         f"command {n} `zfs list -p": SPACE_MAP_CHURN for n in (10, 15, 20)
     },
+    # Each step's growth of the root's USEDCHILD agrees but one (test_deadlists_real.py);
+    # the figures carry two differences of one block, three copies (24552 here):
+    ("2.3.9", "lab15-deadlist-bpobj"): {
+        f"command {n} `zfs list -p": "the new pool's MOS is one 4K block (three copies) "
+        "larger than labsim's before any deadlist has a pointer (command 8, as in the "
+        "other new pools of MOS_CHUNKS); and from command 20 on, the rm after the "
+        "second snapshot also frees the file system's delete queue ZAP "
+        "(zfs_unlinked_add(), an object born with the file system), whose pointer goes "
+        "to the entry of the first snapshot's interval, a bpobj of its own (object 147, "
+        "24K dsize): labsim counts pointers to the files' blocks only "
+        "(labsim.zfs.deadlists)"
+        for n in (8, 13, 20, 28, 33)
+    },
     ("2.3.9", "lab15-mirror-overwrite"): {
         "command 13 `zpool status lab15m`": "the live metadata of a new pool and of each txg is "
         "not where real OpenZFS has it at export (labsim.zfs.metadata_rewrite places a "

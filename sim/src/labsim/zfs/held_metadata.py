@@ -20,6 +20,7 @@ seconds before its txg syncs (zfs_txg_timeout); labsim has no clock for that tim
 from __future__ import annotations
 
 from labsim.zfs import metadata_blocks
+from labsim.zfs.deadlists import sync_deadlists
 from labsim.zfs.mos import place_copies
 from labsim.zfs.pool import Extent, Pool
 from labsim.zfs.snapshot_space import group_blocks, kept_metadata
@@ -50,7 +51,8 @@ def wanted(pool: Pool) -> dict[HeldKey, tuple[tuple[int, int], ...]]:
 def sync_held_metadata(pool: Pool) -> None:
     """Free the blocks of versions nothing keeps any more, and allocate those of versions
     kept since the last call, every copy placed as MOS blocks are
-    (labsim.zfs.mos.place_copies())."""
+    (labsim.zfs.mos.place_copies()); then the deadlists' bpobjs, which the same walks
+    find (labsim.zfs.deadlists)."""
     want = wanted(pool)
     held = pool.held_metadata
     for key in [k for k in held if k not in want]:
@@ -64,3 +66,4 @@ def sync_held_metadata(pool: Pool) -> None:
             placed, turn = place_copies(pool, psize, copies, turn)
             extents += placed
         held[key] = extents
+    sync_deadlists(pool)

@@ -127,9 +127,9 @@ def deadlist_insert(pool: Pool, dataset: Dataset) -> None:
     by every change), which go to the head's deadlist (dsl_deadlist_insert()). The entry
     for that snapshot uses the pool's shared empty bpobj until its first block pointer:
     dle_enqueue() then allocates a bpobj of its own (module/zfs/dsl_deadlist.c, 2.1.11 and
-    2.3.9), a MOS object of one block. A clone's first entry is its origin's. Later frees
-    append to the same bpobj (labsim leaves its growth out), and entries of older
-    snapshots, which frees of older data would fill, are not modelled."""
+    2.3.9), a MOS object of one block. A clone's first entry is its origin's. The blocks
+    it grows by as frees append to it, and the bpobjs of entries of older snapshots'
+    intervals, are labsim.zfs.deadlists'."""
     if dataset.snapshots:
         entry = dataset.snapshots[-1].txg
     elif dataset.origin is not None:

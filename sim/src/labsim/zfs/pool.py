@@ -306,6 +306,11 @@ class Pool:
     # Old versions of metadata blocks snapshots and clones keep, by (dataset, kind,
     # version): their blocks (labsim.zfs.held_metadata).
     held_metadata: dict[tuple, list[Extent]] = field(default_factory=dict)
+    # The bpobjs of deadlist entries, beyond what labsim.zfs.mos.deadlist_insert()
+    # allocates: (dataset, pair, interval) -> (block pointers, their blocks)
+    # (labsim.zfs.deadlists).
+    deadlist_bpobjs: dict[tuple[str, int, int], tuple[int, MosBlocks]] = field(
+        default_factory=dict)
     scan: ScanRecord | None = None
     # Blocks no copy of which could be read (the "errors: N data errors" line).
     data_errors: int = 0

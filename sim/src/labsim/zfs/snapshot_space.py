@@ -62,8 +62,8 @@ from labsim.zfs.space import (
 # "dnode" one dnode block of files (a file in it created, written or removed).
 # Each snapshot, clone and promote adds objects to the MOS (a dsl_dataset, its deadlist, a
 # dsl_dir, the snapshot names ZAP...): micro ZAPs of a few entries, embedded in their block
-# pointers (take_snapshot(), clone(), promote()). The MOS also grows as deadlists fill;
-# labsim leaves that out (about 0.5 % of the lab's root USED).
+# pointers (take_snapshot(), clone(), promote()). The MOS also grows as deadlists fill
+# (labsim.zfs.deadlists, allocated when the pool syncs).
 
 # (group, what, version, copies): one version of a metadata block, and the copies it was
 # written with (labsim.zfs.objset.metadata_copies at that moment).
