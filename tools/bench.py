@@ -24,6 +24,11 @@ lesson at the top level:
 * list_snapshots_cpython_ms: `zfs list -t snapshot` of one dataset holding 500, 1000 and
   2000 snapshots, in CPython (median of 3): linear in their number (issue 16: it was square,
   1.2 s at 1000);
+* snapshot_chain_cpython_ms: one dataset where each of 500, 1000 and 2000 snapshots was
+  taken after a new file (so the n-th snapshot holds n files): `zfs list` of the pool's
+  root, `zpool sync` (which walks every chain for the metadata and deadlists snapshots
+  keep) and `zfs list -t snapshot`, in CPython (one run each). The data grows as the
+  square of n here, so these do too, slowly;
 * create_file_cpython_ms_per_file: milliseconds per file of a shell loop creating 500,
   1000 and 2000 files in one directory, in CPython: flat (issue 15's objset model made it
   square once);
@@ -361,6 +366,31 @@ def list_snapshots_ms(counts: tuple[int, ...] = (500, 1000, 2000),
     return out
 
 
+def snapshot_chain_ms(counts: tuple[int, ...] = (500, 1000, 2000)) -> dict[str, dict[str, float]]:
+    """Milliseconds of the commands that walk a chain of snapshots, each snapshot taken
+    after one more file: {count: {command: ms}}."""
+    from labsim.shell.session import Session
+
+    out: dict[str, dict[str, float]] = {}
+    session = Session()
+    for command in ("truncate -s 1G /var/tmp/p.raw", "zpool create p /var/tmp/p.raw",
+                    "zfs create p/fs"):
+        session.run(command)
+    made = 0
+    for count in counts:
+        while made < count:
+            session.run(f"echo {made} > /p/fs/f{made}")
+            session.run(f"zfs snapshot p/fs@s{made}")
+            made += 1
+        times: dict[str, float] = {}
+        for command in ("zfs list p", "zpool sync p", "zfs list -t snapshot p/fs"):
+            t0 = time.perf_counter()
+            session.run(command)
+            times[command] = round((time.perf_counter() - t0) * 1000, 1)
+        out[str(count)] = times
+    return out
+
+
 def create_files_ms(counts: tuple[int, ...] = (500, 1000, 2000)) -> dict[str, float]:
     """Milliseconds per file of `for i in $(seq N); do echo x > /p/fN_$i; done` in a new
     file system, for each N, in CPython: flat in N (every file rewrites the root
@@ -447,6 +477,8 @@ def main() -> None:
     result["difftest"] = difftest()
     log("zfs list -t snapshot…")
     result["list_snapshots_cpython_ms"] = list_snapshots_ms()
+    log("a chain of snapshots that grows…")
+    result["snapshot_chain_cpython_ms"] = snapshot_chain_ms()
     log("file creation…")
     result["create_file_cpython_ms_per_file"] = create_files_ms()
     log("corpus of command lines…")
