@@ -117,18 +117,21 @@ def write_to(session: Session, target: str, data: Content, append: bool,
 
 # The size of the write() calls of the programs whose output a shell redirection puts in
 # a file: head and yes copy through a BUFSIZ buffer (8192, coreutils' head_bytes() and
-# yes); the others through stdio, whose buffer is the file's st_blksize, which ZFS gives
-# a new file as the dataset's recordsize (zfs_getattr_fast(): z_max_blksz while the file
-# has no block size yet), or write their output at once (echo, printf: a bash builtin).
+# yes), cat through io_blksize() (at least 128 KiB, or st_blksize when larger); the others
+# through stdio, whose buffer is the file's st_blksize, which ZFS gives a new file as
+# the dataset's recordsize (zfs_getattr_fast(): z_max_blksz while the file has no block
+# size yet), or write their output at once (echo, printf: a bash builtin).
 BUFSIZ_WRITERS = ("head", "yes")
 BUFSIZ = 8192
+IO_BUFSIZE = 128 * 1024
 
 
 def writer_size(hit: PoolPath, command: str) -> int:
     """The size of the writes a redirection's program makes into a dataset's file."""
     if command in BUFSIZ_WRITERS:
         return BUFSIZ
-    return int(str(property_value(hit.pool, hit.dataset, "recordsize")[0]))
+    blksize = int(str(property_value(hit.pool, hit.dataset, "recordsize")[0]))
+    return max(IO_BUFSIZE, blksize) if command == "cat" else blksize
 
 
 def host_content(host: HostFile) -> Content:
