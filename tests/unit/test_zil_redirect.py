@@ -57,3 +57,11 @@ def test_a_clone_of_a_snapshot_taken_with_a_log_owns_an_objset_block():
         used[sync] = int(session.run("zfs get -Hpo value used z/c").stdout)
     assert used["standard"] == 0
     assert used["always"] > 0
+
+
+def test_cp_into_a_sync_always_file_system_commits_each_write():
+    session = machine("always")
+    assert session.run("seq 1 100000 > /var/tmp/numbers").status == 0  # on the host
+    before = commits(session)
+    assert session.run("cp /var/tmp/numbers /z/fs/numbers").status == 0  # 588895 bytes
+    assert commits(session) - before == 5  # io_blksize(): 128 KiB writes

@@ -18,11 +18,10 @@ from labsim.content.model import Content
 from labsim.shell import fs
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, HostFile, appended, written_whole
-from labsim.shell.fs import PoolPath
-from labsim.shell.zil_writes import Durability, log_writes
+from labsim.shell.zil_writes import log_program_writes
 from labsim.zfs.errors import NoSpace
 from labsim.zfs.overwrite import can_overwrite_in_place, overwrite_range
-from labsim.zfs.pool import file_content, property_value
+from labsim.zfs.pool import file_content
 from labsim.zfs.write_path import write_file
 
 if TYPE_CHECKING:
@@ -94,10 +93,8 @@ def write_to(session: Session, target: str, data: Content, append: bool,
             hit.dataset.files[hit.name].mtime = session.clock
             return CommandResult.fail(f"{command}: write error: No space left on device")
         hit.dataset.files[hit.name].mtime = session.clock
-        if str(property_value(hit.pool, hit.dataset, "sync")[0]) == "always":
-            session.clock += log_writes(session, hit.pool, hit.dataset, hit.name,
-                                        data.size - start, writer_size(hit, command), data,
-                                        Durability(), first_record_alone=False)
+        log_program_writes(session, hit.pool, hit.dataset, hit.name, data.size - start,
+                           command, data)
         return CommandResult()
     old_host = session.host_files.get(path)
     allocated: int | None = written_whole(data.size)
@@ -113,25 +110,6 @@ def write_to(session: Session, target: str, data: Content, append: bool,
     session.host_files[path] = HostFile(data.size, session.clock, text, data=data,
                                         allocated=allocated)
     return CommandResult()
-
-
-# The size of the write() calls of the programs whose output a shell redirection puts in
-# a file: head and yes copy through a BUFSIZ buffer (8192, coreutils' head_bytes() and
-# yes), cat through io_blksize() (at least 128 KiB, or st_blksize when larger); the others
-# through stdio, whose buffer is the file's st_blksize, which ZFS gives a new file as
-# the dataset's recordsize (zfs_getattr_fast(): z_max_blksz while the file has no block
-# size yet), or write their output at once (echo, printf: a bash builtin).
-BUFSIZ_WRITERS = ("head", "yes")
-BUFSIZ = 8192
-IO_BUFSIZE = 128 * 1024
-
-
-def writer_size(hit: PoolPath, command: str) -> int:
-    """The size of the writes a redirection's program makes into a dataset's file."""
-    if command in BUFSIZ_WRITERS:
-        return BUFSIZ
-    blksize = int(str(property_value(hit.pool, hit.dataset, "recordsize")[0]))
-    return max(IO_BUFSIZE, blksize) if command == "cat" else blksize
 
 
 def host_content(host: HostFile) -> Content:

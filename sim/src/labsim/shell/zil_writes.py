@@ -1,7 +1,8 @@
-"""The intent log's side of a write command (fio): counts its log commits into the
-machine's /proc/spl/kstat/zfs/zil counters and the log vdevs' write counts, keeps what
-a frozen pool's import would replay, and says how long the writer waited for its
-commits. The rules are labsim.zfs.zil's; this module only applies them to a session.
+"""The intent log's side of a write command (dd, fio, and the writes of other programs:
+a shell redirection's, cp's): counts its log commits into the machine's
+/proc/spl/kstat/zfs/zil counters and the log vdevs' write counts, keeps what a frozen
+pool's import would replay, and says how long the writer waited for its commits. The
+rules are labsim.zfs.zil's; this module only applies them to a session.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 LOG_COMMIT_SECONDS = 0.0053
 LOG_CREATE_SECONDS = 2.5
 
-__all__ = ["Durability", "log_writes", "close_logs", "LOG_COMMIT_SECONDS"]
+__all__ = ["Durability", "log_writes", "log_program_writes", "close_logs",
+           "LOG_COMMIT_SECONDS"]
 
 
 def log_writes(session: Session, pool: Pool, dataset: Dataset, name: str, written: int,
@@ -79,6 +81,40 @@ def log_writes(session: Session, pool: Pool, dataset: Dataset, name: str, writte
         # ZILTEST_TXG, which no txg sync cleans): they wait for a commit.
         pool.waiting_records.append(record)
     return result.commits * LOG_COMMIT_SECONDS + (LOG_CREATE_SECONDS if created else 0.0)
+
+
+# The size of the write() calls a program makes into a file: head and yes copy through a
+# BUFSIZ buffer (8192, coreutils' head_bytes() and yes), cat and cp through io_blksize()
+# (at least 128 KiB, or st_blksize when larger); the others through stdio, whose buffer is
+# the file's st_blksize, which ZFS gives a new file as the dataset's recordsize
+# (zfs_getattr_fast(): z_max_blksz while the file has no block size yet), or write their
+# output at once (echo, printf: bash builtins).
+BUFSIZ_WRITERS = ("head", "yes")
+IO_BLKSIZE_WRITERS = ("cat", "cp")
+BUFSIZ = 8192
+IO_BUFSIZE = 128 * 1024
+
+
+def program_write_size(pool: Pool, dataset: Dataset, program: str) -> int:
+    """The size of the writes ``program`` makes into a new file of ``dataset``."""
+    if program in BUFSIZ_WRITERS:
+        return BUFSIZ
+    blksize = int(str(property_value(pool, dataset, "recordsize")[0]))
+    return max(IO_BUFSIZE, blksize) if program in IO_BLKSIZE_WRITERS else blksize
+
+
+def log_program_writes(session: Session, pool: Pool, dataset: Dataset, name: str,
+                       written: int, program: str, content: str | DataPattern | Content
+                       ) -> None:
+    """A program other than dd and fio (which say how they write) wrote ``written``
+    bytes into ``name``: in a file system with sync=always each of its write() calls is
+    committed to the log (zfs_write() -> zil_commit(), module/zfs/zfs_vnops.c, 2.1.11
+    and 2.3.9); otherwise its writes leave itxs that their txg's sync drops."""
+    if str(property_value(pool, dataset, "sync")[0]) != "always":
+        return
+    session.clock += log_writes(session, pool, dataset, name, written,
+                                program_write_size(pool, dataset, program), content,
+                                Durability(), first_record_alone=False)
 
 
 def _count_blocks(pool: Pool, blocks: tuple[zil.LogBlock, ...]) -> None:

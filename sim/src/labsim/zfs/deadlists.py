@@ -35,8 +35,8 @@ snapshots keep (labsim.zfs.held_metadata).
 
 from __future__ import annotations
 
+import bisect
 import struct
-from collections.abc import Iterable
 from functools import cache
 
 from labsim.zfs.lz4_zfs import lz4_block_size
@@ -80,20 +80,19 @@ def _indirect_blocks(records: int, levels: int) -> int:
     return total
 
 
-def _first_holder(snapshots: list[Snapshot], birth: int) -> int:
-    """The txg of the first snapshot taken after a block born at ``birth``: which of the
-    deadlist's intervals its pointer goes to."""
-    for snap in snapshots:
-        if snap.txg >= birth:
-            return snap.txg
-    return snapshots[-1].txg if snapshots else 0
+def _first_holder(txgs: list[int], count: int, birth: int) -> int:
+    """Of the first ``count`` snapshots, taken at ``txgs`` (ascending), the txg of the
+    first taken after a block born at ``birth``: which of the deadlist's intervals its
+    pointer goes to."""
+    index = bisect.bisect_left(txgs, birth, 0, count)
+    return txgs[min(index, count - 1)] if count else 0
 
 
-def _parts_only_in(older: Iterable[File], newer: dict[str, File]) -> dict[int, Part]:
+def _parts_only_in(older: dict[str, File], newer: dict[str, File]) -> dict[int, Part]:
     """The parts of ``older``'s files that ``newer``'s files do not hold."""
     out: dict[int, Part] = {}
-    for file in older:
-        if newer.get(file.name) is file:
+    for name, file in older.items():
+        if newer.get(name) is file:
             continue  # the same version: every part held
         for part in file_parts(file):
             out[id(part)] = part
@@ -106,15 +105,16 @@ def _parts_only_in(older: Iterable[File], newer: dict[str, File]) -> dict[int, P
 def killed_pointers(dataset: Dataset) -> dict[BpobjKey, int]:
     """The block pointers each deadlist entry of the dataset's own chain holds."""
     members: list[Snapshot | Dataset] = [*dataset.snapshots, dataset]
+    txgs = [snap.txg for snap in dataset.snapshots]
     out: dict[BpobjKey, int] = {}
     for i in range(len(members) - 1):
         older, newer = members[i], members[i + 1]
         assert isinstance(older, Snapshot)
-        earlier = dataset.snapshots[:i + 1]
-        for part in _parts_only_in(older.files.values(), newer.files).values():
+        for part in _parts_only_in(older.files, newer.files).values():
             count = block_pointers(part)
             if count:
-                key = (dataset.name, older.txg, _first_holder(earlier, part.birth))
+                # the interval among the snapshots up to ``older`` the block was born in
+                key = (dataset.name, older.txg, _first_holder(txgs, i + 1, part.birth))
                 out[key] = out.get(key, 0) + count
     return out
 

@@ -115,3 +115,12 @@ def top_level_asize(layout: Layout, leaf_sizes: list[int]) -> int:
     smallest = min(leaf_asize(size) for size in leaf_sizes)
     asize = smallest * len(leaf_sizes) if layout.kind == RAIDZ else smallest
     return asize - asize % VDEV_LABEL_SIZE
+
+
+def child_sector_span(first: int, end: int, child: int, width: int) -> tuple[int, int]:
+    """Of a RAID-Z vdev's sectors [first, end), the first one on ``child`` and the one
+    after the last (vdev_raidz_map_alloc(): sector s is on child s % width, row
+    s // width); two equal numbers when none is."""
+    s0 = first + (child - first) % width
+    s1 = end - 1 - (end - 1 - child) % width
+    return (s0, s1 + 1) if s0 <= s1 else (first, first)

@@ -203,13 +203,8 @@ def mos_rewritten(pool: Pool) -> None:
     extents = next_rewritten(pool)
     if not extents:
         mark_mos_changed(pool)
-        return
     for extent in extents:
-        if extent.vdev >= len(pool.vdevs) or not pool.vdevs[extent.vdev].metaslabs:
-            continue
-        vdev = pool.vdevs[extent.vdev]
-        index = min(extent.offset >> vdev.ms_shift, len(vdev.metaslabs) - 1)
-        vdev.metaslabs[index].mark_changed()
+        _metaslab_changed(pool, extent)
 
 
 def mark_mos_changed(pool: Pool) -> None:
@@ -218,12 +213,13 @@ def mark_mos_changed(pool: Pool) -> None:
     its own and flushes a metaslab (labsim.zfs.spacemaps). What a new pool's creation
     does between its txgs (labsim.zfs.lifecycle), whose figures were measured this way."""
     if pool.metadata:
-        extent = pool.metadata[-1]
-        vdev = pool.vdevs[extent.vdev] if extent.vdev < len(pool.vdevs) else pool.vdevs[0]
-        index = min(extent.offset >> vdev.ms_shift, len(vdev.metaslabs) - 1)
-    elif pool.vdevs:
-        vdev, index = pool.vdevs[0], 0
-    else:
-        return
+        _metaslab_changed(pool, pool.metadata[-1])
+    elif pool.vdevs and pool.vdevs[0].metaslabs:
+        pool.vdevs[0].metaslabs[0].mark_changed()
+
+
+def _metaslab_changed(pool: Pool, extent: Extent) -> None:
+    """Mark the metaslab holding ``extent`` as changed in this txg."""
+    vdev = pool.vdevs[extent.vdev] if extent.vdev < len(pool.vdevs) else pool.vdevs[0]
     if vdev.metaslabs:
-        vdev.metaslabs[index].mark_changed()
+        vdev.metaslabs[min(extent.offset >> vdev.ms_shift, len(vdev.metaslabs) - 1)].mark_changed()

@@ -46,7 +46,7 @@ from labsim.zfs import ditto
 from labsim.zfs.byte_ranges import merge as _merge
 from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
-from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE
+from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, child_sector_span
 from labsim.zfs.pool import Dataset, Extent, File, Pool, ScanRecord
 from labsim.zfs.vdevs import Leaf, TopVdev
 
@@ -186,12 +186,10 @@ def _child_span(lo: int, hi: int, child: int, width: int, shift: int) -> tuple[i
     """The bytes [lo, hi) of a RAID-Z vdev narrowed to run from the first to the end of the
     last sector in them that is on ``child`` (sector s is on child s % width); an empty
     span when none is."""
-    first, end = lo >> shift, -(-hi >> shift)
-    s0 = first + (child - first) % width
-    s1 = end - 1 - (end - 1 - child) % width
-    if s0 > s1:
+    s0, s1 = child_sector_span(lo >> shift, -(-hi >> shift), child, width)
+    if s1 <= s0:
         return lo, lo
-    return max(lo, s0 << shift), min(hi, (s1 + 1) << shift)
+    return max(lo, s0 << shift), min(hi, s1 << shift)
 
 
 def child_sectors(first: int, end: int, child: int, width: int) -> int:

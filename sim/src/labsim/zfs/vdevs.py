@@ -18,6 +18,7 @@ from labsim.zfs.layouts import (
     RAIDZ,
     SINGLE,
     Layout,
+    child_sector_span,
     deflate_ratio,
     deflated,
     psize_to_asize,
@@ -276,11 +277,8 @@ class TopVdev:
 def raidz_child_rows(first: int, end: int, child: int, width: int) -> tuple[int, int]:
     """The rows [lo, hi) of ``child`` that RAID-Z's vdev sectors [first, end) use (sector
     s is child s % width's row s // width); lo == hi when they put none there."""
-    s0 = first + (child - first) % width
-    if s0 >= end:
-        return 0, 0
-    s1 = end - 1 - (end - 1 - child) % width
-    return s0 // width, s1 // width + 1
+    s0, s1 = child_sector_span(first, end, child, width)
+    return (s0 // width, (s1 - 1) // width + 1) if s1 > s0 else (0, 0)
 
 
 def _as_spec(item: VdevSpec | tuple[str, int]) -> VdevSpec:

@@ -23,6 +23,7 @@ from labsim.shell.base import (
 )
 from labsim.shell.registry import command
 from labsim.shell.units import parse_coreutils_size
+from labsim.shell.zil_writes import log_program_writes
 from labsim.zfs import bclone, labels, zvols
 from labsim.zfs.compression import DataPattern
 from labsim.zfs.errors import NoSpace
@@ -420,6 +421,7 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
             dst.dataset.files[dst.name].mtime = session.clock
             return CommandResult.fail(f"cp: error writing '{target}': No space left on device")
         dst.dataset.files[dst.name].mtime = session.clock
+        log_program_writes(session, dst.pool, dst.dataset, dst.name, size, "cp", content)
     else:
         source_file = session.host_files.get(session.absolute(source))
         session.host_files[dst_path] = HostFile(
