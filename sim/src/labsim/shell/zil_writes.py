@@ -68,7 +68,7 @@ def log_writes(session: Session, pool: Pool, dataset: Dataset, name: str, writte
         # first commit activates zilsaxattr on its dsl_dataset.
         volume = dataset.properties.get("type") == "volume"
         if "zilsaxattr" in features_of(pool.version.name) and not volume:
-            activate_feature(pool, dataset.active_features, "zilsaxattr")
+            activate_feature(pool, dataset.active_features, "zilsaxattr", dataset.ds_blocks)
     _count_blocks(pool, result.blocks)
     record = LogRecord(dataset.name, name, written, content, session.clock, write_size)
     if result.commits:

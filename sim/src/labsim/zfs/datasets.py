@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labsim.zfs.mos import free_deadlist, free_mos_blocks
+from labsim.zfs.mos import free_deadlist, free_mos_blocks, zpl_features
 from labsim.zfs.objset import (
     at_creation,
     child_mounted,
@@ -20,6 +20,8 @@ def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Data
     (labsim.zfs.metadata_blocks.filesystem_blocks(), every copy) are allocated from the pool,
     so that the root's USED and the pool's ALLOC include it as on a real pool."""
     dataset = Dataset(name, properties=dict(properties))
+    if properties.get("type") != "volume":
+        dataset.active_features = zpl_features(pool)
     copies = at_creation(pool, name)
     dataset.created_metadata_copies = dataset.changed_metadata_copies = copies
     dataset.sa_layouts_copies = copies
@@ -45,6 +47,7 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
     # the bpobj's 3K leave the MOS at ashift 9.
     free_deadlist(pool, dataset)
     free_mos_blocks(pool, dataset.dir_blocks)
+    free_mos_blocks(pool, dataset.ds_blocks)
     del pool.datasets[dataset.name]
     child_unmounted(pool, dataset.name)  # its mountpoint directory removed
     sync_task_synced(pool)  # then the destroy's sync task

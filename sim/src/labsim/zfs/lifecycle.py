@@ -16,7 +16,13 @@ from labsim.zfs.metadata_blocks import (
     copy_psizes,
 )
 from labsim.zfs.metaslab import allocator_for
-from labsim.zfs.mos import mark_mos_changed
+from labsim.zfs.mos import (
+    mark_mos_changed,
+    mos_rewritten,
+    vdev_zap_map_block,
+    vdev_zaps_added,
+    zpl_features,
+)
 from labsim.zfs.objset import child_mounted, objsets_reopened
 from labsim.zfs.pool import (
     TXG_CONCURRENT_STATES,
@@ -66,6 +72,16 @@ def create_pool(
         # one block more (three copies) for two single files than for one, at ashift 9 and
         # 12. How many space maps and log space maps live besides varies by a block or two.
         live.append(replace(UNFLUSHED_TXGS_BLOCK, count=len(vdevs) - 1))
+    if profile.with_root_objset:
+        # The profile's pool has few vdevs, and its map of their ZAPs lives in its block
+        # pointer; one of more vdevs has a block of it (labsim.zfs.mos.vdev_zap_map_block).
+        map_block = vdev_zap_map_block(pool)
+        if map_block is not None:
+            live.append(map_block)
+            pool.vdev_zap_map_psize = block_psize(map_block, pool.min_ashift, rule)
+        # The accounting features it activates on the root (the upgrade task below) fit
+        # in the root's dsl_dataset object's block pointer (labsim.zfs.mos).
+        root.active_features = zpl_features(pool)
     replaced: list[Extent] = []  # blocks the create's txgs write and free again
     for blocks, deferred in ((live, False), (profile.deferred, True)):
         for psize, copy in copy_psizes(blocks, pool.min_ashift, rule, with_copy=True):
@@ -161,15 +177,25 @@ def export_pool(pool: Pool) -> Pool:
 
 def import_pool(pool: Pool) -> None:
     """spa_import(): the metaslabs are loaded anew, none active, so each allocator picks
-    again, from the weights on disk (fresh metaslabs first). Import writes a few txgs
-    (labsim advances the txg and allocates nothing). Async tasks start again at the end
+    again, from the weights on disk (fresh metaslabs first). Import writes a few txgs,
+    two of which change the MOS. Async tasks start again at the end
     (spa_async_resume(): labsim.zfs.dtl_resilver)."""
     pool.rotor.restart()  # metaslab_group_activate() of each group: rotors start anew
     for vdev in pool.vdevs:
         vdev.allocators.passivate_all()
         for ms in vdev.metaslabs:
             ms.activation_index = 0
-    pool.txg += 2 * TXG_DEFER_SIZE
+    # spa_load() of a writable pool syncs txgs before `zpool import` returns, and two of
+    # them write the MOS (the vdev configuration, spa_config_update(); the "import"
+    # history record, spa_history_log_version(): module/zfs/spa.c, 2.1.11 and 2.3.9), so
+    # each has a log space map of its own. Recorded on 2.3.9
+    # (tests/fixtures/real/2.3.9/probes/lab15-import-mos.txt, zdb -m): after an export in
+    # txg 21 the imported pool shows log space maps of txgs 21, 23 and 25, and its MOS one
+    # block larger than before the export, in both runs.
+    for _ in range(TXG_DEFER_SIZE):
+        pool.txg += 1
+        mos_rewritten(pool)
+        advance_txg(pool)
     # zil_replay() when each dataset is mounted: every logged write is made again.
     records, pool.replay_log = pool.replay_log, []
     for record in records:
@@ -208,6 +234,7 @@ def add_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int
         vdev.take(metadata_allocation(vdev, pool.version.create_alloc_per_vdev // 2))
     pool.vdevs.extend(new)
     pool.root_children = start + len(new)
+    vdev_zaps_added(pool)
 
 
 def add_log_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift: int = 9) -> None:
@@ -218,6 +245,7 @@ def add_log_vdevs(pool: Pool, devices: list[VdevSpec | tuple[str, int]], ashift:
     new = [build_vdev(start + i, spec, ashift, pool.version) for i, spec in enumerate(devices)]
     pool.logs.extend(new)
     pool.root_children = start + len(new)
+    vdev_zaps_added(pool)
     advance_txg(pool)
 
 
@@ -248,6 +276,7 @@ def attach_raidz_child(pool: Pool, vdev: TopVdev, path: str, size: int, now: flo
     old_children = len(vdev.leaves)
     vdev.leaves.append(Leaf(path, size))
     vdev.layout = Layout(RAIDZ, len(vdev.leaves), vdev.layout.nparity)
+    vdev_zaps_added(pool)  # the new child's ZAP
     expansion = Expansion(vdev=vdev.id, start_time=now, attach_txg=pool.txg,
                           reflow_end=len(vdev.metaslabs) << vdev.ms_shift,
                           old_children=old_children)

@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from labsim.zfs import compression
 from labsim.zfs.dnode_contents import first_block_compressed
-from labsim.zfs.lz4_zfs import Lz4State, lz4_size_resumed, words_of
+from labsim.zfs.lz4_zfs import Lz4State, lz4_block_size, lz4_size_resumed, words_of
 from labsim.zfs.records import indirect_compressed
 from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import KiB, MetaBlock, MinSavings
@@ -284,12 +284,49 @@ def directory_block(files: Names, subdirectories: Names = (),
     zap_micro_max_size (128K: 2,047 entries) or for a name of 50 bytes or more, is not
     modelled: such a directory is counted as a micro ZAP of the names cut short."""
     size, lz4 = _directory_memo.lz4((files, subdirectories, other_chunk))
-    if not lz4:  # LZ4 did not fit: stored as it is
-        return MetaBlock(size, size, copies=DATASET_METADATA_COPIES)
+    return _stored(size, lz4, DATASET_METADATA_COPIES)
+
+
+@lru_cache(maxsize=256)
+def micro_zap_block(entries: tuple[tuple[str, int], ...], copies: int) -> MetaBlock | None:
+    """A micro ZAP of ``entries`` (name, value) as the block that stores it, or None when
+    LZ4 leaves BPE_PAYLOAD_SIZE bytes or fewer of it and it lives in its block pointer
+    (zio_write_compress() in module/zfs/zio.c, 2.1.11 and 2.3.9)."""
+    data = micro_zap_bytes(entries)
+    return _stored(len(data), lz4_block_size(data, len(data)), copies)
+
+
+# The pool's map of its vdevs' ZAPs, spa_all_vdev_zaps ("com.delphix:vdev_zap_map"), has
+# an entry for each ZAP vdev_construct_zaps() makes (module/zfs/vdev.c): every leaf's,
+# every top-level vdev's (a single-device top-level vdev has both) and, from 2.2 on (the
+# vdev_zaps_v2 feature), the root vdev's; each is named by its object number in hex
+# (vdev_create_link_zap(), zap_add_int()). Their object numbers follow the map's.
+VDEV_ZAP_MAP_FIRST_ENTRY = 129
+
+
+def vdev_zap_map(widths: Iterable[int], root_zap: bool) -> MetaBlock | None:
+    """The vdev ZAP map of top-level vdevs of ``widths`` leaves each (and the root vdev's
+    ZAP with ``root_zap``) as a block, or None while LZ4 leaves little enough of it to
+    live in its block pointer: up to six entries (105 bytes); seven take 118 bytes and a
+    block, eight a micro ZAP of 1K. Three copies, as every MOS block. Recorded on 2.3.9:
+    the map (object 128) at 0 on a RAID-Z1 of four files (six ZAPs with the root's:
+    tests/fixtures/real/2.3.9/probes/lab15-mos-set.txt), at 19K of dsize on a RAID-Z3 of
+    five (seven: lab15-rm-records.txt) and at 24K and 1K of logical size on a RAID-Z2 of
+    six (eight: lab15-deadlist-bpobj.txt)."""
+    count = sum(width + 1 for width in widths) + (1 if root_zap else 0)
+    first = VDEV_ZAP_MAP_FIRST_ENTRY
+    return micro_zap_block(tuple((f"{n:x}", n) for n in range(first, first + count)), 3)
+
+
+def _stored(size: int, lz4: int, copies: int) -> MetaBlock | None:
+    """A metadata block of ``size`` bytes that LZ4 left ``lz4`` bytes of (0: they did not
+    fit, and it is stored as it is), or None when it is embedded."""
+    if not lz4:
+        return MetaBlock(size, size, copies=copies)
     compressed = lz4 + compression.ZFS_LZ4_HEADER
     if compressed <= compression.BPE_PAYLOAD_SIZE:
         return None
-    return MetaBlock(size, compressed, copies=DATASET_METADATA_COPIES)
+    return MetaBlock(size, compressed, copies=copies)
 
 
 @dataclass(frozen=True)

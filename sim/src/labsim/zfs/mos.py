@@ -6,7 +6,15 @@ snapshot names; creating a snapshot, a clone or a volume adds objects to it.
 
 from __future__ import annotations
 
-from labsim.zfs.metadata_blocks import block_psize, indirect_compressed
+from collections.abc import Iterable
+
+from labsim.zfs.history import features_of
+from labsim.zfs.metadata_blocks import (
+    block_psize,
+    indirect_compressed,
+    micro_zap_block,
+    vdev_zap_map,
+)
 from labsim.zfs.metadata_rewrite import next_rewritten
 from labsim.zfs.pool import Dataset, Extent, MosBlocks, Pool
 from labsim.zfs.versions import KiB, MetaBlock
@@ -167,16 +175,86 @@ def history_grew(pool: Pool) -> None:
         add_mos_blocks(pool, (MetaBlock(grown, grown, copies=3),))
 
 
-def activate_feature(pool: Pool, features: set[str], feature: str) -> None:
-    """dsl_dataset_activate_feature() (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9) on a
-    dsl_dataset object whose active features are ``features``: the object is zapified
-    (dmu_object_zapify()) to hold the feature's entry, the first time only, as a dsl_dir
-    is (ZAPIFIED_DIR); later features are entries of that ZAP."""
+# The per-dataset features' GUIDs (spa_feature_table[], module/zcommon/zfeature_common.c
+# at zfs-2.3.9): the names of their entries in a dsl_dataset's ZAP.
+DATASET_FEATURE_GUIDS = {
+    "userobj_accounting": "org.zfsonlinux:userobj_accounting",
+    "project_quota": "org.zfsonlinux:project_quota",
+    "zstd_compress": "org.freebsd:zstd_compress",
+    "large_blocks": "org.open-zfs:large_blocks",
+    "large_dnode": "org.zfsonlinux:large_dnode",
+    "zilsaxattr": "org.openzfs:zilsaxattr",
+    "longname": "org.zfsonlinux:longname",
+}
+# The features a ZPL file system's dsl_dataset has active from its creation: user object
+# and project accounting (dmu_objset_create_impl_dnstats() marks both for activation when
+# the pool has them enabled, module/zfs/dmu_objset.c in 2.1.11 and 2.3.9; the pool's root
+# file system gets them from dmu_objset_id_quota_upgrade() as `zpool create` mounts it).
+# A volume has neither.
+ZPL_DATASET_FEATURES = ("userobj_accounting", "project_quota")
+
+
+def zpl_features(pool: Pool) -> set[str]:
+    """The per-dataset features a new file system of ``pool`` starts with."""
+    enabled = features_of(pool.version.name)
+    return {f for f in ZPL_DATASET_FEATURES if f in enabled}
+
+
+def dataset_object_block(features: Iterable[str]) -> MetaBlock | None:
+    """A dsl_dataset object's block once ``features`` are active on it, or None while it
+    lives in its block pointer. dsl_dataset_activate_feature() (module/zfs/dsl_dataset.c,
+    2.1.11 and 2.3.9) zapifies the object (dmu_object_zapify(): a micro ZAP) and adds an
+    entry of one uint64 per feature, named by its GUID. LZ4 leaves 90 bytes of a micro
+    ZAP of the two accounting features, so every file system's lives in its block pointer;
+    a third feature (zstd_compress, large_blocks, zilsaxattr) takes it to 120 bytes, past
+    BPE_PAYLOAD_SIZE, and it becomes a block of one sector, three copies as every MOS
+    block. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-rollback-zstd.txt):
+    a pool made with compression=zstd shows its root's dsl_dataset at 19K of dsize on a
+    RAID-Z3 at ashift 12 (object 54), one made without at 0 (lab15-rm-records.txt), and
+    a snapshot of the zstd root adds another such object."""
+    names = [f for f in ZPL_DATASET_FEATURES if f in features]
+    names += sorted(f for f in features if f not in ZPL_DATASET_FEATURES)
+    if not names:
+        return None
+    entries = tuple((DATASET_FEATURE_GUIDS.get(f, f), 0) for f in names)
+    return micro_zap_block(entries, copies=3)
+
+
+def activate_feature(pool: Pool, features: set[str], feature: str,
+                     owner: MosBlocks | None = None) -> None:
+    """dsl_dataset_activate_feature() on a dsl_dataset object whose active features are
+    ``features``: the entry is added to its ZAP (dataset_object_block()); when that takes
+    the ZAP out of its block pointer, its block is allocated (kept by ``owner``, the
+    dataset or snapshot, to be freed with it)."""
     if feature in features:
         return
-    if not features:
-        add_mos_blocks(pool, ZAPIFIED_DIR)
+    before = dataset_object_block(features)
     features.add(feature)
+    after = dataset_object_block(features)
+    if before is None and after is not None:
+        add_mos_blocks(pool, (after,), owner)
+
+
+def vdev_zap_map_block(pool: Pool) -> MetaBlock | None:
+    """The block of ``pool``'s map of its vdev ZAPs (labsim.zfs.metadata_blocks.
+    vdev_zap_map()), or None while it is embedded."""
+    widths = [len(v.leaves) for v in (*pool.vdevs, *pool.logs)]
+    return vdev_zap_map(widths, "vdev_zaps_v2" in features_of(pool.version.name))
+
+
+def vdev_zaps_added(pool: Pool) -> None:
+    """New vdevs' ZAPs entered in the map: when the map leaves its block pointer, or
+    outgrows its block, the block it needs is allocated (the difference, as
+    history_grew() does)."""
+    if pool.mos_physical is None:
+        return
+    block = vdev_zap_map_block(pool)
+    psize = block_psize(block, pool.min_ashift, pool.version.compression_min_savings) \
+        if block is not None else 0
+    grown = psize - pool.vdev_zap_map_psize
+    if grown > 0:
+        pool.vdev_zap_map_psize = psize
+        add_mos_blocks(pool, (MetaBlock(grown, grown, copies=3),))
 
 
 def mos_rewritten(pool: Pool) -> None:

@@ -134,6 +134,16 @@ DATASET_DEFAULTS = {"compression": None, "recordsize": 128 * KiB, "sync": "stand
 
 
 @dataclass
+class MosBlocks:
+    """MOS blocks that belong to one object of a dataset's (its dsl_dir's ZAP, its
+    deadlist's bpobjs): every copy's extent, and one copy's physical bytes (what
+    Pool.mos_physical counts of them)."""
+
+    extents: list[Extent] = field(default_factory=list)
+    physical: int = 0
+
+
+@dataclass
 class Snapshot:
     """One snapshot: its full name "pool/fs@snap", the txg it was taken in (createtxg),
     the files it holds and when it was taken (seconds since the epoch)."""
@@ -162,8 +172,9 @@ class Snapshot:
     log_exists: bool = False
     objset_block_rewrites: int = 0
     # The per-dataset features active on its dsl_dataset object (labsim.zfs.mos.
-    # activate_feature), copied from the head when it was taken.
+    # activate_feature), copied from the head when it was taken, and its ZAP's block.
     active_features: frozenset[str] = frozenset()
+    ds_blocks: MosBlocks = field(default_factory=MosBlocks)
 
     @property
     def dataset(self) -> str:
@@ -172,16 +183,6 @@ class Snapshot:
     @property
     def short(self) -> str:
         return self.name.split("@", 1)[1]
-
-
-@dataclass
-class MosBlocks:
-    """MOS blocks that belong to one object of a dataset's (its dsl_dir's ZAP, its
-    deadlist's bpobjs): every copy's extent, and one copy's physical bytes (what
-    Pool.mos_physical counts of them)."""
-
-    extents: list[Extent] = field(default_factory=list)
-    physical: int = 0
 
 
 @dataclass
@@ -216,9 +217,11 @@ class Dataset:
     # each entry follows (-1: a clone's origin), labsim.zfs.mos.deadlist_insert.
     dir_blocks: MosBlocks = field(default_factory=MosBlocks)
     deadlist_blocks: dict[int, MosBlocks] = field(default_factory=dict)
-    # The per-dataset features (zstd_compress, zilsaxattr...) active on its dsl_dataset
-    # object, which the first of them made a ZAP (labsim.zfs.mos.activate_feature).
+    # The per-dataset features (the accounting ones of every file system, zstd_compress,
+    # zilsaxattr...) active on its dsl_dataset object, a micro ZAP, and that ZAP's block
+    # once it no longer fits in its block pointer (labsim.zfs.mos.activate_feature).
     active_features: set[str] = field(default_factory=set)
+    ds_blocks: MosBlocks = field(default_factory=MosBlocks)
     # How many copies its objset's own blocks have (labsim.zfs.objset_copies): those
     # written once when it was created, and those every change rewrites.
     created_metadata_copies: int = 2
@@ -363,6 +366,9 @@ class Pool:
     # without a creation profile).
     history: History = field(default_factory=History)
     history_psize: int | None = None
+    # The physical size of the vdev ZAP map's block, 0 while it is embedded
+    # (labsim.zfs.mos.vdev_zap_map_block).
+    vdev_zap_map_psize: int = 0
     # Block cloning's reference table (labsim.zfs.brt).
     brt: brt.Brt = field(default_factory=brt.Brt)
     # RAID-Z expansion (labsim.zfs.raidz_expansion): the running one or the latest done,

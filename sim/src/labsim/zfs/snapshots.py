@@ -16,6 +16,7 @@ from labsim.zfs.mos import (
     activate_feature,
     add_mos_blocks,
     free_deadlist,
+    free_mos_blocks,
 )
 from labsim.zfs.objset import child_mounted, sync_objset, sync_task_synced
 from labsim.zfs.pool import Dataset, File, Pool, Snapshot
@@ -104,7 +105,7 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
     # the snapshot's dsl_dataset object too (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9).
     features: set[str] = set()
     for feature in sorted(dataset.active_features):
-        activate_feature(pool, features, feature)
+        activate_feature(pool, features, feature, snap.ds_blocks)
     snap.active_features = frozenset(features)
     # The snapshot's own MOS objects (its dsl_dataset, deadlist, the snapshot names entry)
     # are micro ZAPs of a few entries, embedded in their block pointers: on 2.1.11 nothing
@@ -155,7 +156,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     # The origin's active per-dataset features are activated on its dsl_dataset
     # (dsl_dataset_create_sync_dd(), same file).
     for feature in sorted(snap.active_features):
-        activate_feature(pool, dataset.active_features, feature)
+        activate_feature(pool, dataset.active_features, feature, dataset.ds_blocks)
     advance_txg(pool)
     return dataset
 
@@ -184,6 +185,7 @@ def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:
         owner(pool, snap).snapshots.remove(snap)
         owner(pool, snap).destroyed_snapshots.append(snap)
         freed.extend(snap.files.values())
+        free_mos_blocks(pool, snap.ds_blocks)  # its dsl_dataset object
     _free_unheld(pool, freed)
     sync_task_synced(pool)  # a sync task
     advance_txg(pool)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import comb
 
+from labsim.zfs.history import features_of
 from labsim.zfs.labels import SPA_MINDEVSIZE
 from labsim.zfs.layouts import (
     MIRROR,
@@ -40,6 +41,7 @@ from labsim.zfs.metadata_blocks import (
     NEW_POOL_SPACE_MAPS,
     UNFLUSHED_TXGS_BLOCK,
     copy_psizes,
+    vdev_zap_map,
 )
 from labsim.zfs.metaslab import metaslab_shift
 from labsim.zfs.slop import slop_space
@@ -184,6 +186,10 @@ def empty_pool_space(pool: PoolLayout, disk_size: int, ashift: int,
         if profile.with_root_objset and pool.vdev_count > 1:  # as lifecycle.create_pool
             live.append(replace(UNFLUSHED_TXGS_BLOCK, count=pool.vdev_count - 1))
         live.extend(NEW_POOL_SPACE_MAPS)  # labsim.zfs.txg charges them at the create
+        if profile.with_root_objset:
+            zap_map = vdev_zap_map([pool.vdev.width] * pool.vdev_count,
+                                   "vdev_zaps_v2" in features_of(version.name))
+            live.extend([zap_map] if zap_map is not None else [])
         used = sum(deflated(psize_to_asize(pool.vdev, psize, ashift), ratio)
                    for psize in copy_psizes(live, ashift, version.compression_min_savings))
     slop = slop_space(dspace, version)

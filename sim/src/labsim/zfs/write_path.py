@@ -90,9 +90,9 @@ def write_file(
     file.levels = records.file_levels(done, kept_levels)
     if allocated and layout.block_size > SPA_OLD_MAXBLOCKSIZE:
         # dsl_dataset_block_born() marks large_blocks for activation when a block over
-        # 128K is born (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9): the dsl_dataset
-        # object becomes a ZAP (labsim.zfs.mos.activate_feature).
-        activate_feature(pool, dataset.active_features, "large_blocks")
+        # 128K is born (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9): an entry in the
+        # dsl_dataset object's ZAP (labsim.zfs.mos.activate_feature).
+        activate_feature(pool, dataset.active_features, "large_blocks", dataset.ds_blocks)
     if allocated:
         before = len(file.extents)
         # Indirect blocks are metadata: one copy more than the data, at most three

@@ -66,7 +66,8 @@ def main(session: Session, argv: list[str]) -> CommandResult:
 def _activate_compression_feature(session: Session, name: str, args: list[str]) -> None:
     """compression=zstd set on a dataset (by zfs set, or zfs create -o) activates
     zstd_compress on its dsl_dataset at once (dsl_dataset_set_compression_sync(),
-    module/zfs/dsl_dataset.c in 2.1.11 and 2.3.9), which makes the object a ZAP."""
+    module/zfs/dsl_dataset.c in 2.1.11 and 2.3.9): an entry in its ZAP
+    (labsim.zfs.mos.activate_feature)."""
     if name not in ("create", "set") or not args:
         return
     if not any(w.startswith("compression=zstd") for w in args):
@@ -74,7 +75,7 @@ def _activate_compression_feature(session: Session, name: str, args: list[str]) 
     target = args[-1]
     pool = session.pools.get(target.split("/")[0])
     if pool is not None and (dataset := pool.datasets.get(target)) is not None:
-        activate_feature(pool, dataset.active_features, "zstd_compress")
+        activate_feature(pool, dataset.active_features, "zstd_compress", dataset.ds_blocks)
 
 
 # The other names of subcommands (command_table[] in cmd/zfs/zfs_main.c: "snap",

@@ -24,6 +24,7 @@ from labsim.zfs import (
 from labsim.zfs.errors import DeviceTooSmall
 from labsim.zfs.layouts import RAIDZ, SINGLE, Layout
 from labsim.zfs.lifecycle import add_log_vdevs, add_vdevs, create_pool, freeze_pool, remove_log_vdev
+from labsim.zfs.mos import activate_feature
 from labsim.zfs.pool import Pool
 from labsim.zfs.vdevs import VdevSpec, build_vdev
 from labsim.zfs.versions import (
@@ -214,6 +215,11 @@ def create(session: Session, args: list[str]) -> CommandResult:
     except DeviceTooSmall:
         raise UsageError(msg.device_too_small("create", name), 1) from None
     pool.root.properties.update(fs_props)
+    if str(fs_props.get("compression", "")).startswith("zstd"):
+        # spa_create() sets the root's -O properties after the pool is made
+        # (zfs_set_prop_nvlist()): compression=zstd activates zstd_compress on the root's
+        # dsl_dataset, as `zfs set` does (labsim.zfs.mos.activate_feature).
+        activate_feature(pool, pool.root.active_features, "zstd_compress", pool.root.ds_blocks)
     pool.properties.update({k: v for k, v in kept.items()
                             if not k.startswith("feature@") and v != ""})
     pool.imported_at = session.clock

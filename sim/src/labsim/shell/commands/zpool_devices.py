@@ -20,6 +20,7 @@ from labsim.zfs import (
 from labsim.zfs.held_metadata import sync_held_metadata
 from labsim.zfs.labels import leaf_asize
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, Layout
+from labsim.zfs.mos import vdev_zaps_added
 from labsim.zfs.pool import Pool
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.vdevs import Leaf, TopVdev
@@ -242,6 +243,7 @@ def attach(session: Session, args: list[str]) -> CommandResult:
         raise UsageError(msg.attach_too_small(existing, new), 1)
     vdev.leaves.append(Leaf(path, size))
     vdev.layout = Layout(MIRROR, len(vdev.leaves))
+    vdev_zaps_added(pool)  # the new leaf's ZAP
     _finish_resilver(session, pool, scan.resilver_bytes(pool, vdev, len(vdev.leaves) - 1))
     vdev_labels.write_labels(session, pool)
     return CommandResult()
