@@ -208,10 +208,12 @@ def dataset_object_block(features: Iterable[str]) -> MetaBlock | None:
     ZAP of the two accounting features, so every file system's lives in its block pointer;
     a third feature (zstd_compress, large_blocks, zilsaxattr) takes it to 120 bytes, past
     BPE_PAYLOAD_SIZE, and it becomes a block of one sector, three copies as every MOS
-    block. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-rollback-zstd.txt):
-    a pool made with compression=zstd shows its root's dsl_dataset at 19K of dsize on a
-    RAID-Z3 at ashift 12 (object 54), one made without at 0 (lab15-rm-records.txt), and
-    a snapshot of the zstd root adds another such object."""
+    block. Recorded with zdb -dd (tests/fixtures/real/*/probes/lab15-feature-zaps.txt, 2.1.11
+    and 2.3.9): the root's dsl_dataset (object 54) goes from 0 to one block of dsize with
+    zilsaxattr (2.3.9) or compression=zstd (2.1.11) and stays there with a fourth; a
+    snapshot of it, a zstd file system and one that wrote a 1M record each have one such
+    block; a pool made with -O compression=zstd has it from the start
+    (lab15-rollback-zstd.txt)."""
     names = [f for f in ZPL_DATASET_FEATURES if f in features]
     names += sorted(f for f in features if f not in ZPL_DATASET_FEATURES)
     if not names:
