@@ -203,7 +203,7 @@ def compare(real: str | list[str], simulated: str, *, presence: bool = False) ->
             # Same columns, same widths: the header line must match one run's character for
             # character (the widths follow the figures, which differ between runs).
             headers = [o.splitlines()[0] for o in outputs if o.strip()]
-            if s.output.splitlines()[:1] not in ([h] for h in headers):
+            if s.output.split("\n", 1)[0] not in headers:
                 problems.append(f"{where}: header {headers[0]!r} on real OpenZFS, "
                                 f"{s.output.splitlines()[:1]} in labsim")
         if words[:2] == ["zpool", "status"]:

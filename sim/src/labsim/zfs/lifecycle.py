@@ -175,6 +175,11 @@ def export_pool(pool: Pool) -> Pool:
     return pool
 
 
+# The txgs of spa_load() that change the MOS: the vdev configuration's and the "import"
+# history record's (import_pool()).
+IMPORT_MOS_TXGS = 2
+
+
 def import_pool(pool: Pool) -> None:
     """spa_import(): the metaslabs are loaded anew, none active, so each allocator picks
     again, from the weights on disk (fresh metaslabs first). Import writes a few txgs,
@@ -192,8 +197,8 @@ def import_pool(pool: Pool) -> None:
     # (tests/fixtures/real/2.3.9/probes/lab15-import-mos.txt, zdb -m): after an export in
     # txg 21 the imported pool shows log space maps of txgs 21, 23 and 25, and its MOS one
     # block larger than before the export, in both runs.
-    for _ in range(TXG_DEFER_SIZE):
-        pool.txg += 1
+    for _ in range(IMPORT_MOS_TXGS):
+        pool.txg += 1  # a txg of the import's that writes nothing of its own
         mos_rewritten(pool)
         advance_txg(pool)
     # zil_replay() when each dataset is mounted: every logged write is made again.
