@@ -28,14 +28,6 @@ PRESENCE_ONLY = {"08-copies"}
 # start of each problem line `compare` reports, and why labsim differs. A listed gap must
 # still show (else delete it: labsim got better), and nothing else may.
 KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
-    ("2.1.11", "02-vdev-layouts"): {
-        "command 26 `zpool status lab2m`: counter":
-            "the CKSUM count of the overwritten mirror side follows where blocks are: real "
-            "467-470 in three runs, labsim 509 now that the 48 MiB write spans the four "
-            "txgs real OpenZFS cuts it into near a 512 MiB pool's quota (labsim.zfs."
-            "write_path); each txg's metadata is placed after its data, not among it "
-            "(labsim.zfs.metadata_rewrite), as on 2.3.9 below. Issue 15",
-    },
     ("2.3.9", "01-pools-vdevs"): {
         "command 21 `zpool list -vp lab1`: /var/tmp/labs/lab1-c.raw ALLOC":
             "the allocation throttle's share of the vdev added last (512 MiB next to 1 GiB "
@@ -51,9 +43,6 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
             "labsim's mirror speed factor is calibrated on 2.1.11. Issue 15",
         "command 42 `zpool status lab2t`: scan amount":
             "the resilver copies what the split above put on the new mirror's side",
-        "command 26 `zpool status lab2m`: counter":
-            "the CKSUM count of the overwritten mirror side follows where 2.3.9 put the "
-            "blocks (434 in every run; labsim 476)",
     },
     ("2.3.9", "05-zil-sync"): {
         "command 14 `cat /proc/spl/kstat/zfs/zil`: zil_itx_metaslab_normal_":

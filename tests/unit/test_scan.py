@@ -58,13 +58,15 @@ def test_damaging_a_mirror_child_then_scrub_repairs_every_block(session):
     out = ok(session, "zpool status m")
     assert "status: One or more devices has experienced an unrecoverable error." in out
     assert "   see: https://openzfs.github.io/openzfs-docs/msg/ZFS-8000-9P\n" in out
-    # 48.4M as in both real recordings of lab 2 (every block whole, none split over holes)
-    assert "  scan: scrub repaired 48.4M in 00:00:01 with 0 errors on " in out
-    # 384 data blocks of 128K, 2 copies of the file's indirect block, 90 metadata blocks
-    # (the MOS's space map blocks among them). Real: 434 on 2.3.9 (five runs of lab 2),
-    # 467-470 on 2.1.11 (three): labsim places more metadata on the device than 2.3.9.
+    # 48.2M as in the five real 2.3.9 recordings of lab 2 (every block whole, none split
+    # over holes)
+    assert "  scan: scrub repaired 48.2M in 00:00:01 with 0 errors on " in out
+    # 384 data blocks of 128K, 2 copies of the file's indirect block and the metadata the
+    # scrub's setup txg did not write anew (labsim.zfs.mos.mos_written_anew(); before it
+    # did, labsim counted 476). Real: 434 on 2.3.9 (five runs of lab 2), 467-470 on
+    # 2.1.11 (three).
     cksum = out.split(f"{V}b")[1].split()[3]
-    assert cksum == "476"
+    assert cksum == "422"
     assert "errors: No known data errors" in out
     ok(session, "zpool clear m")
     assert ok(session, "zpool status -x m") == "pool 'm' is healthy\n"
@@ -80,7 +82,9 @@ def test_damage_done_while_the_pool_is_exported_is_found_after_import(session):
     session.run(f"dd if=/dev/zero of={V}b bs=1M seek=4 count=480 conv=notrunc")
     ok(session, f"zpool import -d {V[:-1]} m")
     ok(session, "zpool scrub -w m")
-    assert "  scan: scrub repaired 48.4M in " in ok(session, "zpool status m")
+    # what the scrub of the pool that stayed imported repairs: the import's txgs and the
+    # scrub's setup write the same MOS blocks anew (labsim.zfs.mos.mos_written_anew())
+    assert "  scan: scrub repaired 48.2M in " in ok(session, "zpool status m")
 
 
 def test_damage_outside_allocated_blocks_is_harmless(session):

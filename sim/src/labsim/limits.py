@@ -82,6 +82,21 @@ LIMITS: tuple[Limit, ...] = (
         try_it=f"Lesson 8's lab in {LAB_VM}; `zdb -mm` shows the holes.",
     ),
     Limit(
+        area="Damage a scrub finds",
+        what="The MOS blocks that every txg writing the MOS rewrites (its objset, dnode and "
+             "indirect blocks, the config, the history, the log space maps' ZAP) and the "
+             "object directory a scrub's setup rewrites are treated as written anew in "
+             "place, so an overwrite while the pool was exported does not count against "
+             "them after the import. The space maps' blocks stay where they were, where real "
+             "OpenZFS writes each metaslab's space map anew when it flushes it. RAID-Z's skip "
+             "sectors (padding never read) are counted as part of their block.",
+        shows_as="After part of a RAID-Z member was overwritten, a scrub counts more checksum "
+                 "errors and repairs more than real OpenZFS (9 errors against 2 in one "
+                 "recording); on mirrors the counts agree within a few blocks.",
+        try_it=f"Overwrite part of a member of an exported pool in {LAB_VM}, import it, "
+               "`zpool scrub -w` and `zpool status`.",
+    ),
+    Limit(
         area="Devices",
         what="Vdev labels are modelled (pool, top-level and leaf guids, state, txg and tree, "
              "in four copies per device that `mv`, `cp`, `rm`, `truncate` and `dd` carry or "

@@ -19,6 +19,7 @@ from labsim.zfs.metaslab import allocator_for
 from labsim.zfs.mos import (
     mark_mos_changed,
     mos_rewritten,
+    mos_written_anew,
     vdev_zap_map_block,
     vdev_zaps_added,
     zpl_features,
@@ -35,7 +36,7 @@ from labsim.zfs.pool import (
 from labsim.zfs.raidz_expansion_state import Expansion, Geometry
 from labsim.zfs.txg import advance_txg, charge_space_maps
 from labsim.zfs.vdevs import Leaf, TopVdev, VdevSpec, build_vdev, metadata_allocation
-from labsim.zfs.versions import SPA_HISTORY_AT_CREATION, ZfsVersion
+from labsim.zfs.versions import EACH_TXG, SCAN_SETUP, SPA_HISTORY_AT_CREATION, ZfsVersion
 from labsim.zfs.write_path import write_file
 
 
@@ -84,7 +85,7 @@ def create_pool(
         root.active_features = zpl_features(pool)
     replaced: list[Extent] = []  # blocks the create's txgs write and free again
     for blocks, deferred in ((live, False), (profile.deferred, True)):
-        for psize, copy in copy_psizes(blocks, pool.min_ashift, rule, with_copy=True):
+        for psize, copy, block in copy_psizes(blocks, pool.min_ashift, rule, with_copy=True):
             vdev = vdevs[turn % len(vdevs)]
             turn += 1
             if copy == 0:
@@ -104,6 +105,10 @@ def create_pool(
                     replaced.append(extent)
                 else:
                     pool.metadata.append(extent)
+                    if block.rewritten == EACH_TXG:
+                        pool.mos_churn.append(extent)
+                    elif block.rewritten == SCAN_SETUP:
+                        pool.mos_directory.append(extent)
     if profile.with_root_objset:
         # Every block of the new pool but the root objset's (dataset metadata, two copies)
         # belongs to the MOS.
@@ -201,6 +206,7 @@ def import_pool(pool: Pool) -> None:
         pool.txg += 1  # a txg of the import's that writes nothing of its own
         mos_rewritten(pool)
         advance_txg(pool)
+    mos_written_anew(pool)
     # zil_replay() when each dataset is mounted: every logged write is made again.
     records, pool.replay_log = pool.replay_log, []
     for record in records:

@@ -410,13 +410,13 @@ def copy_psizes(blocks: Iterable[MetaBlock], ashift: int, rule: MinSavings,
                 with_copy: bool = False) -> list:
     """The physical size of every copy of every block, in order (holes and embedded
     blocks left out): what has to be allocated to write them. ``with_copy``: (psize,
-    copy number within its block) pairs."""
+    copy number within its block, the block) triples."""
     out: list = []
     for block in blocks:
         psize = block_psize(block, ashift, rule)
         if psize:
             if with_copy:
-                out += [(psize, copy) for _ in range(block.count)
+                out += [(psize, copy, block) for _ in range(block.count)
                         for copy in range(block.copies)]
             else:
                 out += [psize] * (block.count * block.copies)

@@ -68,7 +68,9 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     the previous such txg wrote (or, the first time, one of the newest small blocks of the
     pool's creation), which is freed (deferred). The pool's metadata keeps its size. A
     copy that fits nowhere leaves the block it would replace where it is. Nothing happens
-    in a pool without a creation profile (labsim estimates its metadata)."""
+    in a pool without a creation profile (labsim estimates its metadata). The new copies
+    of MOS blocks are also kept apart (pool.rewritten_mos): later txgs that change the
+    MOS write those anew again, not the dataset's (labsim.zfs.mos.mos_written_anew())."""
     count = _REWRITE_COPIES
     old = pool.rewritten_metadata
     if not old:
@@ -93,17 +95,39 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
         pool.deferred.extend(zip(itertools.repeat(pool.txg), old))
     else:
         replaced = iter(_copies(old))
-        groups = tuple(_place_copies(pool, objset, replaced, first, room, current).items())
+        groups = tuple((key, tuple(owners)) for key, owners
+                       in _place_copies(pool, objset, replaced, first, room, current).items())
         current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
-    for (target, allocator, role, size), count in groups:
+    mos: list[Extent] = []
+    for (target, allocator, role, size), owners in groups:
         vdev = pool.vdevs[target]
-        for offset, length in vdev.take(count * size, size, allocator=allocator,
+        taken = 0  # bytes of the group's copies allocated so far
+        for offset, length in vdev.take(len(owners) * size, size, allocator=allocator,
                                         secondary=role == 1, claim=role >= 2):
+            first = taken // size
+            taken += length
             if length % size or length == size:  # one copy, or a gang block's piece
-                current.append(Extent(target, offset, length))
-            else:  # copies end to end: one extent of blocks of ``size``
-                current.append(Extent(target, offset, length, size))
+                extent = Extent(target, offset, length)
+                current.append(extent)
+                if owners[first]:
+                    mos.append(extent)
+                continue
+            # Copies end to end: extents of blocks of ``size``, one for each run of
+            # copies of one owner (the MOS's or the dataset's).
+            copies = length // size
+            start = 0
+            while start < copies:
+                end = start + 1
+                while end < copies and owners[first + end] == owners[first + start]:
+                    end += 1
+                extent = Extent(target, offset + start * size, (end - start) * size,
+                                size if end - start > 1 else 0)
+                current.append(extent)
+                if owners[first + start]:
+                    mos.append(extent)
+                start = end
     pool.rewritten_metadata = current
+    pool.rewritten_mos = mos
 
 
 def next_rewritten(pool: Pool) -> list[Extent]:
@@ -116,17 +140,17 @@ def next_rewritten(pool: Pool) -> list[Extent]:
 
 def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],
                   first: int, room: list[int],
-                  current: list[Extent]) -> dict[tuple[int, int, int, int], int]:
+                  current: list[Extent]) -> dict[tuple[int, int, int, int], list[bool]]:
     """rewrite_metadata()'s placement copy by copy: on the first vdev from each copy's
     own that has the room for it. Frees (defers) each copy replaced; a copy that fits
     nowhere keeps its old block (added to ``current``). Returns the copies to allocate
-    by (vdev, allocator, role, size), in the order they are first met; the role is the
-    copies of the block on that vdev before this one (0 primary, 1 secondary, 2 claim:
-    labsim.zfs.metaslab_group.GroupAllocators)."""
+    by (vdev, allocator, role, size), in the order they are first met, each copy as
+    whether it is a MOS block's; the role is the copies of the block on that vdev before
+    this one (0 primary, 1 secondary, 2 claim: labsim.zfs.metaslab_group.GroupAllocators)."""
     n = len(pool.vdevs)
-    # (vdev, allocator, role, size) -> copies: each group is allocated in one call,
+    # (vdev, allocator, role, size) -> its copies: each group is allocated in one call,
     # block by block, which puts them where one call per copy would.
-    groups: dict[tuple[int, int, int, int], int] = {}
+    groups: dict[tuple[int, int, int, int], list[bool]] = {}
     deferred, txg, allocators = pool.deferred, pool.txg, pool.allocators
     for i, (owner, obj, copies) in enumerate(_REWRITE_SET):
         allocator = allocator_for(objset if owner < 0 else owner, obj, 0, 0, allocators)
@@ -148,18 +172,19 @@ def _place_copies(pool: Pool, objset: int, replaced: Iterator[Extent],
             room[target] -= length
             key = (target, allocator, on_vdev[target], length)
             on_vdev[target] += 1
-            groups[key] = groups.get(key, 0) + 1
+            groups.setdefault(key, []).append(owner == 0)
             deferred.append((txg, previous))
     return groups
 
 
 @lru_cache(maxsize=256)
 def _placement(first: int, n: int, objset: int, allocators: int, lengths: tuple[int, ...]
-               ) -> tuple[tuple[tuple[tuple[int, int, int, int], int], ...], tuple[int, ...]]:
+               ) -> tuple[tuple[tuple[tuple[int, int, int, int], tuple[bool, ...]], ...],
+                          tuple[int, ...]]:
     """_place_copies() when no vdev runs short, for old copies of ``lengths``: the groups
     it returns, and the bytes it puts on each vdev (which must fit for this to hold). A
     fill rewrites the same set a thousand times."""
-    groups: dict[tuple[int, int, int, int], int] = {}
+    groups: dict[tuple[int, int, int, int], list[bool]] = {}
     need = [0] * n
     j = 0
     for i, (owner, obj, copies) in enumerate(_REWRITE_SET):
@@ -172,8 +197,8 @@ def _placement(first: int, n: int, objset: int, allocators: int, lengths: tuple[
             need[target] += length
             key = (target, allocator, on_vdev[target], length)
             on_vdev[target] += 1
-            groups[key] = groups.get(key, 0) + 1
-    return tuple(groups.items()), tuple(need)
+            groups.setdefault(key, []).append(owner == 0)
+    return tuple((key, tuple(owners)) for key, owners in groups.items()), tuple(need)
 
 
 _run_shape = operator.attrgetter("length", "block")

@@ -305,6 +305,13 @@ class Pool:
     # all_metadata() is both.
     metadata: list[Extent] = field(default_factory=list)
     rewritten_metadata: list[Extent] = field(default_factory=list)
+    # Those of rewritten_metadata that are MOS blocks (the others are the dataset's).
+    rewritten_mos: list[Extent] = field(default_factory=list)
+    # Blocks of the new pool's MOS that later txgs rewrite but labsim keeps in place
+    # (labsim.zfs.mos.mos_written_anew()): those every txg that writes the MOS rewrites,
+    # and the object directory's, which a scan's setup rewrites.
+    mos_churn: list[Extent] = field(default_factory=list)
+    mos_directory: list[Extent] = field(default_factory=list)
     deferred: list[tuple[int, Extent]] = field(default_factory=list)
     # Old versions of metadata blocks snapshots and clones keep, by (dataset, kind,
     # version): their blocks (labsim.zfs.held_metadata).

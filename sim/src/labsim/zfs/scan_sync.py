@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from labsim.zfs import scan
 from labsim.zfs.metadata_rewrite import rewrite_metadata
+from labsim.zfs.mos import mos_written_anew
 from labsim.zfs.pool import Pool, ScanRecord
 from labsim.zfs.txg import advance_txg
 
@@ -46,6 +47,7 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
     """zpool scrub, finished: labsim.zfs.scan.scrub(), and the txgs it syncs, each
     rewriting the MOS's path to the uberblock when it changed the MOS (the new copies are
     good bytes even where a device was overwritten)."""
+    mos_written_anew(pool, scan_setup=True)  # the setup txg, before the scan reads
     record = scan.scrub(pool, now)
     # The scrub repaired what members back after an import had missed, and its end
     # empties their DTLs (vdev_dtl_reassess() with scrub_done, module/zfs/vdev.c), so

@@ -234,6 +234,16 @@ class TopVdev:
                 break
         return pieces
 
+    def written_in_place(self, pieces: list[tuple[int, int]]) -> None:
+        """Ranges (offset, length) of blocks written anew without moving: their damage on
+        the leaves that take the write is gone (what take() does for new blocks)."""
+        if not any(leaf.damaged for leaf in self.leaves):
+            return
+        if self.kind != RAIDZ:
+            self._written_anew(pieces)
+        elif self.geometry is None:
+            self._raidz_written_anew(pieces)
+
     def _written_anew(self, pieces: list[tuple[int, int]]) -> None:
         """What is allocated is written next, with good bytes and a checksum to match:
         its ranges leave the damage of the leaves that take the write (a single device,

@@ -164,6 +164,17 @@ class MetaBlock:
     compressed: int
     copies: int = 1
     count: int = 1
+    # Which later txgs write this block of a new pool's MOS anew (labsim keeps it in place:
+    # labsim.zfs.mos.mos_written_anew()): EACH_TXG, SCAN_SETUP or none.
+    rewritten: str = ""
+
+
+# MetaBlock.rewritten: every txg that changes the MOS rewrites the block (its objset_phys_t,
+# the meta-dnode's indirect and dnode blocks, the config, the history's last block, the
+# unflushed-txgs array, the log space maps' ZAP); a scan's setup rewrites it (the object
+# directory, where dsl_scan_sync_state() keeps the scan's state: module/zfs/dsl_scan.c).
+EACH_TXG = "each txg"
+SCAN_SETUP = "scan setup"
 
 
 @dataclass(frozen=True)
@@ -428,23 +439,27 @@ ZFS_0_6_5 = ZfsVersion(
 # The pool's history object after `zpool create` (2K a copy at ashift 9 on both releases,
 # the records of the version, every feature enabled and the command line:
 # labsim.zfs.history, which makes it grow with later commands).
-SPA_HISTORY_AT_CREATION = MetaBlock(128 * KiB, 2 * KiB, copies=3)
+SPA_HISTORY_AT_CREATION = MetaBlock(128 * KiB, 2 * KiB, copies=3, rewritten=EACH_TXG)
 _CREATE_MOS_2_1 = (
-    MetaBlock(4 * KiB, 512, copies=3),              # the MOS's objset_phys_t
-    MetaBlock(128 * KiB, 1 * KiB, copies=3),        # its meta-dnode's indirect block
-    MetaBlock(16 * KiB, 1 * KiB, copies=3, count=4),  # its dnode blocks
-    MetaBlock(16 * KiB, 2560, copies=3),            # object directory (a fat ZAP)
-    MetaBlock(16 * KiB, 2 * KiB, copies=3),
-    MetaBlock(1536, 512, copies=3, count=2),        # feature ZAPs
+    MetaBlock(4 * KiB, 512, copies=3, rewritten=EACH_TXG),  # the MOS's objset_phys_t
+    MetaBlock(128 * KiB, 1 * KiB, copies=3, rewritten=EACH_TXG),  # its meta-dnode's L1
+    MetaBlock(16 * KiB, 1 * KiB, copies=3, count=4, rewritten=EACH_TXG),  # dnode blocks
+    MetaBlock(16 * KiB, 2560, copies=3, rewritten=SCAN_SETUP),  # object directory (fat ZAP)
+    MetaBlock(16 * KiB, 2 * KiB, copies=3, rewritten=SCAN_SETUP),
+    MetaBlock(1536, 512, copies=3),                 # a feature ZAP (object 51)
+    # The log space maps' ZAP (object 52: txg -> space map object, DMU_POOL_LOG_SPACEMAP_ZAP,
+    # spa_generate_syncing_log_sm() in module/zfs/spa_log_spacemap.c): an entry comes and
+    # goes with each log space map.
+    MetaBlock(1536, 512, copies=3, rewritten=EACH_TXG),
     # Feature descriptions: 6K at ashift 9, three sectors a copy at ashift 12.
     MetaBlock(16 * KiB, 4608, copies=3),
     MetaBlock(16 * KiB, 1536, copies=3),
     MetaBlock(2 * KiB, 1 * KiB, copies=3),          # ZAP object 64
     SPA_HISTORY_AT_CREATION,
-    MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config
+    MetaBlock(16 * KiB, 1 * KiB, copies=3, rewritten=EACH_TXG),  # the config
     # The vdev's array of unflushed txgs (a uint64 object). The space maps are labsim's
     # own (labsim.zfs.txg.sync_space_maps): five after the create and a sync.
-    MetaBlock(128 * KiB, 1 * KiB, copies=3),
+    MetaBlock(128 * KiB, 1 * KiB, copies=3, rewritten=EACH_TXG),
 )
 _CREATE_METADATA_2_1 = MetadataBlocks(live=_CREATE_MOS_2_1,
                                       deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),),
@@ -462,25 +477,26 @@ _CREATE_METADATA_2_1 = MetadataBlocks(live=_CREATE_MOS_2_1,
 # to one 4K sector (the recording shows the same objects at 12K, 24K and 36K with three
 # copies), except those whose logical size is smaller, which are stored as they are.
 _CREATE_MOS_2_3 = (
-    MetaBlock(4 * KiB, 512, copies=3),              # the MOS's objset_phys_t
-    MetaBlock(128 * KiB, 1 * KiB, copies=3),        # its meta-dnode's indirect block
-    MetaBlock(16 * KiB, 1 * KiB, copies=3, count=4),  # its dnode blocks (objects 0-159)
-    MetaBlock(16 * KiB, 2560, copies=3),            # object directory (a fat ZAP)
-    MetaBlock(16 * KiB, 2 * KiB, copies=3),
-    MetaBlock(2 * KiB, 1 * KiB, copies=3),          # feature ZAPs
-    MetaBlock(1536, 1 * KiB, copies=3),
+    MetaBlock(4 * KiB, 512, copies=3, rewritten=EACH_TXG),  # the MOS's objset_phys_t
+    MetaBlock(128 * KiB, 1 * KiB, copies=3, rewritten=EACH_TXG),  # its meta-dnode's L1
+    # its dnode blocks (objects 0-159)
+    MetaBlock(16 * KiB, 1 * KiB, copies=3, count=4, rewritten=EACH_TXG),
+    MetaBlock(16 * KiB, 2560, copies=3, rewritten=SCAN_SETUP),  # object directory (fat ZAP)
+    MetaBlock(16 * KiB, 2 * KiB, copies=3, rewritten=SCAN_SETUP),
+    MetaBlock(2 * KiB, 1 * KiB, copies=3),          # a feature ZAP (object 51)
+    MetaBlock(1536, 1 * KiB, copies=3, rewritten=EACH_TXG),  # the log space maps' ZAP
     # Feature descriptions (a fat ZAP): 6.5K at ashift 9 and 36K (three sectors a copy) at
     # ashift 12, so one of its two blocks compresses to more than 4K.
     MetaBlock(16 * KiB, 4608, copies=3),
     MetaBlock(16 * KiB, 2 * KiB, copies=3),
     MetaBlock(2560, 1 * KiB, copies=3),             # ZAP object 64
     SPA_HISTORY_AT_CREATION,  # grows with commands: labsim.zfs.history
-    MetaBlock(16 * KiB, 1 * KiB, copies=3),         # the config, a packed nvlist
+    MetaBlock(16 * KiB, 1 * KiB, copies=3, rewritten=EACH_TXG),  # the config, a packed nvlist
     # The vdev's array of unflushed txgs (a uint64 object). The five space maps the
     # recording shows besides (two metaslabs' and three log space maps, 128K blocks of a
     # few entries each, zfs_metaslab_sm_blksz_with_log) are labsim's own
     # (labsim.zfs.txg.sync_space_maps).
-    MetaBlock(128 * KiB, 1 * KiB, copies=3),
+    MetaBlock(128 * KiB, 1 * KiB, copies=3, rewritten=EACH_TXG),
 )
 _CREATE_METADATA_2_3 = MetadataBlocks(live=_CREATE_MOS_2_3,
                                       deferred=(MetaBlock(16 * KiB, 1 * KiB, count=24),),
