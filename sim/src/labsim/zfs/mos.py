@@ -293,8 +293,9 @@ def mos_written_anew(pool: Pool, scan_setup: bool = False) -> None:
     damage a device took there instead: a copy that was overwritten while the pool was
     exported is not found damaged by a scrub after the import. Which blocks: those every
     such txg rewrites (the objset_phys_t, the meta-dnode's indirect and dnode blocks, the
-    config, the history's last block, the unflushed-txgs array; pool.mos_churn and the MOS
-    part of the rewritten set, pool.rewritten_mos) and, at a scan's setup
+    config, the history's last block, the unflushed-txgs array, the log space maps' ZAP;
+    pool.mos_churn and the MOS part of the rewritten set, pool.rewritten_mos) and, at a
+    scan's setup
     (dsl_scan_setup_sync() -> dsl_scan_sync_state(), module/zfs/dsl_scan.c), the object
     directory. A scrub reads only blocks born before its setup txg
     (dsl_scan_scrub_cb()), so none of these counts.
@@ -304,8 +305,9 @@ def mos_written_anew(pool: Pool, scan_setup: bool = False) -> None:
     scrub, every MOS block listed above has a birth txg after the export; the feature
     ZAPs, ZAP object 64, some space maps and all the file systems' and volumes' blocks
     have theirs from before. A mirror member overwritten on one metaslab then counts 18
-    checksum errors (labsim, which cleared nothing: 36), a RAID-Z1 member overwritten
-    beyond the first 10M 2 (labsim: 20)."""
+    checksum errors (labsim counted 36 before it wrote these blocks anew, now 18), a
+    RAID-Z1 member overwritten beyond its first 10M 2 (labsim: 20 before, now 9: see
+    labsim.limits, "Damage a scrub finds")."""
     live = {id(extent) for extent in pool.metadata}
     extents = [e for e in pool.mos_churn if id(e) in live]
     if scan_setup:
