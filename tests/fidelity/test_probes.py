@@ -204,13 +204,13 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     # The mirror's 18 checksum errors agree; the RAID-Z1's do not:
     ("2.3.9", "lab15-scrub-births"): {
         "command 27 `zpool status lab15c`": "a RAID-Z1 member overwritten past its first "
-        "10M: 9 blocks in labsim, 2 on real OpenZFS (2.5K). Of the third copies of the "
-        "stable MOS blocks in metaslab 2, labsim counts every one with a sector on the "
-        "member, where RAID-Z's skip sectors (the padding of an allocation to a multiple of "
-        "parity + 1 sectors, never read) hold none of the block; labsim keeps no block's "
-        "physical size to tell them apart. And the space maps: labsim keeps its space map "
-        "blocks in place, where every one of real's was rewritten after the import "
-        "(zdb -ddddd: all born after the export here, 10 of 15 in the mirror)",
+        "10M: 4 blocks in labsim (3K repaired), 2 on real OpenZFS (2.5K), all of them "
+        "third copies, in metaslab 2, of MOS blocks no txg since the export rewrote (the "
+        "feature descriptions, ZAP object 64). Which of them put a data or parity sector on "
+        "the member follows from where each block starts, and labsim's blocks of the new "
+        "pool do not start where real OpenZFS's do; labsim also keeps its space map blocks "
+        "in place, where real OpenZFS rewrote all of them after the import (zdb -ddddd: "
+        "every one born after the export here, 10 of 15 in the mirror)",
     },
 }
 

@@ -67,9 +67,19 @@ def raidz_asize(psize: int, ashift: int, cols: int, nparity: int) -> int:
     multiple of ``nparity + 1`` sectors so that no free gap is too small to hold the
     smallest possible block (one data sector and its parity).
     """
+    sectors = raidz_written(psize, ashift, cols, nparity) >> ashift
+    sectors = -(-sectors // (nparity + 1)) * (nparity + 1)
+    return sectors << ashift
+
+
+def raidz_written(psize: int, ashift: int, cols: int, nparity: int) -> int:
+    """The bytes of a RAID-Z block's data and parity sectors: its asize without the skip
+    sectors that round it up. vdev_raidz_map_alloc() (module/zfs/vdev_raidz.c, 2.1.11
+    and 2.3.9) puts those after the block's last row (rm_skipstart, rm_nskip), so they are
+    the allocation's last sectors; they are written as zeros but never read back, used in
+    parity or checked, so damage there is never found."""
     sectors = ((psize - 1) >> ashift) + 1
     sectors += nparity * ((sectors + cols - nparity - 1) // (cols - nparity))
-    sectors = -(-sectors // (nparity + 1)) * (nparity + 1)
     return sectors << ashift
 
 

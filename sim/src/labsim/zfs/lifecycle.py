@@ -99,8 +99,9 @@ def create_pool(
             pieces = vdev.take(asize,
                                allocator=allocator_for(0, block_turn, 0, 0, pool.allocators),
                                secondary=role == 1, claim=role >= 2)
+            read = vdev.read_bytes(psize) if len(pieces) == 1 else 0
             for offset, length in pieces:
-                extent = Extent(vdev.id, offset, length)
+                extent = Extent(vdev.id, offset, length, read=read)
                 if deferred:
                     replaced.append(extent)
                 else:

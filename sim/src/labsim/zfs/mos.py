@@ -91,8 +91,10 @@ def place_copies(pool: Pool, psize: int, copies: int, turn: int) -> tuple[list[E
             continue
         role = on_vdev.get(vdev.id, 0)
         on_vdev[vdev.id] = role + 1
-        for offset, length in vdev.take(asize, secondary=role == 1, claim=role >= 2):
-            extents.append(Extent(vdev.id, offset, length))
+        pieces = vdev.take(asize, secondary=role == 1, claim=role >= 2)
+        read = vdev.read_bytes(psize) if len(pieces) == 1 else 0
+        for offset, length in pieces:
+            extents.append(Extent(vdev.id, offset, length, read=read))
     return extents, turn
 
 

@@ -40,6 +40,9 @@ class Extent:
     offset: int
     length: int
     block: int = 0
+    # A single block on RAID-Z: the bytes of it that are read (its data and parity
+    # sectors, labsim.zfs.layouts.raidz_written()); 0 when all of ``length`` is.
+    read: int = 0
 
     @property
     def block_size(self) -> int:

@@ -120,7 +120,7 @@ def _damaged_blocks(vdev: TopVdev, leaf_index: int, extent: Extent) -> list[tupl
         else:
             lo_byte, hi_byte = start, end
         lo = max(lo_byte, extent.offset)
-        hi = min(hi_byte, extent.offset + extent.length)
+        hi = min(hi_byte, extent.offset + (extent.read or extent.length))
         if lo < hi and vdev.kind == RAIDZ:
             # Only the child's own sectors in those rows: the first and the last of them
             # decide the first and the last block hit.
@@ -178,8 +178,16 @@ def _holds_child_sector(vdev: TopVdev, child: int, extent: Extent, first: int,
     """Whether blocks [first, last) of a RAID-Z extent put any sector on ``child``."""
     shift = vdev.ashift
     a = (extent.offset + first * extent.block_size) >> shift
-    b = (extent.offset + last * extent.block_size) >> shift
+    b = _read_end(extent, last) >> shift
     return child_sectors(a, b, child, vdev.layout.width) > 0
+
+
+def _read_end(extent: Extent, last: int) -> int:
+    """Where blocks [.., last) of the extent end, skip sectors a single block's
+    allocation ends with left out (Extent.read: they are never read)."""
+    if extent.read and extent.block == 0:
+        return extent.offset + extent.read
+    return extent.offset + last * extent.block_size
 
 
 def _child_span(lo: int, hi: int, child: int, width: int, shift: int) -> tuple[int, int]:
@@ -214,7 +222,7 @@ def _column_bytes(vdev: TopVdev, extent: Extent, lo: int, hi: int, child: int) -
     """Bytes of blocks [lo, hi) of the extent that RAID-Z stores on ``child``."""
     shift = vdev.ashift
     a = (extent.offset + lo * extent.block_size) >> shift
-    b = (extent.offset + hi * extent.block_size) >> shift
+    b = _read_end(extent, hi) >> shift
     return child_sectors(a, b, child, vdev.layout.width) << shift
 
 

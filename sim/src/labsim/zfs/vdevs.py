@@ -22,6 +22,7 @@ from labsim.zfs.layouts import (
     deflate_ratio,
     deflated,
     psize_to_asize,
+    raidz_written,
     top_level_asize,
 )
 from labsim.zfs.metaslab import FragmentationMemo, Metaslab, metaslab_shift
@@ -170,6 +171,14 @@ class TopVdev:
             return raidz_expansion_state.block_asize(psize, self.ashift, self.layout.nparity,
                                                self.geometry, self.geometry.txg)
         return psize_to_asize(self.layout, psize, self.ashift)
+
+    def read_bytes(self, psize: int) -> int:
+        """Extent.read for one block of ``psize`` bytes allocated whole here: on RAID-Z its
+        data and parity sectors when skip sectors pad its asize, else 0 (all of it)."""
+        if self.kind != RAIDZ or self.geometry is not None:
+            return 0
+        read = raidz_written(psize, self.ashift, self.layout.width, self.layout.nparity)
+        return read if read < self.psize_to_asize(psize) else 0
 
     @property
     def write_speed(self) -> float:
