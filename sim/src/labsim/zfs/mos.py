@@ -303,7 +303,8 @@ def mos_written_anew(pool: Pool, scan_setup: bool = False) -> None:
     (dsl_scan_scrub_cb()), so none of these counts.
 
     Recorded on 2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-scrub-births.txt, zdb
-    -ddddd at the export and after the scrub, two runs alike): after an import and a
+    -ddddd at the export and after the scrub, two runs alike; 2.1.11's recording shows
+    the same blocks rewritten but one dnode block): after an import and a
     scrub, every MOS block listed above has a birth txg after the export; the feature
     ZAPs, ZAP object 64, some space maps and all the file systems' and volumes' blocks
     have theirs from before. A mirror member overwritten on one metaslab then counts 18
