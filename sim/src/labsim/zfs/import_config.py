@@ -162,12 +162,14 @@ def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> dtl_resilver.StaleLeaf:
     before = leaf.blocks_when_missing or frozenset()
     leaf.blocks_when_missing = None
     ranges = []
+    blocks = []
     nbytes = 0
     child = vdev.leaves.index(leaf)
     for extent in scan.vdev_extents(pool, vdev):
         if (extent.offset, extent.length) in before:
             continue
         lo, hi = extent.offset, extent.offset + extent.length
+        blocks.append((lo, hi))
         if vdev.kind == RAIDZ:
             # the rows of every child that hold the extent's sectors (scan's layout:
             # sector i of the vdev is on child i % width, row i // width)
@@ -179,7 +181,7 @@ def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> dtl_resilver.StaleLeaf:
             nbytes += hi - lo
         ranges.append((lo + VDEV_LABEL_START_SIZE, hi + VDEV_LABEL_START_SIZE))
     scan.damage_ranges(leaf, ranges)
-    return dtl_resilver.StaleLeaf(leaf.guid, ranges, nbytes)
+    return dtl_resilver.StaleLeaf(leaf.guid, ranges, nbytes, scan.merged(blocks))
 
 
 def config_tree(vdev: TopVdev) -> tuple[str, list[tuple[str, Leaf]]]:
