@@ -288,12 +288,9 @@ config:
     assert re.search(rf"\t    {V}b.raw  ONLINE       0     0 +[1-9]", status)
 
 
-def test_a_member_back_at_import_is_resilvered_once_the_pool_syncs_a_txg():
-    # spa_load_impl() asks for the resilver (its DTL holds the txgs it missed); async
-    # tasks start at the end of the next spa_sync(), so zpool wait finds nothing to wait
-    # for and the status right after the import still shows no scan (generated seeds
-    # 0040, 0045, 0078 on 2.3.9 and 2.1.11); after a txg the resilver has copied the
-    # 4M written meanwhile, and a scrub finds nothing left to repair.
+def _member_back_after_a_4m_write() -> Session:
+    """A mirror's member missing at an import, 4M written, the member back at the next
+    import, and `zpool wait -t resilver` (which finds nothing to wait for yet)."""
     session = make(MIRROR)
     ok(session, "zpool export p")
     ok(session, f"mv {V}b.raw {V}away/")
@@ -303,6 +300,16 @@ def test_a_member_back_at_import_is_resilvered_once_the_pool_syncs_a_txg():
     ok(session, f"mv {V}away/b.raw {V}b.raw")
     ok(session, f"zpool import -d {V} p")
     ok(session, "zpool wait -t resilver p")
+    return session
+
+
+def test_a_member_back_at_import_is_resilvered_once_the_pool_syncs_a_txg():
+    # spa_load_impl() asks for the resilver (its DTL holds the txgs it missed); async
+    # tasks start at the end of the next spa_sync(), so zpool wait finds nothing to wait
+    # for and the status right after the import still shows no scan (generated seeds
+    # 0040, 0045, 0078 on 2.3.9 and 2.1.11); after a txg the resilver has copied the
+    # 4M written meanwhile, and a scrub finds nothing left to repair.
+    session = _member_back_after_a_4m_write()
     assert "scan:" not in ok(session, "zpool status p")
     assert session.pools["p"].vdevs[0].leaves[1].damaged
     ok(session, "zpool sync p")
@@ -320,15 +327,7 @@ def test_a_resilver_copies_only_what_is_still_allocated_when_it_runs():
     # dsl_scan traverses the pool as it is when the resilver runs: a file written while
     # the member was away and removed before the resilver started is not copied
     # (generated seed 146 on 2.3.9: 96K resilvered in five runs, labsim said 918K)
-    session = make(MIRROR)
-    ok(session, "zpool export p")
-    ok(session, f"mv {V}b.raw {V}away/")
-    ok(session, f"zpool import -d {V} p")
-    ok(session, "dd if=/dev/urandom of=/p/g bs=1M count=4 status=none")
-    ok(session, "zpool export p")
-    ok(session, f"mv {V}away/b.raw {V}b.raw")
-    ok(session, f"zpool import -d {V} p")
-    ok(session, "zpool wait -t resilver p")
+    session = _member_back_after_a_4m_write()
     ok(session, "rm /p/g")
     ok(session, "zpool sync p")
     status = ok(session, "zpool status p")

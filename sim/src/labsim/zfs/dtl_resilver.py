@@ -31,7 +31,6 @@ the recordings, varying from run to run).
 from __future__ import annotations
 
 from labsim.zfs import scan
-from labsim.zfs.layouts import RAIDZ
 from labsim.zfs.pool import Pool
 from labsim.zfs.resilver_state import PendingResilver, StaleLeaf
 from labsim.zfs.vdevs import TopVdev
@@ -91,9 +90,5 @@ def live_stale_bytes(pool: Pool, vdev: TopVdev, child: int, stale: StaleLeaf) ->
     if not stale.blocks:
         return stale.nbytes
     live = scan.merged((e.offset, e.offset + e.length) for e in scan.vdev_extents(pool, vdev))
-    missed = scan.subtract(stale.blocks, scan.subtract(stale.blocks, live))
-    if vdev.kind != RAIDZ:
-        return sum(hi - lo for lo, hi in missed)
-    width, shift = vdev.layout.width, vdev.ashift
-    return sum(scan.child_sectors(lo >> shift, hi >> shift, child, width) << shift
-               for lo, hi in missed)
+    gone = scan.subtract(stale.blocks, live)  # freed since the import
+    return scan.member_bytes(vdev, child, scan.subtract(stale.blocks, gone))

@@ -170,15 +170,13 @@ def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> dtl_resilver.StaleLeaf:
             continue
         lo, hi = extent.offset, extent.offset + extent.length
         blocks.append((lo, hi))
+        nbytes += scan.member_bytes(vdev, child, ((lo, hi),))
         if vdev.kind == RAIDZ:
             # the rows of every child that hold the extent's sectors (scan's layout:
             # sector i of the vdev is on child i % width, row i // width)
             width, shift = vdev.layout.width, vdev.ashift
-            nbytes += scan.child_sectors(lo >> shift, hi >> shift, child, width) << shift
             lo = (lo >> shift) // width << shift
             hi = -(-(hi >> shift) // width) << shift
-        else:
-            nbytes += hi - lo
         ranges.append((lo + VDEV_LABEL_START_SIZE, hi + VDEV_LABEL_START_SIZE))
     scan.damage_ranges(leaf, ranges)
     return dtl_resilver.StaleLeaf(leaf.guid, ranges, nbytes, scan.merged(blocks))

@@ -424,12 +424,18 @@ def _recoverable(vdev: TopVdev, readable: list[int], bad: frozenset[int]) -> boo
 def resilver_bytes(pool: Pool, vdev: TopVdev, child: int) -> int:
     """What resilvering leaf ``child`` of ``vdev`` writes: every block of a mirror (or
     of a single device becoming a mirror), or the child's columns of every RAID-Z block."""
+    return member_bytes(vdev, child, ((e.offset, e.offset + e.length)
+                                      for e in vdev_extents(pool, vdev)))
+
+
+def member_bytes(vdev: TopVdev, child: int, ranges: Iterable[tuple[int, int]]) -> int:
+    """Bytes of the vdev's ranges [lo, hi) that leaf ``child`` stores: all of them on a
+    mirror's member, the child's sectors of them on RAID-Z."""
     if vdev.kind != RAIDZ:
-        return sum(e.length for e in vdev_extents(pool, vdev))
-    shift = vdev.ashift
-    return sum(child_sectors(e.offset >> shift, (e.offset + e.length) >> shift, child,
-                             vdev.layout.width) << shift
-               for e in vdev_extents(pool, vdev))
+        return sum(hi - lo for lo, hi in ranges)
+    shift, width = vdev.ashift, vdev.layout.width
+    return sum(child_sectors(lo >> shift, hi >> shift, child, width) << shift
+               for lo, hi in ranges)
 
 
 def resilver(pool: Pool, nbytes: int, now: float) -> ScanRecord:

@@ -232,26 +232,22 @@ class TopVdev:
                                 block or nbytes, self.ashift, secondary,
                                 self.rules.fill_fresh_metaslabs, claim)
         self.free -= nbytes
-        # Damage to clear: a plain loop (a generator for any() costs more than the whole
-        # test, and a fill takes some 9,000 times).
+        self.written_in_place(pieces)  # new blocks are written next, with good bytes
+        return pieces
+
+    def written_in_place(self, pieces: list[tuple[int, int]]) -> None:
+        """Ranges (offset, length) of blocks written: their damage on the leaves that take
+        the write is gone (new blocks from take(), and blocks labsim keeps in place where
+        OpenZFS writes them anew: labsim.zfs.mos.mos_written_anew())."""
+        # A plain loop (a generator for any() costs more than the whole test, and a fill
+        # takes some 9,000 times).
         for leaf in self.leaves:
             if leaf.damaged:
                 if self.kind != RAIDZ:
                     self._written_anew(pieces)
                 elif self.geometry is None:
                     self._raidz_written_anew(pieces)
-                break
-        return pieces
-
-    def written_in_place(self, pieces: list[tuple[int, int]]) -> None:
-        """Ranges (offset, length) of blocks written anew without moving: their damage on
-        the leaves that take the write is gone (what take() does for new blocks)."""
-        if not any(leaf.damaged for leaf in self.leaves):
-            return
-        if self.kind != RAIDZ:
-            self._written_anew(pieces)
-        elif self.geometry is None:
-            self._raidz_written_anew(pieces)
+                return
 
     def _written_anew(self, pieces: list[tuple[int, int]]) -> None:
         """What is allocated is written next, with good bytes and a checksum to match:
