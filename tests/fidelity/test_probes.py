@@ -195,17 +195,6 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         "command 27 `zpool status lab15c`": "the RAID-Z1: 21 checksum errors (10.5K) on "
         "2.1.11, 43 in labsim, for the same reason",
     },
-    # Where the degraded window's blocks went: real OpenZFS resilvered twice what labsim
-    # does. Generated seed 146 removes the file before the resilver starts (labsim.zfs.
-    # dtl_resilver.live_stale_bytes()).
-    ("2.3.9", "lab15-degraded-window"): {
-        "command 24 `zpool status lab15d`": "the resilver after the degraded window copies "
-        "1.83M on real OpenZFS, 917K in labsim: the file's records rewritten with copies=2 "
-        "while a member of the second mirror was missing put one copy on each mirror in "
-        "labsim (metaslab_alloc_dva()'s ditto rule); real's resilver copied about twice "
-        "that. Not explained yet: zdb -ddddd of the file after the window (this recording) "
-        "shows where each block's first copy went",
-    },
     # After the write both releases' MOS agree; zdb -m's metaslabs do not. Generated seed
     # 88 writes the same file right after the create, without this probe's sync, and
     # there real 2.1.11's MOS is two blocks larger than labsim's: the create's own

@@ -288,13 +288,15 @@ config:
     assert re.search(rf"\t    {V}b.raw  ONLINE       0     0 +[1-9]", status)
 
 
-def _member_back_after_a_4m_write() -> Session:
-    """A mirror's member missing at an import, 4M written, the member back at the next
-    import, and `zpool wait -t resilver` (which finds nothing to wait for yet)."""
+def _member_back_after_a_4m_write(copies: int = 1) -> Session:
+    """A mirror's member missing at an import, 4M written (at ``copies``), the member back
+    at the next import, and `zpool wait -t resilver` (which finds nothing to wait for yet)."""
     session = make(MIRROR)
     ok(session, "zpool export p")
     ok(session, f"mv {V}b.raw {V}away/")
     ok(session, f"zpool import -d {V} p")
+    if copies != 1:
+        ok(session, f"zfs set copies={copies} p")
     ok(session, "dd if=/dev/urandom of=/p/g bs=1M count=4 status=none")
     ok(session, "zpool export p")
     ok(session, f"mv {V}away/b.raw {V}b.raw")
@@ -335,6 +337,18 @@ def test_a_resilver_copies_only_what_is_still_allocated_when_it_runs():
     assert resilvered and resilvered.group(2) == "K", status  # the metadata only
     ok(session, "zpool scrub -w p")
     assert "scrub repaired 0B" in ok(session, "zpool status p")
+
+
+def test_a_resilver_writes_each_missed_copy_once_for_every_copy_of_its_block():
+    # dsl_scan_enqueue() queues a block once per DVA and each read mends every copy the
+    # member missed (scan.resilver_writes()): at copies=2 on one mirror the member holds
+    # both copies of each record and each is written twice, 16M for a 4M file. Recorded
+    # with a copy on each of two mirrors (tests/fixtures/real/2.3.9/probes/
+    # lab15-degraded-window.txt): 896K missed, 1.83M resilvered.
+    session = _member_back_after_a_4m_write(copies=2)
+    ok(session, "zpool sync p")
+    resilvered = re.search(r"scan: resilvered ([0-9.]+)M in ", ok(session, "zpool status p"))
+    assert resilvered and 16 <= float(resilvered.group(1)) < 17
 
 
 def test_zpool_online_brings_a_member_missing_since_the_import_back():

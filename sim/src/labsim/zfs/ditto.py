@@ -41,7 +41,7 @@ def one_block_extents(extents: list[Extent]) -> list[Extent]:
     out: list[Extent] = []
     for extent in extents:
         size = extent.block_size
-        out.extend(Extent(extent.vdev, extent.offset + i * size, size)
+        out.extend(Extent(extent.vdev, extent.offset + i * size, size, dvas=extent.dvas)
                    for i in range(extent.blocks))
     return out
 
@@ -80,6 +80,8 @@ def add_copies(pool: Pool, file: File, copies: int) -> None:
                 vdev.write_ops += 1
                 vdev.write_bytes += asize
                 break
+        for copy in group:
+            copy.dvas = len(group)
         groups.append(tuple(group))
     file.ditto = groups
     file.extents = [copy for group in groups for copy in group]

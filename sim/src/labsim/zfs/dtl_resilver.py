@@ -17,8 +17,9 @@ shows the old scan line, a later one "resilvered ..."; in 0078 the scrub after i
 
 The resilver copies every block born in the DTL's txgs and still allocated when it runs
 (live_stale_bytes()): the blocks written while the member was away and not freed since,
-whole on a mirror's member, the member's columns of RAID-Z blocks (what
-vdev_stat_update() adds to scn_processed: the repair writes to the leaf). Until then
+whole on a mirror's member, the member's columns of RAID-Z blocks, each copy once for
+every copy its block has (labsim.zfs.scan.resilver_writes(): what vdev_stat_update() adds
+to scn_processed, the repair writes to the leaf). Until then
 those blocks are stale on the member (labsim.zfs.import_config.mark_stale); a scrub that
 comes first repairs them and its end empties the DTL (vdev_dtl_reassess() with the scrub
 done), so no resilver follows (labsim.zfs.scan_sync.scrub).
@@ -40,7 +41,7 @@ def request(pool: Pool, stale: StaleLeaf, now: float) -> None:
     """spa_async_request(SPA_ASYNC_RESILVER) for a member back. Its DTL is never empty:
     the import that found it missing synced txgs that wrote (spa_load_impl() updating the
     config, spa_import() logging to the history), even if labsim, which does not place
-    those blocks, finds no block written meanwhile (``stale.nbytes`` 0: "resilvered 0B",
+    those blocks, finds no block written meanwhile (no ``stale.blocks``: "resilvered 0B",
     as one of the recordings of seed 0045 shows)."""
     pending = pool.resilver_pending
     if pending is None:
@@ -86,9 +87,8 @@ def live_stale_bytes(pool: Pool, vdev: TopVdev, child: int, stale: StaleLeaf) ->
     (2.3.9) removes it right after `zpool wait -t resilver` and real OpenZFS resilvers 96K
     in all five runs, where labsim, copying what the member missed at the import, said
     918K. Recorded without the removal (tests/fixtures/real/2.3.9/probes/
-    lab15-degraded-window.txt) the same writes resilver 1.83M."""
+    lab15-degraded-window.txt) the same writes resilver 1.83M: the file's records have
+    two copies, and each copy the member missed is written twice."""
     if not stale.blocks:
-        return stale.nbytes
-    live = scan.merged((e.offset, e.offset + e.length) for e in scan.vdev_extents(pool, vdev))
-    gone = scan.subtract(stale.blocks, live)  # freed since the import
-    return scan.member_bytes(vdev, child, scan.subtract(stale.blocks, gone))
+        return 0
+    return scan.resilver_writes(vdev, child, scan.vdev_extents(pool, vdev), stale.blocks)

@@ -157,20 +157,17 @@ def apply_import(view: ImportView, now: float = 0.0) -> list[tuple[TopVdev, Leaf
 
 def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> dtl_resilver.StaleLeaf:
     """The leaf's bytes under every block of its vdev written since it went missing are
-    stale (damaged). Returns them, with what resilvering them writes to the leaf: each
-    block whole on a mirror's member, the member's columns of a RAID-Z block."""
+    stale (damaged). Returns them, with the blocks themselves (what the resilver may
+    copy: labsim.zfs.dtl_resilver.live_stale_bytes())."""
     before = leaf.blocks_when_missing or frozenset()
     leaf.blocks_when_missing = None
     ranges = []
     blocks = []
-    nbytes = 0
-    child = vdev.leaves.index(leaf)
     for extent in scan.vdev_extents(pool, vdev):
         if (extent.offset, extent.length) in before:
             continue
         lo, hi = extent.offset, extent.offset + extent.length
         blocks.append((lo, hi))
-        nbytes += scan.member_bytes(vdev, child, ((lo, hi),))
         if vdev.kind == RAIDZ:
             # the rows of every child that hold the extent's sectors (scan's layout:
             # sector i of the vdev is on child i % width, row i // width)
@@ -179,7 +176,7 @@ def mark_stale(pool: Pool, vdev: TopVdev, leaf: Leaf) -> dtl_resilver.StaleLeaf:
             hi = -(-(hi >> shift) // width) << shift
         ranges.append((lo + VDEV_LABEL_START_SIZE, hi + VDEV_LABEL_START_SIZE))
     scan.damage_ranges(leaf, ranges)
-    return dtl_resilver.StaleLeaf(leaf.guid, ranges, nbytes, scan.merged(blocks))
+    return dtl_resilver.StaleLeaf(leaf.guid, ranges, scan.merged(blocks))
 
 
 def config_tree(vdev: TopVdev) -> tuple[str, list[tuple[str, Leaf]]]:

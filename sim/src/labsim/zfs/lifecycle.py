@@ -101,7 +101,7 @@ def create_pool(
                                secondary=role == 1, claim=role >= 2)
             read = vdev.read_bytes(psize) if len(pieces) == 1 else 0
             for offset, length in pieces:
-                extent = Extent(vdev.id, offset, length, read=read)
+                extent = Extent(vdev.id, offset, length, read=read, dvas=block.copies)
                 if deferred:
                     replaced.append(extent)
                 else:

@@ -107,7 +107,8 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
             first = taken // size
             taken += length
             if length % size or length == size:  # one copy, or a gang block's piece
-                extent = Extent(target, offset, length)
+                extent = Extent(target, offset, length,
+                                dvas=MOS_BLOCKS[1] if owners[first] else DATASET_BLOCKS[1])
                 current.append(extent)
                 if owners[first]:
                     mos.append(extent)
@@ -121,7 +122,9 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
                 while end < copies and owners[first + end] == owners[first + start]:
                     end += 1
                 extent = Extent(target, offset + start * size, (end - start) * size,
-                                size if end - start > 1 else 0)
+                                size if end - start > 1 else 0,
+                                dvas=MOS_BLOCKS[1] if owners[first + start]
+                                else DATASET_BLOCKS[1])
                 current.append(extent)
                 if owners[first + start]:
                     mos.append(extent)
@@ -222,7 +225,7 @@ def _copies(extents: list[Extent]) -> list[Extent]:
     out: list[Extent] = []
     for extent in extents:
         if extent.block and extent.length > extent.block:
-            out.extend(Extent(extent.vdev, offset, extent.block)
+            out.extend(Extent(extent.vdev, offset, extent.block, dvas=extent.dvas)
                        for offset in range(extent.offset, extent.offset + extent.length,
                                            extent.block))
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from labsim.zfs.byte_ranges import merge, subtract
 from labsim.zfs.history import features_of
 from labsim.zfs.metadata_blocks import (
     block_psize,
@@ -17,6 +18,7 @@ from labsim.zfs.metadata_blocks import (
 )
 from labsim.zfs.metadata_rewrite import next_rewritten
 from labsim.zfs.pool import Dataset, Extent, MosBlocks, Pool
+from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import KiB, MetaBlock
 
 
@@ -36,7 +38,7 @@ def grow_mos(pool: Pool, nbytes: int) -> None:
         if vdev.free < asize:
             return
         for offset, length in vdev.take(asize):
-            pool.metadata.append(Extent(vdev.id, offset, length))
+            pool.metadata.append(Extent(vdev.id, offset, length, dvas=3))
         if pool.mos_physical is not None:  # a third: each MOS block has three copies
             pool.mos_physical += sector // 3
 
@@ -95,6 +97,9 @@ def place_copies(pool: Pool, psize: int, copies: int, turn: int) -> tuple[list[E
         read = vdev.read_bytes(psize) if len(pieces) == 1 else 0
         for offset, length in pieces:
             extents.append(Extent(vdev.id, offset, length, read=read))
+    placed = sum(on_vdev.values())
+    for extent in extents:
+        extent.dvas = placed
     return extents, turn
 
 
@@ -321,6 +326,23 @@ def mos_written_anew(pool: Pool, scan_setup: bool = False) -> None:
         pieces = [(e.offset, e.length) for e in extents if e.vdev == vdev.id]
         if pieces:
             vdev.written_in_place(pieces)
+            _not_stale(pool, vdev, pieces)
+
+
+def _not_stale(pool: Pool, vdev: TopVdev, pieces: list[tuple[int, int]]) -> None:
+    """Blocks written anew once a returning member is back are good on it: they are born
+    in a txg its DTL does not hold, so the resilver does not copy them
+    (dsl_scan_need_resilver(), module/zfs/dsl_scan.c), and the copies the member missed
+    are freed. labsim keeps the blocks where they are, so it takes them out of what the
+    pending resilver copies (labsim.zfs.dtl_resilver)."""
+    pending = pool.resilver_pending
+    if pending is None:
+        return
+    guids = {leaf.guid for leaf in vdev.leaves}
+    written = merge((offset, offset + length) for offset, length in pieces)
+    for stale in pending.leaves:
+        if stale.guid in guids:
+            stale.blocks = subtract(stale.blocks, written)
 
 
 def mark_mos_changed(pool: Pool) -> None:

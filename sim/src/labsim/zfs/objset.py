@@ -263,7 +263,8 @@ def sync_objset(pool: Pool, dataset: Dataset) -> None:
             if vdev.free < asize:
                 return
             for offset, length in vdev.take(asize):
-                dataset.objset_extents.append(Extent(vdev.id, offset, length))
+                dataset.objset_extents.append(Extent(vdev.id, offset, length,
+                                                     dvas=dataset.changed_metadata_copies))
 
 
 def logs_claimed(pool: Pool, replayed: set[str]) -> None:

@@ -308,9 +308,10 @@ def _split_extents(extents: list[Extent], blocks: int) -> tuple[list[Extent], li
             tail.append(extent)
         else:
             size = extent.block_size
-            head.append(Extent(extent.vdev, extent.offset, left * size, size))
+            head.append(Extent(extent.vdev, extent.offset, left * size, size,
+                               dvas=extent.dvas))
             tail.append(Extent(extent.vdev, extent.offset + left * size,
-                               extent.length - left * size, size))
+                               extent.length - left * size, size, dvas=extent.dvas))
             left = 0
     return head, tail
 

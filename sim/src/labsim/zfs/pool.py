@@ -43,6 +43,10 @@ class Extent:
     # A single block on RAID-Z: the bytes of it that are read (its data and parity
     # sectors, labsim.zfs.layouts.raidz_written()); 0 when all of ``length`` is.
     read: int = 0
+    # How many DVAs (copies) the block pointer of each of these blocks holds, this one
+    # among them: a resilver reads such a block once for each (labsim.zfs.scan.
+    # resilver_writes()).
+    dvas: int = 1
 
     @property
     def block_size(self) -> int:

@@ -9,13 +9,12 @@ from dataclasses import dataclass, field
 @dataclass
 class StaleLeaf:
     """A member back with writes it missed: its guid, the byte ranges of the member those
-    writes hold (as labsim.zfs.scan keeps leaf damage), what resilvering them writes,
-    and the blocks themselves as ranges of their top-level vdev (what is still allocated
-    of them when the resilver runs is what it copies)."""
+    writes hold (as labsim.zfs.scan keeps leaf damage), and the blocks themselves as
+    ranges of their top-level vdev (what is still allocated of them when the resilver
+    runs, and not written anew since the member came back, is what it copies)."""
 
     guid: int
     ranges: list[tuple[int, int]]
-    nbytes: int
     blocks: list[tuple[int, int]] = field(default_factory=list)
 
 

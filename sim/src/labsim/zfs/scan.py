@@ -422,10 +422,42 @@ def _recoverable(vdev: TopVdev, readable: list[int], bad: frozenset[int]) -> boo
 
 
 def resilver_bytes(pool: Pool, vdev: TopVdev, child: int) -> int:
-    """What resilvering leaf ``child`` of ``vdev`` writes: every block of a mirror (or
-    of a single device becoming a mirror), or the child's columns of every RAID-Z block."""
-    return member_bytes(vdev, child, ((e.offset, e.offset + e.length)
-                                      for e in vdev_extents(pool, vdev)))
+    """What resilvering leaf ``child`` of ``vdev`` writes when it holds nothing yet (an
+    attach or a replace): every block of the vdev (resilver_writes())."""
+    return resilver_writes(vdev, child, vdev_extents(pool, vdev))
+
+
+def resilver_writes(vdev: TopVdev, child: int, extents: Iterable[Extent],
+                    within: list[tuple[int, int]] | None = None) -> int:
+    """The bytes a resilver writes to leaf ``child`` for the blocks of ``extents`` (those
+    bytes of them ``within`` these sorted, disjoint vdev ranges): what it adds to the
+    resilvered amount, scn_processed (vdev_stat_update(): the leaves' repair writes).
+
+    Each copy the leaf holds is written once for every DVA of its block. A sorted scan
+    queues a block needing resilver once per DVA, on that DVA's top-level vdev
+    (dsl_scan_enqueue(), module/zfs/dsl_scan.c, 2.1.11 and 2.3.9), and issues each as a
+    read of the whole block pointer. The read takes one copy; its vdev_mirror_io_done()
+    (the DVAs are read as a mirror of them, and a mirror's children too) then writes the
+    good data to every copy it did not read whose vdev's DTL holds the block's txg, and
+    zio_vdev_io_start() drops those writes on leaves that do not miss it ("This prevents
+    spurious resilvering", module/zfs/zio.c). So a copy the leaf misses is written by each
+    of the block's reads: a file's data once at copies=1, twice at copies=2; a MOS block,
+    three copies, three times each. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/probes/
+    lab15-degraded-window.txt): copies=2 records the returning member missed one copy of
+    resilvered 1.83M, twice what they hold. On a mirror's member that is the whole block,
+    on RAID-Z the child's columns (member_bytes())."""
+    seen: dict[tuple[int, int], int] = {}  # an extent listed twice is one block
+    for extent in extents:
+        # A RAID-Z block's skip sectors are no column: nothing writes them
+        key = (extent.offset, _read_end(extent, extent.blocks))
+        seen[key] = max(seen.get(key, 0), extent.dvas)
+    total = 0
+    for (lo, hi), dvas in seen.items():
+        ranges = [(lo, hi)]
+        if within is not None:
+            ranges = subtract(ranges, subtract(ranges, within))
+        total += member_bytes(vdev, child, ranges) * dvas
+    return total
 
 
 def member_bytes(vdev: TopVdev, child: int, ranges: Iterable[tuple[int, int]]) -> int:

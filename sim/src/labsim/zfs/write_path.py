@@ -320,7 +320,7 @@ def place_indirects(pool: Pool, file: File, runs: Sequence[tuple[int, ...]], obj
                                                 allocator=allocator,
                                                 secondary=role == 1, claim=role >= 2):
                     file.extents.append(Extent(vdev.id, offset, length,
-                                               asize if fit > 1 else 0))
+                                               asize if fit > 1 else 0, dvas=copies))
 
 
 def remove_file(pool: Pool, dataset: Dataset, name: str) -> None:

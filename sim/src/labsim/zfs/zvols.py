@@ -284,4 +284,5 @@ def _grow_indirects(pool: Pool, file: File, records: int, filled: int) -> None:
             if vdev.free < asize:
                 return
             for offset, length in vdev.take(asize):
-                file.extents.append(Extent(vdev.id, offset, length))
+                file.extents.append(Extent(vdev.id, offset, length,
+                                           dvas=records_mod.METADATA_COPIES))
