@@ -441,11 +441,11 @@ def resilver_writes(vdev: TopVdev, child: int, extents: Iterable[Extent],
     good data to every copy it did not read whose vdev's DTL holds the block's txg, and
     zio_vdev_io_start() drops those writes on leaves that do not miss it ("This prevents
     spurious resilvering", module/zfs/zio.c). So a copy the leaf misses is written by each
-    of the block's reads: a file's data once at copies=1, twice at copies=2; a MOS block,
-    three copies, three times each. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/probes/
-    lab15-degraded-window.txt): copies=2 records the returning member missed one copy of
-    resilvered 1.83M, twice what they hold. On a mirror's member that is the whole block,
-    on RAID-Z the child's columns (member_bytes())."""
+    of the block's reads: a file's data once at copies=1, twice at copies=2; each copy of
+    a MOS block (three copies) three times. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/
+    probes/lab15-degraded-window.txt): a returning member missed one copy of each of
+    seven copies=2 records, 896K, and 1.83M was resilvered. On a mirror's member a copy
+    is the whole block, on RAID-Z the child's columns (member_bytes())."""
     seen: dict[tuple[int, int], int] = {}  # an extent listed twice is one block
     for extent in extents:
         # A RAID-Z block's skip sectors are no column: nothing writes them
