@@ -91,4 +91,5 @@ def live_stale_bytes(pool: Pool, vdev: TopVdev, child: int, stale: StaleLeaf) ->
     two copies, and each copy the member missed is written twice."""
     if not stale.blocks:
         return 0
-    return scan.resilver_writes(vdev, child, scan.vdev_extents(pool, vdev), stale.blocks)
+    return scan.resilver_writes(vdev, child, scan.scanned_by_resilver(pool, vdev),
+                                stale.blocks)

@@ -316,17 +316,23 @@ def mos_written_anew(pool: Pool, scan_setup: bool = False) -> None:
     checksum errors (labsim counted 36 before it wrote these blocks anew, now 18), a
     RAID-Z1 member overwritten beyond its first 10M 2 (labsim: 20 before, now 9: see
     labsim.limits, "Damage a scrub finds")."""
+    extents = mos_blocks_written_anew(pool, scan_setup)
+    for vdev in pool.vdevs:
+        pieces = [(e.offset, e.length) for e in extents if e.vdev == vdev.id]
+        if pieces:
+            vdev.written_in_place(pieces)
+            _not_stale(pool, vdev, pieces)
+
+
+def mos_blocks_written_anew(pool: Pool, scan_setup: bool = False) -> list[Extent]:
+    """The MOS blocks a txg that changes the MOS writes anew (mos_written_anew())."""
     live = {id(extent) for extent in pool.metadata}
     extents = [e for e in pool.mos_churn if id(e) in live]
     if scan_setup:
         extents += [e for e in pool.mos_directory if id(e) in live]
     current = {id(extent) for extent in pool.rewritten_metadata}
     extents += [e for e in pool.rewritten_mos if id(e) in current]
-    for vdev in pool.vdevs:
-        pieces = [(e.offset, e.length) for e in extents if e.vdev == vdev.id]
-        if pieces:
-            vdev.written_in_place(pieces)
-            _not_stale(pool, vdev, pieces)
+    return extents
 
 
 def _not_stale(pool: Pool, vdev: TopVdev, pieces: list[tuple[int, int]]) -> None:

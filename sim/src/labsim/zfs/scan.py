@@ -47,6 +47,7 @@ from labsim.zfs.byte_ranges import merge as _merge
 from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, child_sector_span
+from labsim.zfs.mos import mos_blocks_written_anew
 from labsim.zfs.pool import Dataset, Extent, File, Pool, ScanRecord
 from labsim.zfs.vdevs import Leaf, TopVdev
 
@@ -423,8 +424,21 @@ def _recoverable(vdev: TopVdev, readable: list[int], bad: frozenset[int]) -> boo
 
 def resilver_bytes(pool: Pool, vdev: TopVdev, child: int) -> int:
     """What resilvering leaf ``child`` of ``vdev`` writes when it holds nothing yet (an
-    attach or a replace): every block of the vdev (resilver_writes())."""
-    return resilver_writes(vdev, child, vdev_extents(pool, vdev))
+    attach or a replace): every block of the vdev the resilver scans (resilver_writes())."""
+    return resilver_writes(vdev, child, scanned_by_resilver(pool, vdev))
+
+
+def scanned_by_resilver(pool: Pool, vdev: TopVdev) -> Iterator[Extent]:
+    """The blocks of ``vdev`` a resilver starting now reads: all but the MOS blocks its
+    own txgs write anew. A scan reads only blocks born before the txg that set it up
+    (scn_max_txg, dsl_scan_scrub_cb(), module/zfs/dsl_scan.c), and that txg and the
+    scan's next ones rewrite the MOS's path to the uberblock, the object directory (the
+    scan's state) among it (labsim.zfs.mos.mos_blocks_written_anew()): the versions
+    before are freed (dsl_scan_freed() takes them off the scan's queues), the new ones
+    are written to the new device too. Recorded on 2.3.9 (tests/fixtures/real/2.3.9/
+    probes/lab15-whole-resilver.txt): an empty RAID-Z1's member replaced resilvered 356K."""
+    anew = {id(extent) for extent in mos_blocks_written_anew(pool, scan_setup=True)}
+    return (extent for extent in vdev_extents(pool, vdev) if id(extent) not in anew)
 
 
 def resilver_writes(vdev: TopVdev, child: int, extents: Iterable[Extent],
