@@ -1,9 +1,11 @@
 # Probe (issue 15): what a resilver onto a whole new device reports. A sorted scan queues a
 # block once per copy (dsl_scan_enqueue()) and each read writes every copy the new device
 # lacks, so labsim counts each copy once per copy of its block. Lab 2's RAID-Z1 replace
-# resilvered 24.3M-24.4M on real OpenZFS, where that rule gives 24.7M. Here: a mirror made
-# from one device holding a copies=2 file (each record twice on the same vdev), and a
+# resilvered 24.3M-24.4M on real OpenZFS, where that rule alone gave 24.7M. Here: a mirror
+# made from one device holding a copies=2 file (each record twice on the same vdev), and a
 # RAID-Z1 member replaced, empty and with a file, so that the metadata's share shows alone.
+# It showed that the MOS blocks the resilver's own txgs write anew are not scanned
+# (labsim.zfs.scan.scanned_by_resilver()).
 mkdir -p /var/tmp/labs
 truncate -s 256M /var/tmp/labs/lab15x-1.raw /var/tmp/labs/lab15x-2.raw
 zpool create -o ashift=9 lab15x /var/tmp/labs/lab15x-1.raw
