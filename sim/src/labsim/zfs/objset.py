@@ -238,17 +238,21 @@ def commit_at_close(pool: Pool) -> None:
 
 
 def sync_objset(pool: Pool, dataset: Dataset) -> None:
-    """Allocate what the objset's blocks take beyond what is allocated for them (on the
-    vdev with most free space, as a new objset is placed), and free what they no longer
-    take. The root's first blocks are part of the new pool's metadata
+    """Allocate what the objset's blocks take beyond what is allocated for them, and free
+    what they no longer take. The copies go to one vdev after another, from the one with
+    most free space (metaslab_alloc_dva() puts each DVA of a block on the vdev after the
+    previous one's, module/zfs/metaslab.c), wherever a vdev gives a block the size the
+    first one does. The root's first blocks are part of the new pool's metadata
     (labsim.zfs.lifecycle); a clone's are its origin's until it diverges, and what
     it rewrites then is allocated when the pool syncs (labsim.zfs.held_metadata)."""
     if dataset.origin is not None:
         return
     rule = pool.version.compression_min_savings
-    vdev = max(pool.vdevs, key=lambda v: v.free)
-    wanted = Counter(vdev.psize_to_asize(p) for p in
-                     copy_psizes(objset_blocks(pool, dataset), vdev.ashift, rule))
+    order = sorted(pool.vdevs, key=lambda v: -v.free)
+    vdev = order[0]
+    psizes = copy_psizes(objset_blocks(pool, dataset), vdev.ashift, rule)
+    wanted = Counter(vdev.psize_to_asize(p) for p in psizes)
+    psize_of = {vdev.psize_to_asize(p): p for p in psizes}
     if dataset.name == pool.name:
         wanted -= Counter(vdev.psize_to_asize(p) for p in
                           copy_psizes(EMPTY_FILESYSTEM, vdev.ashift, rule))
@@ -258,12 +262,18 @@ def sync_objset(pool: Pool, dataset: Dataset) -> None:
             extent = next(e for e in reversed(dataset.objset_extents) if e.length == asize)
             dataset.objset_extents.remove(extent)
             pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+    turn = 0
     for asize, count in (wanted - held).items():
+        psize = psize_of[asize]
         for _ in range(count):
-            if vdev.free < asize:
+            target = order[turn % len(order)]
+            turn += 1
+            if target.psize_to_asize(psize) != asize or target.free < asize:
+                target = vdev
+            if target.free < asize:
                 return
-            for offset, length in vdev.take(asize):
-                dataset.objset_extents.append(Extent(vdev.id, offset, length,
+            for offset, length in target.take(asize):
+                dataset.objset_extents.append(Extent(target.id, offset, length,
                                                      dvas=dataset.changed_metadata_copies))
 
 

@@ -83,11 +83,15 @@ def damage_ranges(leaf: Leaf, ranges: Iterable[tuple[int, int]]) -> None:
 
 def vdev_extents(pool: Pool, vdev: TopVdev) -> Iterator[Extent]:
     """Every allocated extent of a top-level vdev that a scan reads: the pool's own
-    metadata and every file's blocks (deferred frees are not read)."""
+    metadata, every dataset's objset blocks and every file's blocks (deferred frees are
+    not read)."""
     for extent in (*pool.all_metadata(), *pool.held_metadata_extents()):
         if extent.vdev == vdev.id:
             yield extent
     for dataset in pool.datasets.values():
+        for extent in dataset.objset_extents:
+            if extent.vdev == vdev.id:
+                yield extent
         for file in dataset.files.values():
             for extent in file.extents:
                 if extent.vdev == vdev.id:
