@@ -29,8 +29,8 @@ metadata, was allocated (pool.Extent), and which byte ranges of each leaf were d
   child's columns.
 
 Known simplifications: metadata is the blocks a new pool has (pool.all_metadata(), some of
-them moved by each txg that writes, labsim.zfs.metadata_rewrite) plus each file's indirect
-blocks; dnode and directory blocks a file adds are not
+them moved by each txg that writes, labsim.zfs.metadata_rewrite), each dataset's objset
+blocks and each file's indirect blocks; dnode and directory blocks a file adds are not
 modelled, so CKSUM after damage is a few counts low. A block written after the damage has
 good bytes: allocating it takes its range out of the damage (TopVdev.take), except on
 RAID-Z, whose damage stays until a scrub reads it.
