@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from labsim import Session, run_script
 from labsim.zfs import scan
+from labsim.zfs.byte_ranges import intersect, subtract
 from labsim.zfs.byte_ranges import merge as _merge
-from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
 from labsim.zfs.scan import LeafDamage, child_sectors, damage_ranges
 from labsim.zfs.vdevs import Leaf, raidz_child_rows
@@ -250,6 +250,13 @@ def test_subtract_keeps_exactly_the_bytes_no_cut_covers(damage, cuts):
     assert _bytes(kept) == _bytes(damage) - _bytes(cuts)
     assert kept == sorted(kept) and all(lo < hi for lo, hi in kept)
     assert all(a[1] < b[0] for a, b in zip(kept, kept[1:], strict=False))  # disjoint
+
+
+@given(ranges, ranges)
+def test_intersect_keeps_exactly_the_bytes_both_cover(blocks, within):
+    kept = intersect(_merge(blocks), _merge(within))
+    assert _bytes(kept) == _bytes(blocks) & _bytes(within)
+    assert kept == sorted(kept) and all(lo < hi for lo, hi in kept)
 
 
 @given(ranges, st.integers(0, 240), st.integers(1, 40))

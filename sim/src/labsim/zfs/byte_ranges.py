@@ -26,6 +26,24 @@ def merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+def intersect(ranges: list[tuple[int, int]],
+              within: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of sorted, disjoint ``ranges`` inside sorted, disjoint ``within``, in one
+    pass over both."""
+    out: list[tuple[int, int]] = []
+    first = 0  # within[:first] end before the current range starts
+    for lo, hi in ranges:
+        while first < len(within) and within[first][1] <= lo:
+            first += 1
+        k = first
+        while k < len(within) and within[k][0] < hi:
+            a, b = max(lo, within[k][0]), min(hi, within[k][1])
+            if a < b:
+                out.append((a, b))
+            k += 1
+    return out
+
+
 def subtract(ranges: list[tuple[int, int]],
              cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Sorted, disjoint ``ranges`` less the sorted, disjoint ``cuts``, in one pass that

@@ -69,8 +69,10 @@ def sync_txg(pool: Pool, txg: int) -> None:
               for leaf in vdev.leaves}
     copied, resilvered = 0, False
     for stale in pending.leaves:
-        vdev, leaf = leaves.get(stale.guid, (None, None))
-        if vdev is None or leaf is None or leaf.not_present:  # gone again: not writeable
+        if stale.guid not in leaves:
+            continue
+        vdev, leaf = leaves[stale.guid]
+        if leaf.not_present:  # gone again: vdev_writeable() is false
             continue
         leaf.damaged = scan.subtract(leaf.damaged, scan.merged(stale.ranges))
         copied += live_stale_bytes(pool, vdev, vdev.leaves.index(leaf), stale)

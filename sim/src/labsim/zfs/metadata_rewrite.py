@@ -107,8 +107,7 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
             first = taken // size
             taken += length
             if length % size or length == size:  # one copy, or a gang block's piece
-                extent = Extent(target, offset, length,
-                                dvas=MOS_BLOCKS[1] if owners[first] else DATASET_BLOCKS[1])
+                extent = Extent(target, offset, length, dvas=_copies_of(owners[first]))
                 current.append(extent)
                 if owners[first]:
                     mos.append(extent)
@@ -123,14 +122,18 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
                     end += 1
                 extent = Extent(target, offset + start * size, (end - start) * size,
                                 size if end - start > 1 else 0,
-                                dvas=MOS_BLOCKS[1] if owners[first + start]
-                                else DATASET_BLOCKS[1])
+                                dvas=_copies_of(owners[first + start]))
                 current.append(extent)
                 if owners[first + start]:
                     mos.append(extent)
                 start = end
     pool.rewritten_metadata = current
     pool.rewritten_mos = mos
+
+
+def _copies_of(is_mos: bool) -> int:
+    """The copies of a block of the rewritten set: a MOS block's or the dataset's."""
+    return MOS_BLOCKS[1] if is_mos else DATASET_BLOCKS[1]
 
 
 def next_rewritten(pool: Pool) -> list[Extent]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from labsim.zfs.byte_ranges import merge, subtract
 from labsim.zfs.history import features_of
 from labsim.zfs.metadata_blocks import (
     block_psize,
@@ -18,7 +17,6 @@ from labsim.zfs.metadata_blocks import (
 )
 from labsim.zfs.metadata_rewrite import next_rewritten
 from labsim.zfs.pool import Dataset, Extent, MosBlocks, Pool
-from labsim.zfs.vdevs import TopVdev
 from labsim.zfs.versions import KiB, MetaBlock
 
 
@@ -321,7 +319,6 @@ def mos_written_anew(pool: Pool, scan_setup: bool = False) -> None:
         pieces = [(e.offset, e.length) for e in extents if e.vdev == vdev.id]
         if pieces:
             vdev.written_in_place(pieces)
-            _not_stale(pool, vdev, pieces)
 
 
 def mos_blocks_written_anew(pool: Pool, scan_setup: bool = False) -> list[Extent]:
@@ -333,22 +330,6 @@ def mos_blocks_written_anew(pool: Pool, scan_setup: bool = False) -> list[Extent
     current = {id(extent) for extent in pool.rewritten_metadata}
     extents += [e for e in pool.rewritten_mos if id(e) in current]
     return extents
-
-
-def _not_stale(pool: Pool, vdev: TopVdev, pieces: list[tuple[int, int]]) -> None:
-    """Blocks written anew once a returning member is back are good on it: they are born
-    in a txg its DTL does not hold, so the resilver does not copy them
-    (dsl_scan_need_resilver(), module/zfs/dsl_scan.c), and the copies the member missed
-    are freed. labsim keeps the blocks where they are, so it takes them out of what the
-    pending resilver copies (labsim.zfs.dtl_resilver)."""
-    pending = pool.resilver_pending
-    if pending is None:
-        return
-    guids = {leaf.guid for leaf in vdev.leaves}
-    written = merge((offset, offset + length) for offset, length in pieces)
-    for stale in pending.leaves:
-        if stale.guid in guids:
-            stale.blocks = subtract(stale.blocks, written)
 
 
 def mark_mos_changed(pool: Pool) -> None:

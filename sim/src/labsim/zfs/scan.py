@@ -43,8 +43,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from labsim.zfs import ditto
+from labsim.zfs.byte_ranges import intersect, subtract
 from labsim.zfs.byte_ranges import merge as _merge
-from labsim.zfs.byte_ranges import subtract
 from labsim.zfs.labels import VDEV_LABEL_START_SIZE
 from labsim.zfs.layouts import MIRROR, RAIDZ, SINGLE, child_sector_span
 from labsim.zfs.mos import mos_blocks_written_anew
@@ -469,11 +469,14 @@ def resilver_writes(vdev: TopVdev, child: int, extents: Iterable[Extent],
         # A RAID-Z block's skip sectors are no column: nothing writes them
         key = (extent.offset, _read_end(extent, extent.blocks))
         seen[key] = max(seen.get(key, 0), extent.dvas)
+    by_copies: dict[int, list[tuple[int, int]]] = {}
+    for key, dvas in seen.items():
+        by_copies.setdefault(dvas, []).append(key)
     total = 0
-    for (lo, hi), dvas in seen.items():
-        ranges = [(lo, hi)]
+    for dvas, blocks in by_copies.items():
+        ranges = _merge(blocks)
         if within is not None:
-            ranges = subtract(ranges, subtract(ranges, within))
+            ranges = intersect(ranges, within)
         total += member_bytes(vdev, child, ranges) * dvas
     return total
 
