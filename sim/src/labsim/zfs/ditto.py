@@ -10,10 +10,14 @@ metaslab_alloc() (module/zfs/metaslab.c, OpenZFS 2.1.11):
   (``mg = vd->vdev_mg->mg_next`` in metaslab_alloc_dva()), so with two or more top-level
   vdevs the copies land on different vdevs, "where possible": a vdev that cannot take the
   block passes it to the next one round the ring.
-* With one top-level vdev every copy is on it, but in another metaslab:
-  metaslab_group_alloc_normal() skips metaslabs that already hold a DVA of the block
-  (metaslab_is_unique()). labsim puts such copies through the allocator's secondary
-  metaslab.
+* On each vdev, the block's allocator asks for a metaslab by how many DVAs of the block
+  the vdev holds already (metaslab_group_alloc_normal(), module/zfs/metaslab.c, 2.1.11
+  and 2.3.9): none, its *primary* metaslab, where the first copies of other blocks go; one,
+  its *secondary*; two, a metaslab activated with METASLAB_WEIGHT_CLAIM for no allocator,
+  whose weight then sorts first, so the next block's third copy finds it again
+  (find_valid_metaslab()). A metaslab activated for a second or third copy must hold no
+  other DVA of the block (metaslab_is_unique()); an active one is used as it is. So with
+  one top-level vdev and copies=3 the copies go to three metaslabs, one stream each.
 
 What copies buy (zio_checksum_verify(), vdev_mirror_io_done(), which reads a block of
 several DVAs like a mirror of them): a read or scrub that finds a bad copy takes a good
@@ -54,14 +58,15 @@ def _next_vdevs(pool: Pool, after: int) -> Iterator[TopVdev]:
         yield pool.vdevs[(after + step) % count]
 
 
-def add_copies(pool: Pool, file: File, copies: int) -> None:
+def add_copies(pool: Pool, file: File, copies: int, allocator: int = 0) -> None:
     """Give each data block of a just-written ``file`` ``copies - 1`` more copies.
 
     ``file.extents`` holds the first copies when this is called; afterwards it holds
     every copy of every block as one-block extents, and ``file.ditto`` groups them per
     block. A copy that fits nowhere is left out (the real write would fail with ENOSPC),
     and the space check before the write counted the first copies only. Every copy takes
-    the first copy's allocated size, as on vdevs of one ashift and layout.
+    the first copy's allocated size, as on vdevs of one ashift and layout. ``allocator``
+    is the one the file's data blocks hash to (labsim.zfs.metaslab.allocator_for()).
     """
     copies = min(copies, MAX_COPIES)
     groups = []
@@ -73,7 +78,7 @@ def add_copies(pool: Pool, file: File, copies: int) -> None:
                 asize = first.length
                 if vdev.free < asize:
                     continue
-                copy = _take_unique(vdev, asize, group)
+                copy = _take_unique(vdev, asize, group, allocator)
                 if copy is None:
                     continue
                 group.append(copy)
@@ -87,42 +92,33 @@ def add_copies(pool: Pool, file: File, copies: int) -> None:
     file.extents = [copy for group in groups for copy in group]
 
 
-def _take_unique(vdev: TopVdev, asize: int, group: list[Extent]) -> Extent | None:
-    """One block on ``vdev``, in a metaslab no other copy in ``group`` is in when that
-    can be had (metaslab_is_unique()): labsim tries each allocator's secondary, then
-    primary, metaslab, and gives back blocks that land beside another copy. None when
-    the vdev's free space holds no contiguous ``asize`` (real ZFS would gang the block,
-    zio_write_gang_block(); labsim leaves the copy out, as a copy that fits nowhere)."""
-    taken = {copy.offset >> vdev.ms_shift for copy in group if copy.vdev == vdev.id}
-    count = vdev.allocators.count
-    choices = [(a, True) for a in range(count)] + [(a, False) for a in range(count)]
-    extent = None
-    for allocator, secondary in choices:
-        if extent is not None:
-            vdev.release(extent.offset, extent.length)
-            extent = None
-        pieces = vdev.take(asize, allocator=allocator, secondary=secondary)
-        if len(pieces) != 1:
-            for offset, length in pieces:
-                vdev.release(offset, length)
-            continue
+def _take_unique(vdev: TopVdev, asize: int, group: list[Extent],
+                 allocator: int = 0) -> Extent | None:
+    """One block on ``vdev`` for the next copy of ``group``: in the allocator's primary
+    metaslab when the vdev holds no copy of the block yet, its secondary when it holds
+    one, the vdev's CLAIM-activated metaslab when it holds two (see the module). None
+    when the vdev's free space holds no contiguous ``asize`` (real ZFS would gang the
+    block, zio_write_gang_block(); labsim leaves the copy out, as a copy that fits
+    nowhere)."""
+    on_vdev = sum(1 for copy in group if copy.vdev == vdev.id)
+    pieces = vdev.take(asize, allocator=allocator, secondary=on_vdev == 1,
+                       claim=on_vdev >= 2)
+    if len(pieces) == 1:
         [(offset, length)] = pieces
-        extent = Extent(vdev.id, offset, length)
-        if offset >> vdev.ms_shift not in taken:
-            return extent
-    # Every active metaslab holds a copy already (with one allocator, as 2.3 has on a
-    # small machine, there are only two): find_valid_metaslab() skips the metaslabs that
-    # are not unique and takes the heaviest other one for this copy (labsim places the
-    # copy there without making that metaslab the allocator's active one).
+        return Extent(vdev.id, offset, length)
+    for offset, length in pieces:
+        vdev.release(offset, length)
+    # No active metaslab holds the block whole: find_valid_metaslab() takes the heaviest
+    # metaslab with room that holds no other copy (labsim places the copy there without
+    # making that metaslab an active one).
+    taken = {copy.offset >> vdev.ms_shift for copy in group if copy.vdev == vdev.id}
     for index in activation_order(vdev.metaslabs, vdev.ashift, exclude=taken):
         ms = vdev.metaslabs[index]
         if ms.largest_free_segment() >= asize:
-            if extent is not None:
-                vdev.release(extent.offset, extent.length)
             [(offset, length)] = ms.allocate(asize, asize)
             vdev.free -= asize
             return Extent(vdev.id, offset, length)
-    return extent
+    return None
 
 
 def ditto_extent_ids(file: File) -> set[int]:

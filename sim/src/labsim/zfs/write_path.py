@@ -142,7 +142,10 @@ def write_groups(pool: Pool, dataset: Dataset, file: File,
         if short:
             break
     if copies > 1 and allocated:
-        ditto.add_copies(pool, file, copies)
+        # Level-0 blocks hash to an allocator by their region of 2^20 blocks: one region
+        # for any file a lab writes (labsim.zfs.metaslab.allocator_for()).
+        ditto.add_copies(pool, file, copies,
+                         allocator_for(objset, file.object, 0, first_block, pool.allocators))
     return done, allocated, short
 
 
