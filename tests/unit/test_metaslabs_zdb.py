@@ -22,7 +22,15 @@ from labsim.zfs.metaslab import (
     segments_fragmentation,
 )
 from labsim.zfs.metaslab_group import GroupAllocators, activation_order, group_allocate
-from labsim.zfs.versions import FRAG_TABLE_TO_16M, FRAG_TABLE_TO_512M, ZFS_2_1, GiB, KiB, MiB
+from labsim.zfs.versions import (
+    FRAG_TABLE_TO_16M,
+    FRAG_TABLE_TO_512M,
+    ZFS_2_1,
+    GiB,
+    KiB,
+    MiB,
+    get_version,
+)
 
 RECORDING = (Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real" / "2.1.11"
              / "03-metaslabs.txt").read_text()
@@ -235,3 +243,18 @@ def test_widget_explains_the_sizing_rule():
     assert "about 16" in sizing_rule(leaf_asize(1 * GiB), v)
     assert "16 to 200" in sizing_rule(100 * GiB, v)
     assert "capped at 16 GiB" in sizing_rule(leaf_asize(16384 * GiB), v)
+
+
+def test_vdev_header_of_2_3_names_the_metaslab_shift():
+    """zdb of 2.3.6 and later (print_vdev_metaslab_header(), 411249498e) names each
+    vdev's metaslab shift; labsim's 2.3 prints the lines lab 3's 2.3.9 recording holds."""
+    real = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "real"
+    recorded = (real / "2.3.9" / "03-metaslabs.txt").read_text().splitlines()
+    start = recorded.index("\tvdev          0\t  metaslab shift   26"
+                           "   ms_unflushed_phys object 142")
+    count = int(recorded[start + 1].split()[1])
+    vdev = fmt.ZdbVdev(0, 142, [None] * count, ms_shift=26)
+    assert fmt.vdev_header(vdev, prints_ms_shift=True).splitlines() == recorded[start:start + 3]
+    assert get_version("2.3").zdb_prints_metaslab_shift
+    assert not get_version("2.2").zdb_prints_metaslab_shift
+    assert not ZFS_2_1.zdb_prints_metaslab_shift

@@ -50,6 +50,7 @@ class ZdbVdev:
     id: int
     unflushed_phys_object: int  # 0: no ms_unflushed_phys object (no log space maps)
     metaslabs: Sequence[ZdbMetaslab]
+    ms_shift: int = 0  # vdev_ms_shift
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class ZdbLogSpaceMap:
 class ZdbPool:
     vdevs: Sequence[ZdbVdev]
     log_space_maps: Sequence[ZdbLogSpaceMap] = field(default_factory=tuple)
+    # Whether the vdev lines name the metaslab shift (zdb of 2.3.6 and later).
+    prints_ms_shift: bool = False
 
 
 def histogram_lines(histogram: Sequence[int], offset: int) -> str:
@@ -105,9 +108,13 @@ def metaslab_lines(ms: ZdbMetaslab, histograms: bool) -> str:
     return text
 
 
-def vdev_header(vdev: ZdbVdev) -> str:
-    """print_vdev_metaslab_header() for a normal-class vdev (no bias string)."""
-    text = f"\tvdev {vdev.id:10d}   "
+def vdev_header(vdev: ZdbVdev, prints_ms_shift: bool = False) -> str:
+    """print_vdev_metaslab_header() for a normal-class vdev (no bias string), as zdb of
+    2.3.6 and later prints it with ``prints_ms_shift``, as earlier releases do without."""
+    if prints_ms_shift:
+        text = f"\tvdev {vdev.id:10d}\t  metaslab shift {vdev.ms_shift:4d}"
+    else:
+        text = f"\tvdev {vdev.id:10d}   "
     if vdev.unflushed_phys_object:
         text += f"   ms_unflushed_phys object {vdev.unflushed_phys_object}"
     text += (f"\n\t{'metaslabs':<10s}{len(vdev.metaslabs):5d}   {'offset':<19s}   "
@@ -120,7 +127,7 @@ def format_zdb_metaslabs(pool: ZdbPool, level: int = 1) -> str:
     """What ``zdb -m`` (level 1) or ``zdb -mm`` (level 2) prints for a pool."""
     text = "\nMetaslabs:\n"
     for vdev in pool.vdevs:
-        text += vdev_header(vdev)
+        text += vdev_header(vdev, pool.prints_ms_shift)
         text += "".join(metaslab_lines(ms, level > 1) for ms in vdev.metaslabs)
         text += "\n"
     text += "\nLog Space Maps in Pool:\n"

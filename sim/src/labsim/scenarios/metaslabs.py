@@ -216,7 +216,8 @@ def run(p: Params) -> ScenarioResult:
     )
     summary = _summary(p, asize, shift, count, sample, metaslabs, sizes, small, deleted,
                        vdev_frag, order)
-    return ScenarioResult(figure, summary, _transcript(metaslabs, count, sample))
+    return ScenarioResult(figure, summary,
+                          _transcript(metaslabs, count, sample, shift, version))
 
 
 def _ordinal(n: int) -> str:
@@ -255,7 +256,8 @@ def _summary(p: Params, asize: int, shift: int, count: int, sample: int,
     return "\n".join(lines)
 
 
-def _transcript(metaslabs: list[Metaslab], count: int, sample: int) -> str:
+def _transcript(metaslabs: list[Metaslab], count: int, sample: int, shift: int,
+                version: ZfsVersion) -> str:
     """What `zdb -m` would print for the simulated metaslabs after an export (every
     space map flushed), with object numbers and txgs left out (zero)."""
     rows = [zdb_fmt.ZdbMetaslab(id=i, start=ms.start, size=ms.size,
@@ -264,7 +266,9 @@ def _transcript(metaslabs: list[Metaslab], count: int, sample: int) -> str:
             for i, ms in enumerate(metaslabs)]
     lines = [f"# zdb -m lab3, as after zpool export: the first {sample} of {count} metaslabs"
              " (space map numbers are placeholders)"]
-    lines.append(zdb_fmt.vdev_header(zdb_fmt.ZdbVdev(0, 0, rows)).rstrip("\n"))
+    header = zdb_fmt.vdev_header(zdb_fmt.ZdbVdev(0, 0, rows, shift),
+                                 version.zdb_prints_metaslab_shift)
+    lines.append(header.rstrip("\n"))
     for row in rows:
         lines.append(zdb_fmt.metaslab_lines(row, False).splitlines()[0])
     return "\n".join(lines) + "\n"

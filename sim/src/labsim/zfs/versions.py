@@ -291,6 +291,10 @@ class ZfsVersion:
     # (zpl_file_accessed()); directories follow the mount's relatime
     # (labsim.zfs.objset.root_dir_read).
     relatime_default: bool = False
+    # `zdb -m`'s line for each top-level vdev names its metaslab shift from 2.3.6
+    # (print_vdev_metaslab_header() in cmd/zdb/zdb.c, 411249498e: "\tvdev %10llu\t%s
+    # metaslab shift %4llu"); 2.1.11 and 2.2.9 print "\tvdev %10llu   %s".
+    zdb_prints_metaslab_shift: bool = False
     # Pool properties after 2.1's (zpool_prop_t in include/sys/fs/zfs.h, registered in
     # module/zcommon/zpool_prop.c): bcloneused/bclonesaved/bcloneratio in 2.2;
     # dedup_table_size, dedup_table_quota, dedupcached, last_scrubbed_txg in 2.3.
@@ -568,6 +572,7 @@ ZFS_2_3 = replace(
     allocators_per_cpus=4,  # spa_cpus_per_allocator
     bclone_enabled=True,
     raidz_expansion=True,
+    zdb_prints_metaslab_shift=True,
     volblocksize_width=VolblocksizeWidth.MAX_ALLOC,
     pool_properties_added=ZFS_2_2.pool_properties_added | {
         "dedup_table_size", "dedup_table_quota", "dedupcached", "last_scrubbed_txg"},

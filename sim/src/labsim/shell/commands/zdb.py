@@ -89,7 +89,7 @@ def zdb_view(pool: Pool) -> fmt.ZdbPool:
             for i, ms in enumerate(vdev.metaslabs)
         ]
         vdevs.append(fmt.ZdbVdev(vdev.id, pool.space_maps.unflushed_phys.get(vdev.id, 0),
-                                 metaslabs))
+                                 metaslabs, vdev.ms_shift))
     logs = [fmt.ZdbLogSpaceMap(log.object, log.txg, log.entries * 16, log.alloc,
                                log.entries, log.entries) for log in pool.space_maps.logs]
-    return fmt.ZdbPool(vdevs, logs)
+    return fmt.ZdbPool(vdevs, logs, pool.version.zdb_prints_metaslab_shift)
