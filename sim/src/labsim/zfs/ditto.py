@@ -78,7 +78,7 @@ def add_copies(pool: Pool, file: File, copies: int, allocator: int = 0) -> None:
                 asize = first.length
                 if vdev.free < asize:
                     continue
-                copy = _take_unique(vdev, asize, group, allocator)
+                copy = _take_copy(vdev, asize, group, allocator)
                 if copy is None:
                     continue
                 group.append(copy)
@@ -92,7 +92,7 @@ def add_copies(pool: Pool, file: File, copies: int, allocator: int = 0) -> None:
     file.extents = [copy for group in groups for copy in group]
 
 
-def _take_unique(vdev: TopVdev, asize: int, group: list[Extent],
+def _take_copy(vdev: TopVdev, asize: int, group: list[Extent],
                  allocator: int = 0) -> Extent | None:
     """One block on ``vdev`` for the next copy of ``group``: in the allocator's primary
     metaslab when the vdev holds no copy of the block yet, its secondary when it holds
