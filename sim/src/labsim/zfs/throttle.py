@@ -48,6 +48,28 @@ ZFS_VDEV_QUEUE_DEPTH_PCT = 1000  # the kernel's default (300 in userland ztest)
 # spa_sync_adjust_vdev_max_queue_depth(): mg_max_alloc_queue_depth.
 MAX_ALLOC_QUEUE_DEPTH = ZFS_VDEV_ASYNC_WRITE_MAX_ACTIVE * ZFS_VDEV_QUEUE_DEPTH_PCT // 100
 
+# How long compressing a block holds it back before it reaches the throttle. The write
+# pipeline compresses a block (ZIO_STAGE_WRITE_COMPRESS) before it asks the throttle for a
+# slot (ZIO_STAGE_DVA_THROTTLE, module/zfs/zio.c, 2.1.11 and 2.3.9), so a slow compressor
+# paces the blocks: fewer of them wait in the vdevs' queues, and the rotor splits more of
+# the txg on its own. The pace is that of the machine, like write_completion_ratio: here,
+# the lab VM's, from tools/probes/model/lab15-throttle-blocks.sh (24 MiB of random bytes
+# into a 1 GiB and a 256 MiB file vdev; five runs of two rounds on 2.3.9, three on
+# 2.1.11). There gzip and zstd at 16K and 128K records gave the small vdev the rotor's
+# share (19.7-24.6 %) every time; no compression at 4K, 16K and 128K and lz4 at 16K left
+# the queues to decide (20-66 %, varying from run to run); lz4 at 128K fell in between
+# (22-27 % in eleven of fourteen, 29-40 % in three). As a model: compressing a
+# block of ``lsize`` bytes takes as long as the rest of its way to the throttle when
+# ``lsize`` is the compressor's pace size below, so it divides the rate at which blocks
+# arrive by 1 + lsize / pace size. The size is read off those recordings, not the source:
+# 4K slows 16K records fivefold, enough for the rotor to decide alone. lz4 and lzjb (one
+# fast pass), zle (a scan that stops once the output outgrows the block) and no
+# compression are left to the queues, as write_completion_ratio was measured.
+COMPRESSION_PACE_BYTES = {
+    "zstd": 4 * 1024,  # zstd-N; zstd-fast-N is left to the queues, as lz4
+    "gzip": 4 * 1024,
+}
+
 _EPSILON = 1e-9
 # Steps of the integration per block of the txg before the rest is given at the saturated
 # pace (only vdevs that complete almost nothing take that long).
@@ -177,3 +199,16 @@ def _changing(queue: list[float], qmax: list[float], step: list[float],
         if step[i] > drain[i] + _EPSILON and queue[i] < qmax[i] - _EPSILON:
             return True  # the queue still grows toward its maximum
     return False
+
+
+def compression_pace(algorithm: str, level: int, lsize: int) -> float:
+    """How many times longer the pipeline takes to bring a block of ``lsize`` logical
+    bytes to the throttle when it compresses with ``algorithm`` at ``level`` (a
+    compressors.parse() pair) than when it does not: 1 + lsize / pace size
+    (COMPRESSION_PACE_BYTES), 1 without compression. The vdevs' drain per block issued
+    (write_completion_ratio, measured without compression) grows by as much."""
+    pace = COMPRESSION_PACE_BYTES.get(algorithm)
+    if pace is None or (algorithm == "zstd" and level < 0):  # zstd-fast-N: fast, as lz4
+        return 1.0
+    return 1.0 + lsize / pace
+

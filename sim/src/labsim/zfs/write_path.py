@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from labsim.content.model import Content
-from labsim.zfs import brt, ditto, indirect_blocks, records
+from labsim.zfs import brt, compressors, ditto, indirect_blocks, records
 from labsim.zfs import compression as compression_mod
 from labsim.zfs.allocator import group_allocatable
 from labsim.zfs.compression import DataPattern
@@ -34,6 +34,7 @@ from labsim.zfs.pool import (
 )
 from labsim.zfs.records import SPA_DVAS_PER_BP
 from labsim.zfs.space import dataset_available
+from labsim.zfs.throttle import compression_pace
 from labsim.zfs.txg import advance_txg
 
 SPA_OLD_MAXBLOCKSIZE = 128 * 1024  # the largest block without the large_blocks feature
@@ -163,7 +164,13 @@ def write_blocks(pool: Pool, dataset: Dataset, file: File, psize: int, count: in
     earlier by this write will take, held out of the room here."""
     # The allocation throttle's pace (labsim.zfs.throttle): what a vdev completes per block
     # the pipeline issues, and the blocks one txg issues.
-    drain = pool.version.write_completion_ratio if pool.version.allocation_throttle else 0.0
+    drain = 0.0
+    if pool.version.allocation_throttle:
+        # A compressor paces the blocks on their way to the throttle (throttle.py).
+        algorithm, level = compressors.parse(
+            str(property_value(pool, dataset, "compression")[0]))
+        drain = (pool.version.write_completion_ratio
+                 * compression_pace(algorithm, level, block_size))
     txg_blocks = max(1, pool.version.txg_bytes // block_size)
     # What one block counts for against AVAIL (deflated), on the vdev where it costs most.
     # On single devices and mirrors this is psize rounded up to the largest ashift.
