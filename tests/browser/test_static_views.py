@@ -184,7 +184,9 @@ def test_phone_chart_stays_in_view_while_a_control_changes(page, site, results_d
     header = _box(page, ".md-header")
     changed = control.bounding_box()
     assert chart["y"] >= header["y"] + header["height"] - 1, (chart, header)
-    assert chart["y"] + chart["height"] <= 844, chart
+    # Boxes are in fractional CSS pixels and the page's text above the widget decides the
+    # fractions: a pixel's slack, as for the edges above, not a hidden control.
+    assert chart["y"] + chart["height"] <= 844 + 1, chart
     assert changed["y"] >= chart["y"] + chart["height"] - 1, "the chart hides the control"
-    assert changed["y"] + changed["height"] <= 844, changed
+    assert changed["y"] + changed["height"] <= 844 + 1, changed
     page.screenshot(path=results_dir / "phone-widget.png")
