@@ -23,6 +23,24 @@ def test_a_vdev_alloc_off_by_more_than_5_percent_is_reported():
     assert len(problems) == 1 and "/v/a ALLOC" in problems[0]
 
 
+def test_a_listing_whose_vdev_rows_ignore_o_is_refused():
+    """`zpool list -v -o name,alloc` prints every column on the vdevs' rows (2.3.9's
+    collect_list_stats()): their second cell is SIZE, not ALLOC. Comparing them under the
+    two-column header would pass a wrong split; the comparator refuses instead."""
+    listing = """\
+$ zpool list -p -v -o name,alloc lab1
+NAME     ALLOC
+lab1  201646080
+  /v/a  1006632960  128741376  877891584        -         -      0     12      -    ONLINE
+"""
+    try:
+        compare(listing, listing.replace("128741376", "999"))
+    except ValueError as refusal:
+        assert "more cells than the header" in str(refusal)
+    else:
+        raise AssertionError("the comparator compared a listing it cannot read")
+
+
 def test_a_size_off_by_more_than_1_percent_is_reported():
     sim = REAL.replace("1258291200", "1280000000")
     assert any("lab1 SIZE" in p for p in compare(REAL, sim))

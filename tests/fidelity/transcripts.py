@@ -127,6 +127,11 @@ def table(output: str) -> dict[str, dict[str, str]]:
     missing = 0
     for line in lines[1:]:
         cells = line.split()
+        if len(cells) > len(header):
+            # `zpool list -v -o ...` prints every column on the vdevs' rows whatever -o
+            # says (collect_list_stats(), cmd/zpool/zpool_main.c): pairing those cells with
+            # the header would compare the wrong columns. Refuse rather than pass.
+            raise ValueError(f"a row has more cells than the header {header}: {line!r}")
         if MISSING_NAME.fullmatch(cells[0]):
             # a device not found at import, named by its random guid (MISSING_DEVICE):
             # compared by its place among such rows, not by the number
