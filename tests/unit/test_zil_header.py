@@ -65,3 +65,22 @@ def test_an_import_rewrites_the_objset_block_of_a_file_system_with_a_log(
     session = _exported_and_snapshotted(exported_unsynced)
     _run(session, "zpool export p", "zpool import -d /tmp p", "zpool sync p")
     assert _get(session, "used", "p@s") == (1024 if exported_unsynced else 0)
+
+
+@pytest.mark.parametrize(("changed", "first_sync", "logged"), [
+    ("p/b", "standard", "p/b"),   # first in unmount order: its commit writes a log
+    ("p/a", "standard", None),    # p/b's close synced the txg that held p/a's change
+    ("p/a", "disabled", "p/a"),   # p/b commits nothing and has nothing to wait for
+])
+def test_only_the_first_file_system_to_close_its_log_keeps_a_header(
+        changed: str, first_sync: str, logged: str | None) -> None:
+    # Every zil_close() waits for the txg its own commit dirtied (zil_commit_itx_assign()),
+    # so the changes of every file system unmounted later are synced before their closes
+    # (lab15-zil-header-kinds, 2.3.9). Unmount order is reverse mountpoint order.
+    session = Session()
+    _run(session, *SETUP, "zfs create p/a", f"zfs create -o sync={first_sync} p/b",
+         "zpool sync p", f"seq 1 602 > /{changed}/f", "zpool export p",
+         "zpool import -d /tmp p", "zfs snapshot -r p@s")
+    for name in ("p/a", "p/b"):
+        _run(session, f"zfs clone {name}@s {name}-c", "zpool sync p")
+        assert _get(session, "used", f"{name}-c") == (1024 if name == logged else 0), name

@@ -215,22 +215,28 @@ def commit_at_close(pool: Pool) -> None:
     zil_destroy(zilog, B_TRUE), which keeps a first block (zil_init_log_chain()). Only
     dsl_dataset_zero_zil() clears it (labsim.zfs.snapshots.zero_zil).
 
-    Only the first such file system in unmount order gets one: zpool_disable_datasets()
-    unmounts by mountpoint in reverse order (mountpoint_compare(), lib/libzfs/
-    libzfs_mount.c, 2.1.11 and 2.3.9), and the teardown of a file system with changes
-    waits for the open txg to sync (zil_close(), zfsvfs_teardown()'s txg_wait_synced()),
-    which syncs the others' changes too, and zil_clean() drops their itxs. Recorded on
-    2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-zil-header-clone.txt): of three file
-    systems, the one written last before the export but later in unmount order has no ZIL
-    header after the import. A file system with sync=disabled commits nothing
-    (zil_commit() returns at once) but still waits for the txg. labsim has no clock for
-    the txg timeout (zfs_txg_timeout, 5 s): a change followed by seconds of commands that
-    sync nothing counts as unsynced."""
+    Only the first file system in unmount order can get one, changed or not:
+    zpool_disable_datasets() unmounts by mountpoint in reverse order (mountpoint_compare(),
+    lib/libzfs/libzfs_mount.c), and every zil_commit() assigns a TX_COMMIT itx to the open
+    txg (zil_commit_itx_assign()), which dirties the log in that txg (zil_itx_assign(),
+    zilog_dirty() raising zl_dirty_max_txg), so zil_close() then waits for the open txg to
+    sync. That sync carries every other file system's changes, zil_clean() drops their
+    itxs, and their own commits find nothing to write. A file system with sync=disabled
+    commits nothing (zil_commit() returns at once) and waits only if it has changes of its
+    own (its zl_dirty_max_txg), so the next one in order may still be first. Recorded on
+    2.3.9 (tests/fixtures/real/2.3.9/probes/lab15-zil-header-kinds.txt, two runs): of
+    five file systems, each changed alone before an export of its own (a small write, a
+    128K write, a removal, a mkdir, a child's mountpoint), only the one first in unmount
+    order kept a ZIL header, and only its clone owned an objset block. labsim has no
+    clock for the txg timeout (zfs_txg_timeout, 5 s): a change followed by seconds of
+    commands that sync nothing counts as unsynced."""
     mounted = [d for d in pool.datasets.values() if not is_volume(d)]
     for dataset in sorted(mounted, key=lambda d: "/" + d.name, reverse=True):
-        if not dataset.unsynced_changes:
+        if str(property_value(pool, dataset, "sync")[0]) == "disabled":
+            if dataset.unsynced_changes:
+                break
             continue
-        if str(property_value(pool, dataset, "sync")[0]) != "disabled":
+        if dataset.unsynced_changes:
             dataset.log_exists = True
         break
     for dataset in pool.datasets.values():
