@@ -53,16 +53,21 @@ def create_pool(
         for vdev in vdevs:
             vdev.take(metadata_allocation(vdev, version.create_alloc_per_vdev))
         return pool
-    # The new pool's blocks, dealt out over the top-level vdevs in turn: metadata has
-    # ditto copies, which metaslab_alloc() puts on different vdevs where it can, so a
-    # pool of two vdevs shows about half on each (2.1.11: 244K and 236K in lab 1).
-    # Each block is an object of the MOS (objset 0) and hashes to an allocator
-    # (zio_dva_throttle()), so the first txgs touch a metaslab per allocator on every
-    # vdev. labsim does not track the copies of a block; the MOS's 16K blocks go to the
-    # allocators' secondary metaslabs, where OpenZFS puts a third copy that lands on a
-    # vdev already holding one (metaslab_group_alloc_normal(): METASLAB_WEIGHT_SECONDARY).
-    # The recordings show six metaslabs written on each vdev of lab 3's new pool.
-    turn = block_turn = 0
+    # The new pool's blocks over the top-level vdevs: metadata has ditto copies, and
+    # metaslab_alloc_dva() (module/zfs/metaslab.c, 2.1.11 and 2.3.9) puts a block's first
+    # copy on its allocator's rotor and each further copy on the vdev after the previous
+    # copy's, so a pool of two vdevs shows about half on each (2.1.11: 244K and 236K in
+    # lab 1). Each block is an object of the MOS (objset 0) and hashes to an allocator
+    # (zio_dva_throttle()). metaslab_group_activate() leaves allocator i's rotor i vdevs
+    # after the last one activated, and the create's few hundred K do not move a rotor
+    # past its aliquot. A third copy that lands on a vdev already holding one goes to
+    # that allocator's secondary metaslab (metaslab_group_alloc_normal():
+    # METASLAB_WEIGHT_SECONDARY). 2.3 on the lab VM's two CPUs has one allocator
+    # (spa_cpus_per_allocator), so every block starts on the last vdev: a new pool of
+    # two mirrors at ashift 12 wrote one metaslab of the first and two of the second
+    # (tests/fixtures/real/2.3.9/probes/lab15-two-mirrors-mos.txt). 2.1's four
+    # allocators start their blocks on every vdev in turn.
+    turn = block_turn = allocator = start = 0
     on_vdev: dict[int, int] = {}  # copies of the current block on each vdev
     rule = version.compression_min_savings
     live = [*profile.live, *(EMPTY_FILESYSTEM if profile.with_root_objset else ())]
@@ -86,18 +91,19 @@ def create_pool(
     replaced: list[Extent] = []  # blocks the create's txgs write and free again
     for blocks, deferred in ((live, False), (profile.deferred, True)):
         for psize, copy, block in copy_psizes(blocks, pool.min_ashift, rule, with_copy=True):
-            vdev = vdevs[turn % len(vdevs)]
             turn += 1
             if copy == 0:
                 block_turn = turn
                 on_vdev.clear()
+                allocator = allocator_for(0, block_turn, 0, 0, pool.allocators)
+                start = (len(vdevs) - 1 + allocator) % len(vdevs)
+            vdev = vdevs[(start + copy) % len(vdevs)]
             # A block's copies hash to one allocator; a second and third copy on the same
             # vdev go to other metaslabs (metaslab_group_alloc_normal(): SECONDARY, CLAIM).
             role = on_vdev.get(vdev.id, 0)
             on_vdev[vdev.id] = role + 1
             asize = vdev.psize_to_asize(psize)
-            pieces = vdev.take(asize,
-                               allocator=allocator_for(0, block_turn, 0, 0, pool.allocators),
+            pieces = vdev.take(asize, allocator=allocator,
                                secondary=role == 1, claim=role >= 2)
             read = vdev.read_bytes(psize) if len(pieces) == 1 else 0
             for offset, length in pieces:
