@@ -24,9 +24,10 @@ those blocks are stale on the member (labsim.zfs.import_config.mark_stale); a sc
 comes first repairs them and its end empties the DTL (vdev_dtl_reassess() with the scrub
 done), so no resilver follows (labsim.zfs.scan_sync.scrub).
 
-Not modelled: the resilver's own txgs (scan setup and done, their history records), and
-the checksum errors the import's own reads of stale blocks on the member count (0 to 3 in
-the recordings, varying from run to run).
+The resilver syncs a scrub's txgs (labsim.zfs.txg.scan_txgs()), which write the MOS anew.
+Not modelled: their history records ("scan setup", "scan done"), and the checksum errors
+the import's own reads of stale blocks on the member count (0 to 3 in the recordings,
+varying from run to run).
 """
 
 from __future__ import annotations
@@ -57,13 +58,14 @@ def resume(pool: Pool) -> None:
         pool.resilver_pending.txg = pool.txg
 
 
-def sync_txg(pool: Pool, txg: int) -> None:
+def sync_txg(pool: Pool, txg: int) -> bool:
     """The end of spa_sync() of ``txg`` (labsim.zfs.txg.advance_txg()): a resilver an
     import requested before this txg starts (spa_async_dispatch()), and labsim completes
-    it: the members' stale ranges are good again, and zpool status reports the bytes."""
+    it: the members' stale ranges are good again, and zpool status reports the bytes.
+    Returns whether a resilver ran (its txgs are the caller's to sync)."""
     pending = pool.resilver_pending
     if pending is None or pending.txg is None or txg < pending.txg:
-        return
+        return False
     pool.resilver_pending = None
     leaves = {leaf.guid: (vdev, leaf) for vdev in [*pool.vdevs, *pool.logs]
               for leaf in vdev.leaves}
@@ -79,6 +81,7 @@ def sync_txg(pool: Pool, txg: int) -> None:
         resilvered = True
     if resilvered:
         scan.resilver(pool, copied, pending.requested_at)
+    return resilvered
 
 
 def live_stale_bytes(pool: Pool, vdev: TopVdev, child: int, stale: StaleLeaf) -> int:

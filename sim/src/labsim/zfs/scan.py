@@ -53,6 +53,12 @@ from labsim.zfs.vdevs import Leaf, TopVdev
 
 # Bytes of allocated data a scan examines per second, for its "in 00:00:01" (lab VM,
 # software emulation: a 50 MiB scrub took about a second). Only the duration uses it.
+# The MOS's objset id (DMU_META_OBJSET): the objset a scan's txgs change.
+MOS_OBJSET = 0
+# Of the five txgs a scan syncs on a small pool (labsim.zfs.scan_sync: setup, visit, issue,
+# done, error logs), those that change the MOS; the visit's does not. A scrub and a
+# resilver alike (dsl_scan_sync() runs both, module/zfs/dsl_scan.c).
+SCAN_TXGS_CHANGING_MOS = (True, False, True, True, True)
 SCAN_BYTES_PER_SECOND = 48 << 20
 
 

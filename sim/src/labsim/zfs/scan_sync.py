@@ -32,15 +32,12 @@ size; what grows is the space maps of the metaslabs the rewritten blocks went to
 from __future__ import annotations
 
 from labsim.zfs import scan
-from labsim.zfs.metadata_rewrite import rewrite_metadata
 from labsim.zfs.mos import mos_written_anew
 from labsim.zfs.pool import Pool, ScanRecord
-from labsim.zfs.txg import advance_txg
+from labsim.zfs.txg import scan_txgs
 
-# The MOS's objset id (DMU_META_OBJSET): the objset a scan's txgs change.
-MOS_OBJSET = 0
 # Of the five txgs above, those that change the MOS (1, 3, 4, 5); the visit's (2) does not.
-SCRUB_TXGS_CHANGING_MOS = (True, False, True, True, True)
+SCRUB_TXGS_CHANGING_MOS = scan.SCAN_TXGS_CHANGING_MOS
 
 
 def scrub(pool: Pool, now: float) -> ScanRecord:
@@ -53,8 +50,5 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
     # empties their DTLs (vdev_dtl_reassess() with scrub_done, module/zfs/vdev.c), so
     # the resilver that import asked for has nothing left to do (labsim.zfs.dtl_resilver).
     pool.resilver_pending = None
-    for changes_mos in SCRUB_TXGS_CHANGING_MOS:
-        if changes_mos:
-            rewrite_metadata(pool, MOS_OBJSET)
-        advance_txg(pool)
+    scan_txgs(pool)
     return record

@@ -3,9 +3,10 @@ get space maps, and a RAID-Z expansion moves on by a step."""
 
 from __future__ import annotations
 
-from labsim.zfs import dtl_resilver, raidz_expansion, spacemaps
+from labsim.zfs import dtl_resilver, raidz_expansion, scan, spacemaps
 from labsim.zfs.metadata_blocks import SPACE_MAP_BLOCK
-from labsim.zfs.mos import add_mos_blocks, free_mos_blocks
+from labsim.zfs.metadata_rewrite import rewrite_metadata
+from labsim.zfs.mos import add_mos_blocks, free_mos_blocks, mos_written_anew
 from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, MosBlocks, Pool
 from labsim.zfs.vdevs import TopVdev
 
@@ -80,8 +81,23 @@ def advance_txg(pool: Pool) -> None:
                      + [extent for _, extent in deferred[now:]])
     if pool.expansion is not None or pool.scrub_pending is not None:
         raidz_expansion.sync_txg(pool, pool.txg - 1)
-    if pool.resilver_pending is not None:
-        dtl_resilver.sync_txg(pool, pool.txg - 1)
+    if pool.resilver_pending is not None and dtl_resilver.sync_txg(pool, pool.txg - 1):
+        # The resilver runs as a scrub does, through the same scan txgs (dsl_scan_sync(),
+        # module/zfs/dsl_scan.c): its setup rewrites the object directory, and the txgs
+        # that change the MOS write it anew. Recorded on 2.3.9 (tests/fixtures/real/
+        # 2.3.9/probes/lab15-dtl-objects.txt): a mirror member back after a write held
+        # five space maps more once resilvered.
+        mos_written_anew(pool, scan_setup=True)
+        scan_txgs(pool)
+
+
+def scan_txgs(pool: Pool) -> None:
+    """The txgs a scan syncs once it has read the pool (labsim.zfs.scan_sync), each that
+    changes the MOS rewriting its path to the uberblock."""
+    for changes_mos in scan.SCAN_TXGS_CHANGING_MOS:
+        if changes_mos:
+            rewrite_metadata(pool, scan.MOS_OBJSET)
+        advance_txg(pool)
 
 
 
