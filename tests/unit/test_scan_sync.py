@@ -3,7 +3,7 @@
 import pytest
 
 from labsim import Session, run_script
-from labsim.zfs.scan_sync import SCRUB_TXGS_CHANGING_MOS
+from labsim.zfs.scan import SCAN_TXGS_CHANGING_MOS
 from labsim.zfs.versions import get_version
 
 V = "/var/tmp/labs/"
@@ -46,5 +46,5 @@ def test_a_scrub_syncs_its_txgs():
     pool = s.pools["p"]
     txg = pool.txg
     assert s.run("zpool scrub p").status == 0
-    assert pool.txg == txg + len(SCRUB_TXGS_CHANGING_MOS)
+    assert pool.txg == txg + len(SCAN_TXGS_CHANGING_MOS)
 

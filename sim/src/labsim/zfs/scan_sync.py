@@ -36,8 +36,8 @@ from labsim.zfs.mos import mos_written_anew
 from labsim.zfs.pool import Pool, ScanRecord
 from labsim.zfs.txg import scan_txgs
 
-# Of the five txgs above, those that change the MOS (1, 3, 4, 5); the visit's (2) does not.
-SCRUB_TXGS_CHANGING_MOS = scan.SCAN_TXGS_CHANGING_MOS
+# Of the five txgs above, those that change the MOS (1, 3, 4, 5; the visit's, 2, does not)
+# are labsim.zfs.scan.SCAN_TXGS_CHANGING_MOS, which a resilver syncs too.
 
 
 def scrub(pool: Pool, now: float) -> ScanRecord:
