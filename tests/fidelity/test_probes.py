@@ -32,8 +32,10 @@ MOS_GROWTH = ("the MOS after the new pool's: labsim models the new pool's MOS bl
               "(labsim.zfs.metadata_blocks, exact here right after creation at ashift 9 and "
               "12, mirror and RAID-Z1), a first snapshot's zapified dsl_dir (2.2+) and the "
               "space maps (a metaslab's at its first flush, a log space map for each txg that "
-              "writes until every metaslab is flushed past it: labsim.zfs.txg), but not yet "
-              "MOS dnode blocks filling or the bpobjs' growth (the history's growth with each "
+              "writes until every metaslab is flushed past it: labsim.zfs.txg) and the MOS's "
+              "dnode blocks filling as objects come (labsim.zfs.mos_dnodes, one block they "
+              "all go to), but not which CPU's chunk of object numbers (MOS_CHUNKS) starts "
+              "a dnode block more, nor the bpobjs' growth (the history's growth with each "
               "command is modelled: labsim.zfs.history; a deadlist entry's first bpobj too: "
               "labsim.zfs.mos.deadlist_insert)")
 SPACE_MAP_CHURN = ("how many space map and log space map objects a new pool holds: one or two "
@@ -61,7 +63,8 @@ SNAPSHOT_CHUNKS = ("the same chance (MOS_CHUNKS) here: in both runs the new pool
 MOS_LIFECYCLE = ("the MOS over a pool's life (this probe's steps, 2.3.9): labsim models a new "
                  "pool's MOS, a first snapshot's zapified dsl_dir, a deadlist entry's first "
                  "bpobj, what a destroy frees (labsim.zfs.mos) and the space maps "
-                 "(labsim.zfs.txg), but not the MOS dnode blocks filling, the deadlists' "
+                 "(labsim.zfs.txg) and the MOS's dnode blocks filling (labsim.zfs.mos_dnodes), "
+                 "but not which chunk of object numbers the objects come from, the deadlists' "
                  "growth or a rollback's and a promote's own blocks (and the RAID-Z1 pool's "
                  "new MOS holds four blocks fewer than labsim's profile); and fs@s1's USED "
                  "counts one metadata block (1K) more in labsim")
@@ -109,9 +112,6 @@ ROTOR_PHASE = ("in whole 128K records the rotor's turns are 13 records on the la
 LISTING_15M = "`zfs list -p -r -t all -o name,used,refer,usedds,usedchild,logicalused lab15m`"
 KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("2.3.9", "lab15-dataset-metadata"): {
-        f"command {n} {LISTING_15M}: lab15m {column} real": MOS_GROWTH
-        for n in (11, 16) for column in ("USED", "USEDCHILD", "LUSED")
-    } | {
         f"command 16 {LISTING_15M}: lab15m {column} real": MOUNTPOINT_CHUNKS
         for column in ("REFER", "USEDDS")
     },
@@ -120,7 +120,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         f"lab15{p} USED real": MOS_CHUNKS for p in "oq"
     },
     ("2.3.9", "lab15-mos-commands"): {
-        f"command {n} `zfs list -p": MOS_CHUNKS for n in (5, 9, 13, 21, 24, 33)
+        f"command {n} `zfs list -p": MOS_CHUNKS for n in (5, 9, 13, 33, 39)
     } | {f"command {n} `zfs list -p": IMPORT_FLUSHES for n in (27, 29)},
     # Each step's per-dataset feature ZAP agrees (zdb -dd: the root's dsl_dataset leaves its
     # block pointer with zilsaxattr, the snapshot's and the zstd and 1M file systems' with
@@ -151,7 +151,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     },
     ("2.3.9", "lab15-mos-lifecycle"): {
         f"command {n} `zfs list -p": MOS_LIFECYCLE
-        for n in (8, 12, 15, 18, 29, 32, 36, 43, 48, 51, 54, 58, 63, 67, 70, 73, 76, 85)
+        for n in (29, 32, 36, 54, 58, 63, 67, 70, 73, 76, 85)
     },
     # The clones' figures are the point of this probe and agree (a clone of a snapshot
     # whose ZIL header was not zero rewrites its objset block; only the file system first
@@ -200,9 +200,7 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
     ("2.3.9", "lab15-snapshot-root"): {
         f"command {n} `zfs list -p": SNAPSHOT_CHUNKS for n in (6, 8, 12, 14)
     },
-    ("2.3.9", "lab15-mos-composition"): {
-        f"command {n} `zfs list -p": MOS_GROWTH for n in (10, 15)
-    },
+    ("2.3.9", "lab15-mos-composition"): {"command 10 `zfs list -p": MOS_GROWTH},
     ("2.1.11", "lab15-mos-composition"): {
         **{f"command {n} `zfs list -p": MOS_GROWTH for n in (10, 15, 26, 31)},
         "command 37 `zfs list -p": SPACE_MAP_CHURN,
@@ -213,11 +211,18 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
             "property (usage(B_FALSE) with zfs_prop_t's PROPERTY EDIT INHERIT VALUES, "
             "cmd/zfs/zfs_main.c); labsim prints the usage lines only (issue 16)",
     },
-    ("2.3.9", "lab15-mos-growth"): {
-        f"command {n} `zfs list -p": MOS_GROWTH for n in (8, 12, 18)
+    ("2.3.9", "lab15-mos-growth"): {"command 18 `zfs list -p": MOS_GROWTH},
+    # USED and USEDCHILD agree at every step, on both releases; 2.1.11's logical size of the
+    # MOS runs ahead after the volume and the clone:
+    ("2.1.11", "lab15-mos-dnodes"): {
+        f"command {n} `zfs list -p -r -t all -o name,used,refer,usedchild,logicalused lab15n`: "
+        "lab15n LUSED real": "one copy of the MOS is 2.5K and 1K larger on 2.1.11 after "
+        "the volume and the clone; not explained yet (both hold 18 space map objects "
+        "there, as labsim does), and inside the 1 % tolerance in USEDCHILD"
+        for n in (26, 31)
     },
     ("2.1.11", "lab15-mos-growth"): {
-        f"command {n} `zfs list -p": MOS_GROWTH for n in (8, 12, 18)
+        f"command {n} `zfs list -p": MOS_GROWTH for n in (12, 18)
     },
     ("2.3.9", "lab15-mos-vdevs"): {
         f"command {n} `zfs list -p": SPACE_MAP_CHURN for n in (10, 15, 20, 25)

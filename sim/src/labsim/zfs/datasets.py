@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from labsim.zfs.mos import free_deadlist, free_mos_blocks, zpl_features
+from labsim.zfs.mos_dnodes import filesystem_destroyed, filesystem_made
 from labsim.zfs.objset import (
     at_creation,
     child_mounted,
@@ -27,6 +28,7 @@ def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Data
     dataset.sa_layouts_copies = copies
     pool.datasets[name] = dataset
     sync_objset(pool, dataset)
+    filesystem_made(pool)
     sync_task_synced(pool)  # dmu_objset_create() is a sync task; the mount comes after it
     if properties.get("type") != "volume":
         child_mounted(pool, name)  # `zfs create` mounts it: a directory made in its parent
@@ -48,6 +50,7 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
     free_deadlist(pool, dataset)
     free_mos_blocks(pool, dataset.dir_blocks)
     free_mos_blocks(pool, dataset.ds_blocks)
+    filesystem_destroyed(pool, clone=dataset.origin is not None)
     del pool.datasets[dataset.name]
     child_unmounted(pool, dataset.name)  # its mountpoint directory removed
     sync_task_synced(pool)  # then the destroy's sync task

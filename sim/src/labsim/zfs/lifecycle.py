@@ -141,6 +141,7 @@ def create_pool(
         mark_mos_changed(pool)
         advance_txg(pool)
     pool.deferred.extend((pool.txg - 1, extent) for extent in replaced)
+    pool.mos_dnodes_counted = True  # the profile holds the new pool's dnode blocks
     return pool
 
 

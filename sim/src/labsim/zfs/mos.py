@@ -74,11 +74,26 @@ def add_mos_blocks(pool: Pool, blocks: tuple[MetaBlock, ...],
                     owner.physical += psize
 
 
-def place_copies(pool: Pool, psize: int, copies: int, turn: int) -> tuple[list[Extent], int]:
+def add_mos_growth(pool: Pool, psize: int, was: int, owner: MosBlocks) -> None:
+    """A MOS block labsim's new pool profile holds at ``was`` physical bytes now takes
+    ``psize``: each of its three copies takes what the larger block allocates beyond the
+    smaller on its vdev (on RAID-Z, parity and padding make that differ from a block of
+    the difference), held by ``owner``."""
+    extents, _ = place_copies(pool, psize, 3, 0, was=was)
+    pool.metadata.extend(extents)
+    owner.extents.extend(extents)
+    if pool.mos_physical is not None:
+        pool.mos_physical += psize - was
+        owner.physical += psize - was
+
+
+def place_copies(pool: Pool, psize: int, copies: int, turn: int,
+                 was: int = 0) -> tuple[list[Extent], int]:
     """The copies of one metadata block of ``psize`` physical bytes, allocated: each on the
     emptiest vdev in turn (``turn`` counts copies placed so far, where there are several
     vdevs), a second and third copy on one vdev in other metaslabs
     (labsim.zfs.metaslab_group.GroupAllocators); a copy that fits nowhere is left out.
+    With ``was``, only what the block allocates beyond one of ``was`` bytes (add_mos_growth()).
     Returns the extents and the turn after them."""
     extents: list[Extent] = []
     on_vdev: dict[int, int] = {}  # copies of this block on each vdev so far
@@ -86,13 +101,13 @@ def place_copies(pool: Pool, psize: int, copies: int, turn: int) -> tuple[list[E
         order = sorted(pool.vdevs, key=lambda v: -v.free)
         vdev = order[turn % len(order)]
         turn += 1
-        asize = vdev.psize_to_asize(psize)
-        if vdev.free < asize:
+        asize = vdev.psize_to_asize(psize) - (vdev.psize_to_asize(was) if was else 0)
+        if asize <= 0 or vdev.free < asize:
             continue
         role = on_vdev.get(vdev.id, 0)
         on_vdev[vdev.id] = role + 1
         pieces = vdev.take(asize, secondary=role == 1, claim=role >= 2)
-        read = vdev.read_bytes(psize) if len(pieces) == 1 else 0
+        read = vdev.read_bytes(psize - was) if len(pieces) == 1 else 0
         for offset, length in pieces:
             extents.append(Extent(vdev.id, offset, length, read=read))
     placed = sum(on_vdev.values())

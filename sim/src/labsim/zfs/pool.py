@@ -383,6 +383,14 @@ class Pool:
     # The physical size of the vdev ZAP map's block, 0 while it is embedded
     # (labsim.zfs.mos.vdev_zap_map_block).
     vdev_zap_map_psize: int = 0
+    # The MOS objects made since the new pool, less those freed, and what the dnode
+    # blocks holding them have grown by (labsim.zfs.mos_dnodes); whether the pool's shared
+    # empty bpobj exists yet.
+    mos_dnodes_added: int = 0
+    mos_dnode_growth: list[MosBlocks] = field(default_factory=list)  # one per dnode block
+    mos_dnode_sizes: list[int] = field(default_factory=list)
+    empty_bpobj_made: bool = False
+    mos_dnodes_counted: bool = False  # from the end of the creation on
     # Block cloning's reference table (labsim.zfs.brt).
     brt: brt.Brt = field(default_factory=brt.Brt)
     # RAID-Z expansion (labsim.zfs.raidz_expansion): the running one or the latest done,

@@ -18,6 +18,7 @@ from labsim.zfs.mos import (
     free_deadlist,
     free_mos_blocks,
 )
+from labsim.zfs.mos_dnodes import clone_made, snapshot_made, snapshots_destroyed
 from labsim.zfs.objset import child_mounted, sync_objset, sync_task_synced
 from labsim.zfs.pool import Dataset, File, Pool, Snapshot
 from labsim.zfs.txg import advance_txg
@@ -100,6 +101,7 @@ def take_snapshot(pool: Pool, dataset: Dataset, short: str, now: float = 0.0) ->
                     log_exists=dataset.log_exists,
                     objset_block_rewrites=dataset.objset_block_rewrites)
     dataset.snapshots.append(snap)
+    snapshot_made(pool)
     sync_task_synced(pool)  # a sync task
     # dsl_dataset_snapshot_sync_impl() activates the head's active per-dataset features on
     # the snapshot's dsl_dataset object too (module/zfs/dsl_dataset.c, 2.1.11 and 2.3.9).
@@ -140,6 +142,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     # origin's, ZIL header included, and one that is not zero is cleared and the objset
     # block written anew, the clone's own from the start.
     zero_zil(dataset, snap.log_exists)
+    clone_made(pool, origin_first_clone=not clones_of(pool, snap))
     pool.datasets[name] = dataset
     sync_task_synced(pool)  # a sync task, before the mount
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
@@ -186,6 +189,7 @@ def destroy_snapshots(pool: Pool, snaps: list[Snapshot]) -> None:
         owner(pool, snap).destroyed_snapshots.append(snap)
         freed.extend(snap.files.values())
         free_mos_blocks(pool, snap.ds_blocks)  # its dsl_dataset object
+    snapshots_destroyed(pool, len(snaps))
     _free_unheld(pool, freed)
     sync_task_synced(pool)  # a sync task
     advance_txg(pool)

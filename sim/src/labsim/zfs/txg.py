@@ -7,6 +7,7 @@ from labsim.zfs import dtl_resilver, raidz_expansion, scan, spacemaps
 from labsim.zfs.metadata_blocks import SPACE_MAP_BLOCK
 from labsim.zfs.metadata_rewrite import rewrite_metadata
 from labsim.zfs.mos import add_mos_blocks, free_mos_blocks, mos_written_anew
+from labsim.zfs.mos_dnodes import mos_objects_changed
 from labsim.zfs.pool import TXG_DEFER_SIZE, Extent, MosBlocks, Pool
 from labsim.zfs.vdevs import TopVdev
 
@@ -45,6 +46,7 @@ def charge_space_maps(pool: Pool) -> None:
     for _ in range(pool.space_map_charged - count):
         if blocks:
             free_mos_blocks(pool, blocks.pop())
+    mos_objects_changed(pool, count - pool.space_map_charged)
     pool.space_map_charged = count
 
 
