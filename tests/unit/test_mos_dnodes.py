@@ -67,8 +67,8 @@ def test_file_systems_grow_the_mos_and_their_destroy_gives_it_back(version: str)
     _run(session, "zfs create p/a", "zfs create p/b", "zfs create p/c", "zpool sync p")
     # Ten dnodes in the block at creation, six for each file system and the empty bpobj
     # with the first: 29 at least (and the space maps the txgs made), 2K or more.
-    assert pool.mos_dnode_sizes and pool.mos_dnode_sizes[0] >= 2048, pool.mos_dnode_sizes
+    assert pool.mos_dnodes.sizes[0] >= 2048, pool.mos_dnodes.sizes
     assert _usedchild(session) > empty + 3 * 1024
     _run(session, "zfs destroy p/a", "zfs destroy p/b", "zfs destroy p/c", "zpool sync p")
     # The file systems' objects are gone; the empty bpobj and the space maps stay.
-    assert pool.mos_dnodes_added == 1 + pool.space_map_charged - space_maps
+    assert pool.mos_dnodes.added == 1 + pool.space_map_charged - space_maps

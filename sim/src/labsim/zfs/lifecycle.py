@@ -6,7 +6,7 @@ from __future__ import annotations
 from copy import deepcopy
 from dataclasses import replace
 
-from labsim.zfs import dtl_resilver, raidz_expansion, spacemaps
+from labsim.zfs import dtl_resilver, mos_dnodes, raidz_expansion, spacemaps
 from labsim.zfs.held_metadata import sync_held_metadata
 from labsim.zfs.layouts import RAIDZ, Layout
 from labsim.zfs.metadata_blocks import (
@@ -141,7 +141,8 @@ def create_pool(
         mark_mos_changed(pool)
         advance_txg(pool)
     pool.deferred.extend((pool.txg - 1, extent) for extent in replaced)
-    pool.mos_dnodes_counted = True  # the profile holds the new pool's dnode blocks
+    if profile.with_root_objset:
+        mos_dnodes.start(pool)  # the profile holds the creation's objects
     return pool
 
 

@@ -100,31 +100,35 @@ def snapshots_destroyed(pool: Pool, count: int) -> None:
 
 
 def _first_empty_bpobj(pool: Pool) -> int:
-    if pool.empty_bpobj_made:
+    if pool.mos_dnodes.empty_bpobj_made:
         return 0
-    pool.empty_bpobj_made = True
+    pool.mos_dnodes.empty_bpobj_made = True
     return 1
+
+
+def start(pool: Pool) -> None:
+    """The new pool's creation is over: its profile holds the dnode blocks so far."""
+    pool.mos_dnodes.sizes = dnode_blocks_psize(NEW_POOL_FILL, pool.min_ashift)
 
 
 def mos_objects_changed(pool: Pool, count: int) -> None:
     """``count`` MOS objects made (or freed, when negative): a dnode block whose size
-    changed is written anew, and what it has grown since the new pool is charged again."""
-    # Nothing to do for no change, a pool without a profile of its new MOS, or the
-    # profile's own objects (the creation's txgs).
-    if not count or pool.mos_physical is None or not pool.mos_dnodes_counted:
+    changed is written anew, and what it has grown since the new pool is charged again.
+    Nothing happens before start(), nor in a pool without a profile of its new MOS."""
+    state = pool.mos_dnodes
+    if not count or not state.sizes:
         return
-    pool.mos_dnodes_added += count
+    state.added += count
     ashift = pool.min_ashift
     new_pool = dnode_blocks_psize(NEW_POOL_FILL, ashift)
-    now = dnode_blocks_psize(max(0, NEW_POOL_FILL + pool.mos_dnodes_added), ashift)
-    was = pool.mos_dnode_sizes
+    now = dnode_blocks_psize(max(0, NEW_POOL_FILL + state.added), ashift)
+    was = state.sizes
     if now == was:
         return
     # Each dnode block that changed is written anew; the others keep their blocks.
-    growth = pool.mos_dnode_growth
-    while len(growth) < len(now):
-        growth.append(MosBlocks())
-    for i, owner in enumerate(growth):
+    while len(state.growth) < len(now):
+        state.growth.append(MosBlocks())
+    for i, owner in enumerate(state.growth):
         psize = now[i] if i < len(now) else 0
         if psize == (was[i] if i < len(was) else 0):
             continue
@@ -133,4 +137,4 @@ def mos_objects_changed(pool: Pool, count: int) -> None:
         at_creation = new_pool[i] if i < len(new_pool) else 0
         if psize > at_creation:
             add_mos_growth(pool, psize, at_creation, owner)
-    pool.mos_dnode_sizes = now
+    state.sizes = now

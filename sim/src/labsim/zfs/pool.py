@@ -151,6 +151,19 @@ class MosBlocks:
 
 
 @dataclass
+class MosDnodes:
+    """The MOS's dnode blocks as objects come and go (labsim.zfs.mos_dnodes): the objects
+    made since the new pool, less those freed; each block's physical size (empty until
+    the new pool's creation is over, whose blocks its profile holds) and what it has
+    grown by since; whether the pool's shared empty bpobj exists yet."""
+
+    added: int = 0
+    sizes: list[int] = field(default_factory=list)
+    growth: list[MosBlocks] = field(default_factory=list)
+    empty_bpobj_made: bool = False
+
+
+@dataclass
 class Snapshot:
     """One snapshot: its full name "pool/fs@snap", the txg it was taken in (createtxg),
     the files it holds and when it was taken (seconds since the epoch)."""
@@ -383,14 +396,8 @@ class Pool:
     # The physical size of the vdev ZAP map's block, 0 while it is embedded
     # (labsim.zfs.mos.vdev_zap_map_block).
     vdev_zap_map_psize: int = 0
-    # The MOS objects made since the new pool, less those freed, and what the dnode
-    # blocks holding them have grown by (labsim.zfs.mos_dnodes); whether the pool's shared
-    # empty bpobj exists yet.
-    mos_dnodes_added: int = 0
-    mos_dnode_growth: list[MosBlocks] = field(default_factory=list)  # one per dnode block
-    mos_dnode_sizes: list[int] = field(default_factory=list)
-    empty_bpobj_made: bool = False
-    mos_dnodes_counted: bool = False  # from the end of the creation on
+    # The MOS's dnode blocks since the new pool (labsim.zfs.mos_dnodes).
+    mos_dnodes: MosDnodes = field(default_factory=lambda: MosDnodes())
     # Block cloning's reference table (labsim.zfs.brt).
     brt: brt.Brt = field(default_factory=brt.Brt)
     # RAID-Z expansion (labsim.zfs.raidz_expansion): the running one or the latest done,
