@@ -40,9 +40,9 @@ def test_the_rule_gives_the_recorded_sizes_of_dnode_blocks_within_a_sector() -> 
 
 
 def test_at_ashift_12_a_dnode_block_is_one_sector_until_the_next_block_starts() -> None:
-    assert dnode_blocks_psize(10, 12) == [4096]
-    assert dnode_blocks_psize(32, 12) == [4096]
-    assert dnode_blocks_psize(33, 12) == [4096, 4096]
+    assert dnode_blocks_psize(10, 12) == (4096,)
+    assert dnode_blocks_psize(32, 12) == (4096,)
+    assert dnode_blocks_psize(33, 12) == (4096, 4096)
 
 
 def _usedchild(session: Session) -> int:

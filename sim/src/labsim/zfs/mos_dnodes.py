@@ -46,6 +46,8 @@ whose MOS had a second level from the start held ten there) and counts a new blo
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from labsim.zfs.metadata_blocks import DNODE_BLOCK_SIZE, DNODES_PER_BLOCK
 from labsim.zfs.mos import add_mos_growth, free_mos_blocks
 from labsim.zfs.pool import MosBlocks, Pool
@@ -61,12 +63,14 @@ SNAPSHOT_OBJECTS = 2  # the snapshot's dsl_dataset, the head's new deadlist
 LIVELIST_OBJECTS = 1  # a clone's livelist
 
 
-def dnode_blocks_psize(dnodes: int, ashift: int) -> list[int]:
+@lru_cache(maxsize=256)
+def dnode_blocks_psize(dnodes: int, ashift: int) -> tuple[int, ...]:
     """The physical sizes of the dnode blocks holding ``dnodes`` used dnodes, filled in
-    order (a block of DNODES_PER_BLOCK, then the next)."""
+    order (a block of DNODES_PER_BLOCK, then the next). Cached: a long write's txgs ask
+    for the same few counts again and again."""
     full, rest = divmod(dnodes, DNODES_PER_BLOCK)
-    return [_block_psize(DNODES_PER_BLOCK, ashift)] * full + (
-        [_block_psize(rest, ashift)] if rest else [])
+    return (_block_psize(DNODES_PER_BLOCK, ashift),) * full + (
+        (_block_psize(rest, ashift),) if rest else ())
 
 
 def _block_psize(dnodes: int, ashift: int) -> int:

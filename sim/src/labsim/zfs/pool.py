@@ -158,7 +158,7 @@ class MosDnodes:
     grown by since; whether the pool's shared empty bpobj exists yet."""
 
     added: int = 0
-    sizes: list[int] = field(default_factory=list)
+    sizes: tuple[int, ...] = ()
     growth: list[MosBlocks] = field(default_factory=list)
     empty_bpobj_made: bool = False
 
