@@ -239,13 +239,14 @@ KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
         f"command {n} `zfs list -p": IMPORT_DATASETS for n in (9, 14, 16, 20, 23)
     },
     # USED and USEDCHILD agree at every step, on both releases; 2.1.11's logical size of the
-    # MOS runs ahead after the volume and the clone:
+    # MOS runs ahead after the volume:
     ("2.1.11", "lab15-mos-dnodes"): {
-        f"command {n} `zfs list -p -r -t all -o name,used,refer,usedchild,logicalused lab15n`: "
-        "lab15n LUSED real": "one copy of the MOS is 2.5K and 1K larger on 2.1.11 after "
-        "the volume and the clone; not explained yet (both hold 18 space map objects "
-        "there, as labsim does), and inside the 1 % tolerance in USEDCHILD"
-        for n in (26, 31)
+        "command 26 `zfs list -p -r -t all -o name,used,refer,usedchild,logicalused lab15n`: "
+        "lab15n LUSED real": "one copy of the MOS is 2K larger on 2.1.11 after the volume "
+        "(the root's child map leaving its block pointer is labsim's: "
+        "labsim.zfs.mos.child_map_block); the rest (zdb -dd: space maps, dnode blocks "
+        "and history grew by 2K a copy with it) is not explained yet, and inside the 1 % "
+        "tolerance in USEDCHILD"
     },
     ("2.1.11", "lab15-mos-growth"): {
         f"command {n} `zfs list -p": MOS_GROWTH for n in (12, 18)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labsim.zfs.mos import free_deadlist, free_mos_blocks, zpl_features
+from labsim.zfs.mos import child_map_changed, free_deadlist, free_mos_blocks, zpl_features
 from labsim.zfs.mos_dnodes import filesystem_destroyed, filesystem_made
 from labsim.zfs.objset import (
     at_creation,
@@ -29,6 +29,7 @@ def create_dataset(pool: Pool, name: str, properties: dict[str, object]) -> Data
     pool.datasets[name] = dataset
     sync_objset(pool, dataset)
     filesystem_made(pool)
+    child_map_changed(pool, name)
     sync_task_synced(pool)  # dmu_objset_create() is a sync task; the mount comes after it
     if properties.get("type") != "volume":
         child_mounted(pool, name)  # `zfs create` mounts it: a directory made in its parent
@@ -52,6 +53,7 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
     free_mos_blocks(pool, dataset.ds_blocks)
     filesystem_destroyed(pool, clone=dataset.origin is not None)
     del pool.datasets[dataset.name]
+    child_map_changed(pool, dataset.name)
     child_unmounted(pool, dataset.name)  # its mountpoint directory removed
     sync_task_synced(pool)  # then the destroy's sync task
     advance_txg(pool)

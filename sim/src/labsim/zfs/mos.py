@@ -257,6 +257,53 @@ def activate_feature(pool: Pool, features: set[str], feature: str,
         add_mos_blocks(pool, (after,), owner)
 
 
+# The DSL directories a pool's root has besides its children: dsl_pool_create() makes the
+# MOS's ($MOS) and the deferred frees' ($FREE), dsl_pool_create_origin() the origin's
+# ($ORIGIN) (module/zfs/dsl_pool.c, 2.1.11 and 2.3.9), with the object numbers a new
+# pool's zdb -dd shows them at (tests/fixtures/real/2.3.9/probes/lab15-mos-composition.txt).
+ROOT_SPECIAL_DIRS = (("$MOS", 35), ("$FREE", 38), ("$ORIGIN", 42))
+# The object number labsim gives the dsl_dir of a pool's n-th dataset: the real ones
+# depend on every object made before (labsim.zfs.mos_dnodes); only their low bytes reach
+# the map, and LZ4 sees them as a few bytes more or less.
+FIRST_CHILD_DIR_OBJECT = 128
+
+
+def child_map_block(pool: Pool, parent: Dataset) -> MetaBlock | None:
+    """The block of ``parent``'s child map (dd_child_dir_zapobj: a micro ZAP of each
+    child's short name and dsl_dir object, dsl_dir_create_sync() in module/zfs/dsl_dir.c),
+    or None while LZ4 leaves little enough of it to live in its block pointer. The root's
+    holds its three special directories first, so its third child takes it out (117
+    bytes after LZ4): recorded on 2.3.9 and 2.1.11 (tests/fixtures/real/*/probes/
+    lab15-mos-dnodes.txt, zdb -dd), where the root's child map went from 0 to 1.5K of
+    dsize at ashift 9 with the volume, its third child. A file system's children and the
+    clones under it count alike."""
+    prefix = parent.name + "/"
+    entries = list(ROOT_SPECIAL_DIRS) if "/" not in parent.name else []
+    for index, name in enumerate(pool.datasets):
+        if name.startswith(prefix) and "/" not in name[len(prefix):]:
+            entries.append((name[len(prefix):], FIRST_CHILD_DIR_OBJECT + 6 * index))
+    return micro_zap_block(tuple(entries), copies=3)
+
+
+def child_map_changed(pool: Pool, child: str) -> None:
+    """A child ``child`` (a file system, volume or clone) was made in, or removed from, its
+    parent's directory: when that takes the parent's child map out of its block pointer
+    or changes its block's size, the block is written anew; when the map fits in its
+    block pointer again, the block is freed. Kept by the parent (Dataset.child_map_blocks)."""
+    parent = pool.datasets.get(child.rsplit("/", 1)[0]) if "/" in child else None
+    if parent is None or pool.mos_physical is None:
+        return
+    block = child_map_block(pool, parent)
+    psize = block_psize(block, pool.min_ashift, pool.version.compression_min_savings) \
+        if block is not None else 0
+    if psize == parent.child_map_psize:
+        return
+    free_mos_blocks(pool, parent.child_map_blocks)
+    if block is not None:
+        add_mos_blocks(pool, (block,), parent.child_map_blocks)
+    parent.child_map_psize = psize
+
+
 def vdev_zap_map_block(pool: Pool) -> MetaBlock | None:
     """The block of ``pool``'s map of its vdev ZAPs (labsim.zfs.metadata_blocks.
     vdev_zap_map()), or None while it is embedded."""

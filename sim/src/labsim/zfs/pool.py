@@ -242,6 +242,11 @@ class Dataset:
     # once it no longer fits in its block pointer (labsim.zfs.mos.activate_feature).
     active_features: set[str] = field(default_factory=set)
     ds_blocks: MosBlocks = field(default_factory=MosBlocks)
+    # Its dsl_dir's child map, a micro ZAP of its children's names, once it no longer
+    # fits in its block pointer: the block and its physical size (labsim.zfs.mos.
+    # child_map_changed).
+    child_map_blocks: MosBlocks = field(default_factory=MosBlocks)
+    child_map_psize: int = 0
     # How many copies its objset's own blocks have (labsim.zfs.objset_copies): those
     # written once when it was created, and those every change rewrites.
     created_metadata_copies: int = 2

@@ -15,6 +15,7 @@ from labsim.zfs.mos import (
     ZAPIFIED_DIR,
     activate_feature,
     add_mos_blocks,
+    child_map_changed,
     free_deadlist,
     free_mos_blocks,
 )
@@ -144,6 +145,7 @@ def clone(pool: Pool, snap: Snapshot, name: str) -> Dataset:
     zero_zil(dataset, snap.log_exists)
     clone_made(pool, origin_first_clone=not clones_of(pool, snap))
     pool.datasets[name] = dataset
+    child_map_changed(pool, name)
     sync_task_synced(pool)  # a sync task, before the mount
     child_mounted(pool, name)  # mounted: its mountpoint made in its parent
     # A clone's dsl_dir is zapified to hold its livelist (dsl_dataset_create_sync() with
