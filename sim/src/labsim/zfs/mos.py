@@ -262,9 +262,10 @@ def activate_feature(pool: Pool, features: set[str], feature: str,
 # ($ORIGIN) (module/zfs/dsl_pool.c, 2.1.11 and 2.3.9), with the object numbers a new
 # pool's zdb -dd shows them at (tests/fixtures/real/2.3.9/probes/lab15-mos-composition.txt).
 ROOT_SPECIAL_DIRS = (("$MOS", 35), ("$FREE", 38), ("$ORIGIN", 42))
-# The object number labsim gives the dsl_dir of a pool's n-th dataset: the real ones
-# depend on every object made before (labsim.zfs.mos_dnodes); only their low bytes reach
-# the map, and LZ4 sees them as a few bytes more or less.
+# The object number labsim gives the dsl_dir of a pool's n-th dataset, each dataset taking
+# six MOS objects (labsim.zfs.mos_dnodes.FILESYSTEM_OBJECTS): the real ones depend on
+# every object made before; only their low bytes reach the map, and LZ4 sees them as a
+# few bytes more or less.
 FIRST_CHILD_DIR_OBJECT = 128
 
 
