@@ -257,6 +257,14 @@ def activate_feature(pool: Pool, features: set[str], feature: str,
         add_mos_blocks(pool, (after,), owner)
 
 
+def zap_block_psize(pool: Pool, block: MetaBlock | None) -> int:
+    """One copy's physical size of a micro ZAP's block in ``pool``; 0 while it lives in its
+    block pointer (None, metadata_blocks.micro_zap_block())."""
+    if block is None:
+        return 0
+    return block_psize(block, pool.min_ashift, pool.version.compression_min_savings)
+
+
 # The DSL directories a pool's root has besides its children: dsl_pool_create() makes the
 # MOS's ($MOS) and the deferred frees' ($FREE), dsl_pool_create_origin() the origin's
 # ($ORIGIN) (module/zfs/dsl_pool.c, 2.1.11 and 2.3.9), with the object numbers a new
@@ -295,8 +303,7 @@ def child_map_changed(pool: Pool, child: str) -> None:
     if parent is None or pool.mos_physical is None:
         return
     block = child_map_block(pool, parent)
-    psize = block_psize(block, pool.min_ashift, pool.version.compression_min_savings) \
-        if block is not None else 0
+    psize = zap_block_psize(pool, block)
     if psize == parent.child_map_psize:
         return
     free_mos_blocks(pool, parent.child_map_blocks)
@@ -318,9 +325,7 @@ def vdev_zaps_added(pool: Pool) -> None:
     history_grew() does)."""
     if pool.mos_physical is None:
         return
-    block = vdev_zap_map_block(pool)
-    psize = block_psize(block, pool.min_ashift, pool.version.compression_min_savings) \
-        if block is not None else 0
+    psize = zap_block_psize(pool, vdev_zap_map_block(pool))
     grown = psize - pool.vdev_zap_map_psize
     if grown > 0:
         pool.vdev_zap_map_psize = psize
