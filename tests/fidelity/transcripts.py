@@ -8,8 +8,8 @@ listings and `zpool iostat -v` rows of lab 5 are compared as zil_compare.py desc
 
 Space figures (SIZE, FREE, AVAIL, USED, REFER, LUSED, USEDSNAP, USEDDS, USEDCHILD; used,
 available, referenced, logicalused, logicalreferenced) are compared within 1 %; compression
-ratios (RATIO, compressratio, printed with two decimals) within 0.01; ORIGIN and what
-`zfs destroy -v` would destroy and reclaim exactly.
+ratios (RATIO, compressratio, printed with two decimals) within 0.01; ORIGIN, EXPANDSZ
+(whole metaslabs) and what `zfs destroy -v` would destroy and reclaim exactly.
 
 `zpool status` is compared character for character except for what a simulator cannot
 know or can only estimate: the duration and the date of the `scan:` line are the
@@ -260,6 +260,14 @@ def _compare_tables(where: str, reals: list[dict], sim: dict) -> list[str]:
                 problems += _compare_ratio(where, name, column,
                                            [real[name].get(column, "") for real in reals],
                                            sim[name].get(column, ""))
+                continue
+            if column == "EXPANDSZ":
+                # vs_esize: whole metaslabs, "-" for none; compared exactly
+                seen_esize = {real[name].get(column) for real in reals}
+                if sim[name].get(column) not in seen_esize:
+                    problems.append(f"{where}: {name} EXPANDSZ real "
+                                    f"{' or '.join(sorted(map(str, seen_esize)))}, "
+                                    f"labsim {sim[name].get(column)}")
                 continue
             tolerance = _tolerance(column, is_vdev)
             if tolerance is None or not value.isdigit():

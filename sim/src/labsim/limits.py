@@ -266,8 +266,10 @@ LIMITS: tuple[Limit, ...] = (
              "SELinux contexts, casesensitivity and utf8only at creation, and user "
              "properties) are checked as OpenZFS checks them and kept, inherited and shown "
              "with their source, but do nothing. So are the pool properties delegation, "
-             "autoreplace, autoexpand, autotrim, failmode, comment and cachefile, and pool "
-             "user properties (2.2 and later); listsnapshots is followed by `zfs list`. "
+             "autoreplace, autotrim, failmode, comment and cachefile, and pool user "
+             "properties (2.2 and later); listsnapshots is followed by `zfs list`, and "
+             "autoexpand where a vdev is opened again (`zpool online`, a detach, the end of "
+             "a replace). "
              "`zfs get all` and `zpool get all` list only what labsim simulates, and say so.",
         shows_as="`zfs set relatime=on` succeeds and `zfs get relatime` shows it; labsim "
                  "writes no access time of a file read, caches no blocks and shares "

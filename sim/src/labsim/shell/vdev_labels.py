@@ -96,6 +96,12 @@ def read_device(session: Session, path: str) -> tuple[bool, VdevLabel | None]:
     return True, None if found is None else found[0]
 
 
+def file_size(session: Session, path: str) -> int | None:
+    """The size of the file at ``path`` now (what vdev_file_open() stats), None if none."""
+    host = session.host_files.get(path)
+    return None if host is None else host.size
+
+
 def scan_directories(session: Session, directories: list[str]) -> list[FoundDevice]:
     """zpool_find_import_scan(): the entries directly in each directory (a path that is
     a file is taken by itself), each read once, in path order (the slice cache is an AVL

@@ -62,9 +62,8 @@ they change is in labsim.zfs.raidz_expansion_state.
 
 from __future__ import annotations
 
-from labsim.zfs import scan
+from labsim.zfs import scan, vdev_size
 from labsim.zfs.labels import VDEV_BOOT_SIZE
-from labsim.zfs.layouts import top_level_asize
 from labsim.zfs.metaslab import Metaslab
 from labsim.zfs.pool import TXG_CONCURRENT_STATES, Pool
 from labsim.zfs.raidz_expansion_state import ExpandState, Expansion, PendingScrub
@@ -202,11 +201,8 @@ def _complete(pool: Pool, vdev: TopVdev, expansion: Expansion, txg: int) -> None
 
 
 def _grow(vdev: TopVdev) -> None:
-    """vdev_expand(): metaslabs of the same size up to the new asize (vdev_metaslab_init()
-    with the existing vdev_ms_shift)."""
-    asize = top_level_asize(vdev.layout, [leaf.psize for leaf in vdev.leaves])
-    count = asize >> vdev.ms_shift
-    for index in range(len(vdev.metaslabs), count):
-        ms = Metaslab.empty(index << vdev.ms_shift, 1 << vdev.ms_shift)
-        vdev.metaslabs.append(ms)
-        vdev.free += ms.size
+    """vdev_online(ZFS_ONLINE_EXPAND) on the RAID-Z vdev, then vdev_expand(): reopened
+    with every child counted, it takes the new size, and metaslabs of the same size are
+    added up to it (labsim.zfs.vdev_size)."""
+    vdev_size.reopen(vdev, lambda path: None, expanding=vdev)
+    vdev_size.expand(vdev)

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from labsim.zfs import raidz_expansion_state
 from labsim.zfs.byte_ranges import merge, subtract
 from labsim.zfs.errors import DeviceTooSmall
-from labsim.zfs.labels import SPA_MINDEVSIZE, VDEV_LABEL_SIZE, VDEV_LABEL_START_SIZE
+from labsim.zfs.labels import (
+    SPA_MINDEVSIZE,
+    VDEV_LABEL_SIZE,
+    VDEV_LABEL_START_SIZE,
+    leaf_asize,
+)
 from labsim.zfs.layouts import (
     MIRROR,
     RAIDZ,
@@ -79,6 +84,14 @@ class Leaf:
     # The vdev's blocks (offset, length) when the leaf went missing at an import: what
     # was written after, while it was away, is stale on it when it comes back.
     blocks_when_missing: frozenset[tuple[int, int]] | None = None
+    # vdev_asize: the allocatable bytes fixed at the leaf's first open (at creation, or
+    # anew at each import), grown only by an expanding open (labsim.zfs.vdev_size); 0
+    # takes them from ``psize``.
+    asize: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.asize:
+            self.asize = leaf_asize(self.psize)
 
     @property
     def name(self) -> str:
@@ -141,6 +154,11 @@ class TopVdev:
     write_ops: int = 0
     write_bytes: int = 0
     guid: int = 0  # the top-level vdev's guid (ZPOOL_CONFIG_TOP_GUID in its labels)
+    # vdev_asize, the allocatable bytes its metaslabs are cut from (fixed at creation,
+    # stored in the pool's config, grown by an expansion), and vdev_max_asize, what its
+    # devices held at its last open (labsim.zfs.vdev_size); 0: from the leaves.
+    asize: int = 0
+    max_asize: int = 0
     # ``fragmentation`` as last computed, until a metaslab changes.
     _fragmentation: FragmentationMemo = field(default_factory=FragmentationMemo,
                                               compare=False, repr=False)
@@ -150,6 +168,11 @@ class TopVdev:
             self.free = sum(m.free for m in self.metaslabs)
         if not self.deflate_ratio:
             self.deflate_ratio = deflate_ratio(self.layout, self.ashift)
+        if not self.asize:
+            self.asize = (top_level_asize(self.layout, [leaf.psize for leaf in self.leaves])
+                          if self.leaves else self.space)
+        if not self.max_asize:
+            self.max_asize = self.asize
 
     @property
     def kind(self) -> str:
@@ -315,6 +338,7 @@ def build_vdev(vdev_id: int, spec: VdevSpec | tuple[str, int], ashift: int,
     metaslabs = [Metaslab.empty(i << shift, 1 << shift) for i in range(count)]
     return TopVdev(id=vdev_id, leaves=[Leaf(path, size) for path, size in spec.devices],
                    ashift=ashift, ms_shift=shift, metaslabs=metaslabs, layout=spec.layout,
+                   asize=asize,
                    allocators=GroupAllocators.of(allocator_count(version, LAB_VM_CPUS)),
                    rules=version.metaslab_rules)
 

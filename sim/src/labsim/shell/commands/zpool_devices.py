@@ -16,6 +16,7 @@ from labsim.zfs import (
     raidz_expansion,
     scan,
     scan_sync,
+    vdev_size,
 )
 from labsim.zfs.held_metadata import sync_held_metadata
 from labsim.zfs.labels import leaf_asize
@@ -52,6 +53,11 @@ def _new_device(session: Session, word: str, props: list[str]) -> tuple[str, int
         if scan.find_leaf(other, path) is not None:
             raise UsageError(msg.device_in_active_pool(path, other.name), 1)
     return path, size
+
+
+def _autoexpand(pool: Pool) -> bool:
+    """The pool's autoexpand property (spa_autoexpand)."""
+    return str(pool.properties.get("autoexpand", "off")) == "on"
 
 
 def _finish_resilver(session: Session, pool: Pool, nbytes: int) -> None:
@@ -114,15 +120,16 @@ def clear(session: Session, args: list[str]) -> CommandResult:
 
 
 def _pool_and_devices(session: Session, args: list[str], optstring: str,
-                      subcommand: str) -> tuple[Pool, list[str]]:
-    _, operands = zpool_getopt(args, optstring, subcommand)
+                      subcommand: str) -> tuple[Pool, list[str], set[str]]:
+    """The pool, the devices named and the flags given."""
+    opts, operands = zpool_getopt(args, optstring, subcommand)
     if not operands:
         raise UsageError(msg.missing_pool_name_short() + "\n"
                          + msg.zpool_subcommand_usage(subcommand), 2)
     if len(operands) < 2:
         raise UsageError(msg.missing_device_name() + "\n"
                          + msg.zpool_subcommand_usage(subcommand), 2)
-    return pool_named(session, operands[0]), operands[1:]
+    return pool_named(session, operands[0]), operands[1:], {k for k, _ in opts}
 
 
 def offline(session: Session, args: list[str]) -> CommandResult:
@@ -133,7 +140,7 @@ def offline(session: Session, args: list[str]) -> CommandResult:
         if (flag, "") in opts:
             raise UsageError(msg.option_not_simulated("zpool offline", flag, what,
                                                       session.version.release), 1)
-    pool, devices = _pool_and_devices(session, args, "ft", "offline")
+    pool, devices, _ = _pool_and_devices(session, args, "ft", "offline")
     errors = []
     for word in devices:
         found = _device(pool, word)
@@ -155,7 +162,7 @@ def offline(session: Session, args: list[str]) -> CommandResult:
 def online(session: Session, args: list[str]) -> CommandResult:
     """zpool online: the leaf comes back and is resilvered with what was written while it
     was away (its DTL); labsim estimates that from the growth of the pool's allocation."""
-    pool, devices = _pool_and_devices(session, args, "et", "online")
+    pool, devices, flags = _pool_and_devices(session, args, "et", "online")
     errors, out = [], []
     for word in devices:
         found = _device(pool, word)
@@ -186,6 +193,14 @@ def online(session: Session, args: list[str]) -> CommandResult:
                 missed //= vdev.layout.width
             _finish_resilver(session, pool, missed)
             vdev_labels.write_labels(session, pool)
+        # vdev_online() reopens the whole top-level vdev, so every leaf's file is looked
+        # at again; with -e (or autoexpand) the leaf and its top-level vdev may grow, and
+        # the config update adds the metaslabs (labsim.zfs.vdev_size).
+        grow = "-e" in flags or _autoexpand(pool)
+        vdev_size.reopen(vdev, lambda path: vdev_labels.file_size(session, path),
+                         expanding=leaf if grow else None, autoexpand=_autoexpand(pool))
+        if grow:
+            vdev_size.expand(vdev)
     return CommandResult(stdout="".join(out), stderr="".join(errors),
                          status=1 if errors else 0)
 
@@ -209,10 +224,6 @@ def _attach_operands(args: list[str], subcommand: str, release: str,
     if len(operands) > 3:
         raise UsageError(msg.too_many_arguments() + "\n" + usage, 2)
     return [v for k, v in opts if k == "-o"], operands
-
-
-def _smallest_child_asize(vdev: TopVdev) -> int:
-    return min(leaf_asize(leaf.psize) for leaf in vdev.leaves)
 
 
 def attach(session: Session, args: list[str]) -> CommandResult:
@@ -239,7 +250,7 @@ def attach(session: Session, args: list[str]) -> CommandResult:
     vdev, _ = found
     if vdev.kind == RAIDZ:
         raise UsageError(msg.attach_not_mirror(existing, new), 1)
-    if leaf_asize(size) < _smallest_child_asize(vdev):
+    if leaf_asize(size) < vdev_size.min_device_asize(vdev):
         raise UsageError(msg.attach_too_small(existing, new), 1)
     vdev.leaves.append(Leaf(path, size))
     vdev.layout = Layout(MIRROR, len(vdev.leaves))
@@ -261,7 +272,7 @@ def _attach_to_group(session: Session, pool: Pool, vdev: TopVdev, existing: str,
         # ZFS_ERR_RAIDZ_EXPAND_IN_PROGRESS: EZFS_RAIDZ_EXPAND_IN_PROGRESS's text
         raise UsageError(msg.attach_failed(existing, new, "raidz expansion in progress"), 1)
     # The new device against child 0's minimum size (vdev_get_min_asize()).
-    if leaf_asize(size) < _smallest_child_asize(vdev):
+    if leaf_asize(size) < vdev_size.min_device_asize(vdev):
         raise UsageError(msg.attach_too_small(existing, new), 1)
     if any(leaf.state != health.ONLINE for leaf in vdev.leaves):
         # ENXIO for a RAID-Z vdev (the typo is libzfs's own).
@@ -349,15 +360,13 @@ def replace(session: Session, args: list[str]) -> CommandResult:
         path, size = vdev.leaves[index].path, vdev.leaves[index].psize
     else:
         path, size = _new_device(session, new, props)
-    others = [leaf for i, leaf in enumerate(vdev.leaves) if i != index]
-    smallest = min((leaf_asize(leaf.psize) for leaf in others),
-                   default=leaf_asize(vdev.leaves[index].psize))
-    if leaf_asize(size) < min(smallest, leaf_asize(vdev.leaves[index].psize)):
+    if leaf_asize(size) < vdev_size.min_device_asize(vdev):
         raise UsageError(msg.attach_too_small(old, new, replacing=True), 1)
     if path != vdev.leaves[index].path:
         vdev_labels.erase_labels(session, vdev.leaves[index].path)
     vdev.leaves[index] = Leaf(path, size)
     _finish_resilver(session, pool, scan.resilver_bytes(pool, vdev, index))
+    _autoexpand_after_detach(session, pool, vdev)
     vdev_labels.write_labels(session, pool)
     return CommandResult()
 
@@ -386,5 +395,18 @@ def detach(session: Session, args: list[str]) -> CommandResult:
     vdev_labels.erase_labels(session, vdev.leaves[index].path)
     del vdev.leaves[index]
     vdev.layout = Layout(MIRROR, len(vdev.leaves)) if len(vdev.leaves) > 1 else Layout()
+    _autoexpand_after_detach(session, pool, vdev)
     vdev_labels.write_labels(session, pool)
     return CommandResult()
+
+
+def _autoexpand_after_detach(session: Session, pool: Pool, vdev: TopVdev) -> None:
+    """spa_vdev_detach() (also where a replace ends, spa_vdev_resilver_done()): with
+    autoexpand on it reopens the top-level vdev and expands it, so a pool whose smaller
+    device went grows at once (labsim.zfs.vdev_size). Without autoexpand nothing is
+    reopened: the room shows as EXPANDSZ only after the next open (zpool online, an
+    import). From module/zfs/spa.c at zfs-2.3.9; not recorded."""
+    if _autoexpand(pool):
+        vdev_size.reopen(vdev, lambda path: vdev_labels.file_size(session, path),
+                         autoexpand=True)
+        vdev_size.expand(vdev)

@@ -30,7 +30,7 @@ from labsim.shell import messages as msg
 from labsim.shell import vdev_labels
 from labsim.shell.base import CommandResult, UsageError, parse_options
 from labsim.shell.zil_writes import close_logs
-from labsim.zfs import health, import_config
+from labsim.zfs import health, import_config, vdev_size
 from labsim.zfs.discovery import FoundPool, find_pools
 from labsim.zfs.import_config import ImportView
 from labsim.zfs.labels import POOL_STATE_ACTIVE, POOL_STATE_DESTROYED, POOL_STATE_EXPORTED
@@ -213,6 +213,8 @@ def import_(session: Session, args: list[str]) -> CommandResult:
         for key, ds in pool.datasets.items():
             ds.name = key
     import_config.apply_import(view, session.now())
+    for vdev in [*pool.vdevs, *pool.logs]:  # the tree opened anew (labsim.zfs.vdev_size)
+        vdev_size.imported(vdev, lambda path: vdev_labels.file_size(session, path))
     replayed = {record.dataset for record in pool.replay_log}
     import_pool(pool)
     logs_claimed(pool, replayed)

@@ -19,6 +19,7 @@ from labsim.zfs import (
     health,
     raidz_expansion_state,
     scan,
+    vdev_size,
 )
 from labsim.zfs import pool_property_table as pool_table
 from labsim.zfs.layouts import SINGLE
@@ -131,11 +132,14 @@ def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
         children = [list_fmt.VdevRow(name=leaf.name,
                                      pspace=leaf.label_aligned_size
                                      if physical and not leaf.not_present else None,
+                                     expandsz=0 if leaf.not_present
+                                     else vdev_size.esize(vdev, leaf),
                                      health=leaf.state)
                     for leaf in vdev.leaves]
     pspace = vdev.leaves[0].label_aligned_size if physical and vdev.kind == SINGLE else None
     return list_fmt.VdevRow(
         name=name, size=vdev.space, pspace=pspace, alloc=vdev.alloc, free=vdev.free,
+        expandsz=vdev_size.esize(vdev),
         frag=vdev.fragmentation, cap=vdev.alloc * 100 / vdev.space if vdev.space else 0.0,
         health=health.vdev_state(vdev), children=tuple(children),
     )
@@ -147,6 +151,7 @@ def pool_row(pool: Pool) -> list_fmt.PoolRow:
     logs = [_vdev_row(v, physical, pool.version.list_vdev_type_id) for v in pool.logs]
     return list_fmt.PoolRow(
         name=pool.name, size=pool.space, alloc=pool.alloc, free=pool.free,
+        expandsz=vdev_size.expandable_space(pool.vdevs),
         frag=pool.fragmentation, cap=pool.capacity, dedup=1.0,
         health=health.pool_state(pool), vdevs=tuple(vdevs), logs=tuple(logs),
         short_class_heading=not pool.version.class_heading_dash_under_health,
@@ -250,7 +255,8 @@ def _expand_text(pool: Pool, now: float) -> str | None:
 
 
 POOL_PROPERTIES = ("size", "capacity", "altroot", "health", "allocated", "free",
-                   "fragmentation", "ashift", "dedupratio", "freeing", "leaked", "readonly")
+                   "fragmentation", "ashift", "dedupratio", "freeing", "leaked", "readonly",
+                   "expandsize")
 
 
 # Block cloning's pool properties (2.2 and later; labsim.zfs.bclone).
@@ -351,6 +357,7 @@ def pool_property(pool: Pool, prop: str) -> tuple[object, str]:
         return pool_props.stored_value(pool, prop)
     values = {
         "size": pool.space, "allocated": pool.alloc, "free": pool.free,
+        "expandsize": vdev_size.expandable_space(pool.vdevs),
         "capacity": pool.capacity, "fragmentation": pool.fragmentation,
         "health": health.pool_state(pool), "altroot": None, "dedupratio": 1.0,
         "freeing": 0, "leaked": 0, "readonly": "off",
