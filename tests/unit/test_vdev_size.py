@@ -139,3 +139,22 @@ def test_growing_every_leaf_with_e_leaves_no_room_and_whole_metaslabs(
                                                                       strict=False)))
     assert pool.space == (vdev.asize >> vdev.ms_shift) << vdev.ms_shift >= before
     assert pool.free == pool.space - pool.alloc
+
+
+def test_reopening_a_vdev_whose_file_shrank_or_went_is_not_simulated() -> None:
+    """vdev_open() fails a device whose file now holds less than the vdev uses, and a
+    reopen that finds a file gone degrades the vdev: labsim says it does not model either,
+    before changing anything, rather than carry on as if the files were whole."""
+    session = _mirror(small=256, large=256)
+    _run(session, f"truncate -s 250M {D}/m1")  # within the metaslab slack: accepted
+    _run(session, f"zpool online p {D}/m1")
+    _run(session, f"truncate -s 100M {D}/m1")
+    result = session.run(f"zpool online p {D}/m2")
+    assert result.status == 1 and "not simulated" in result.stderr
+    _run(session, f"truncate -s 256M {D}/m1", f"rm {D}/m2")
+    result = session.run(f"zpool online -e p {D}/m1")
+    assert result.status == 1 and "not simulated" in result.stderr
+    assert session.pools["p"].space == 240 * MiB
+    _run(session, f"truncate -s 256M {D}/m2", "zpool export p", f"truncate -s 100M {D}/m2")
+    result = session.run(f"zpool import -d {D} p")
+    assert result.status == 1 and "not simulated" in result.stderr

@@ -118,7 +118,11 @@ LIMITS: tuple[Limit, ...] = (
              "destroy), and `zpool import -d` finds devices by them. They are written at the "
              "commands that change the configuration, not at every txg, and uberblocks are "
              "not modelled. Importing destroyed pools (`zpool import -D`) or all pools "
-             "(`-a`), a log device missing at import and `zpool labelclear` are not.",
+             "(`-a`), a log device missing at import and `zpool labelclear` are not. A "
+             "device's size is read again where OpenZFS reopens it (`zpool online`, an "
+             "import), so a file grown behind the pool's back shows as EXPANDSZ; a file "
+             "made smaller than its vdev uses, or gone when its vdev is reopened, is not "
+             "modelled.",
         shows_as="labsim says those are not simulated. `zpool create` on a file that still "
                  "belongs to an exported pool is not refused as it is on real OpenZFS "
                  "(\"is part of exported pool\").",

@@ -84,6 +84,21 @@ def reopen(vdev: TopVdev, file_size: FileSize, expanding: Leaf | TopVdev | None 
     _top_level_opened(vdev, grow=expanding is not None or autoexpand)
 
 
+def too_small(vdev: TopVdev, leaf_size: Callable[[Leaf], int | None]) -> list[Leaf]:
+    """The leaves whose file now holds less than the vdev needs of each device
+    (min_device_asize()); ``leaf_size`` gives a leaf's file size as the open would find
+    it, None for a leaf not opened. vdev_open() fails such a leaf ("Make sure the
+    allocatable size hasn't shrunk too much", VDEV_AUX_BAD_LABEL), which labsim does not
+    model."""
+    needed = min_device_asize(vdev)
+    small = []
+    for leaf in vdev.leaves:
+        size = leaf_size(leaf)
+        if size is not None and leaf_asize(size) < needed:
+            small.append(leaf)
+    return small
+
+
 def imported(vdev: TopVdev, file_size: FileSize) -> None:
     """The vdev as an import opens it: the leaves found take their file's size, as at a
     first open; the top-level vdev keeps the asize its config stored."""

@@ -171,6 +171,7 @@ def online(session: Session, args: list[str]) -> CommandResult:
             continue
         vdev, index = found
         leaf = vdev.leaves[index]
+        _refuse_unsimulated_reopen(session, vdev, leaf)
         if leaf.state == health.UNAVAIL:
             # vdev_online() reopens it (vdev_reopen()): back if its file is at its path
             # with its label (vdev_validate() clears vdev_not_present), else it stays
@@ -203,6 +204,27 @@ def online(session: Session, args: list[str]) -> CommandResult:
             vdev_size.expand(vdev)
     return CommandResult(stdout="".join(out), stderr="".join(errors),
                          status=1 if errors else 0)
+
+
+def _refuse_unsimulated_reopen(session: Session, vdev: TopVdev, onlined: Leaf) -> None:
+    """The reopens labsim does not model: a file of the vdev's gone (vdev_reopen() would
+    fail it and degrade the vdev from then on) or made smaller than the vdev uses
+    (labsim.zfs.vdev_size.too_small()). The leaf being onlined counts only if its file
+    is there: else it stays unavailable, as modelled."""
+    def size(leaf: Leaf) -> int | None:
+        return vdev_labels.file_size(session, leaf.path)
+
+    opened = [leaf for leaf in vdev.leaves
+              if leaf.state == health.ONLINE and not leaf.not_present
+              or leaf is onlined and size(leaf) is not None]
+    if any(size(leaf) is None for leaf in opened):
+        raise UsageError(msg.not_simulated(
+            "zpool online", "reopening a vdev one of whose files is gone",
+            session.version.release), 1)
+    if vdev_size.too_small(vdev, lambda leaf: size(leaf) if leaf in opened else None):
+        raise UsageError(msg.not_simulated(
+            "zpool online", "reopening a device whose file was made smaller than its "
+            "vdev uses", session.version.release), 1)
 
 
 def _attach_operands(args: list[str], subcommand: str, release: str,
