@@ -160,8 +160,10 @@ def offline(session: Session, args: list[str]) -> CommandResult:
 
 
 def online(session: Session, args: list[str]) -> CommandResult:
-    """zpool online: the leaf comes back and is resilvered with what was written while it
-    was away (its DTL); labsim estimates that from the growth of the pool's allocation."""
+    """zpool online [-e]: the leaf comes back and is resilvered with what was written while
+    it was away (its DTL; labsim estimates that from the growth of the pool's allocation).
+    Its whole top-level vdev is opened again, so grown files show as EXPANDSZ, and with -e
+    or autoexpand the vdev takes the room (labsim.zfs.vdev_size)."""
     pool, devices, flags = _pool_and_devices(session, args, "et", "online")
     errors, out = [], []
     for word in devices:

@@ -205,15 +205,14 @@ def import_(session: Session, args: list[str]) -> CommandResult:
     new_name = operands[1] if len(operands) == 2 else name
     if new_name in session.pools:
         raise UsageError(msg.import_pool_exists(name), 1)
-    for vdev in [*pool.vdevs, *pool.logs]:
-        def found_size(leaf: Leaf) -> int | None:
-            outcome = view.leaves[leaf.guid]
-            return (None if outcome.aux is not None
-                    else vdev_labels.file_size(session, outcome.path))
+    def found_size(leaf: Leaf) -> int | None:
+        outcome = view.leaves[leaf.guid]
+        return (None if outcome.aux is not None
+                else vdev_labels.file_size(session, outcome.path))
 
-        if vdev_size.too_small(vdev, found_size):
-            raise _not_simulated("a pool with a device whose file was made smaller than "
-                                 "its vdev uses")
+    if any(vdev_size.too_small(vdev, found_size) for vdev in [*pool.vdevs, *pool.logs]):
+        raise _not_simulated("a pool with a device whose file was made smaller than its "
+                             "vdev uses")
     del session.exported_pools[pool.guid]
     if new_name != pool.name:
         old = pool.name
