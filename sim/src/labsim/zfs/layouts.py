@@ -114,16 +114,21 @@ def deflated_total(spaces: list[int], ratio: int) -> int:
 
 
 def top_level_asize(layout: Layout, leaf_sizes: list[int]) -> int:
-    """Allocatable bytes of a top-level vdev whose leaves are ``leaf_sizes`` bytes.
+    """Allocatable bytes of a top-level vdev whose leaves are ``leaf_sizes`` bytes: each
+    leaf loses its labels and boot region (vdev_open(), labels.py), then group_asize()."""
+    return group_asize(layout, [leaf_asize(size) for size in leaf_sizes])
 
-    Each leaf loses its labels and boot region (vdev_open(), labels.py). A mirror can
-    hold what its smallest child holds (vdev_mirror_open()); RAID-Z uses the smallest
-    child's size on every child (vdev_raidz_open(): ``asize *= vdev_children``). The
-    parent's size is then aligned down to a whole label again, as vdev_open() does
-    for every vdev; the children's sizes are already multiples of it.
+
+def group_asize(layout: Layout, child_asizes: list[int]) -> int:
+    """Allocatable bytes of a top-level vdev whose (open) children have ``child_asizes``.
+
+    A mirror can hold what its smallest child holds (vdev_mirror_open()); RAID-Z uses the
+    smallest child's size on every child, the ones that did not open included
+    (vdev_raidz_open(): ``asize *= vdev_children``). The parent's size is then aligned
+    down to a whole label again, as vdev_open() does for every vdev.
     """
-    smallest = min(leaf_asize(size) for size in leaf_sizes)
-    asize = smallest * len(leaf_sizes) if layout.kind == RAIDZ else smallest
+    smallest = min(child_asizes)
+    asize = smallest * layout.width if layout.kind == RAIDZ else smallest
     return asize - asize % VDEV_LABEL_SIZE
 
 

@@ -36,28 +36,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from labsim.zfs import health
-from labsim.zfs.labels import VDEV_LABEL_SIZE, leaf_asize
-from labsim.zfs.layouts import RAIDZ
+from labsim.zfs.labels import leaf_asize
+from labsim.zfs.layouts import RAIDZ, group_asize
 from labsim.zfs.metaslab import Metaslab
 from labsim.zfs.vdevs import Leaf, TopVdev
 
 # The size of the file at a path now, or None when there is none.
 FileSize = Callable[[str], int | None]
-
-
-def _label_aligned(size: int) -> int:
-    return size - size % VDEV_LABEL_SIZE
-
-
-def children_asize(vdev: TopVdev, sizes: list[int]) -> int:
-    """A top-level vdev's size from its open children's: the smallest, times the
-    children for RAID-Z (vdev_raidz_open(): ``asize *= vdev_children``), aligned down to a
-    whole label as vdev_open() aligns every vdev's."""
-    if not sizes:
-        return 0
-    if vdev.layout.kind == RAIDZ:
-        return _label_aligned(min(sizes) * len(vdev.leaves))
-    return _label_aligned(min(sizes))
 
 
 def _open_leaves(vdev: TopVdev) -> list[Leaf]:
@@ -116,8 +101,8 @@ def _top_level_opened(vdev: TopVdev, grow: bool) -> None:
     opened = _open_leaves(vdev)
     if not opened:
         return
-    vdev.max_asize = children_asize(vdev, [leaf_asize(leaf.psize) for leaf in opened])
-    asize = children_asize(vdev, [leaf.asize for leaf in opened])
+    vdev.max_asize = group_asize(vdev.layout, [leaf_asize(leaf.psize) for leaf in opened])
+    asize = group_asize(vdev.layout, [leaf.asize for leaf in opened])
     healthy = len(opened) == len(vdev.leaves)
     if healthy and (asize < vdev.asize or (asize > vdev.asize and grow)):
         vdev.asize = asize

@@ -28,6 +28,7 @@ from labsim.zfs.vdevs import Leaf, TopVdev
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
+from labsim.shell.commands import zpool_properties as pool_props
 from labsim.shell.commands.zpool_common import (
     added_options,
     pool_named,
@@ -57,7 +58,7 @@ def _new_device(session: Session, word: str, props: list[str]) -> tuple[str, int
 
 def _autoexpand(pool: Pool) -> bool:
     """The pool's autoexpand property (spa_autoexpand)."""
-    return str(pool.properties.get("autoexpand", "off")) == "on"
+    return pool_props.stored_value(pool, "autoexpand")[0] == "on"
 
 
 def _finish_resilver(session: Session, pool: Pool, nbytes: int) -> None:
