@@ -99,6 +99,7 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
                        in _place_copies(pool, objset, replaced, first, room, current).items())
         current.extend(replaced)  # pieces a gang block left beyond the set stay as they are
     mos: list[Extent] = []
+    copies_of = _COPIES_OF
     for (target, allocator, role, size), owners in groups:
         vdev = pool.vdevs[target]
         taken = 0  # bytes of the group's copies allocated so far
@@ -107,7 +108,7 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
             first = taken // size
             taken += length
             if length % size or length == size:  # one copy, or a gang block's piece
-                extent = Extent(target, offset, length, dvas=_copies_of(owners[first]))
+                extent = Extent(target, offset, length, dvas=copies_of[owners[first]])
                 current.append(extent)
                 if owners[first]:
                     mos.append(extent)
@@ -122,7 +123,7 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
                     end += 1
                 extent = Extent(target, offset + start * size, (end - start) * size,
                                 size if end - start > 1 else 0,
-                                dvas=_copies_of(owners[first + start]))
+                                dvas=copies_of[owners[first + start]])
                 current.append(extent)
                 if owners[first + start]:
                     mos.append(extent)
@@ -131,9 +132,9 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
     pool.rewritten_mos = mos
 
 
-def _copies_of(is_mos: bool) -> int:
-    """The copies of a block of the rewritten set: a MOS block's or the dataset's."""
-    return MOS_BLOCKS[1] if is_mos else DATASET_BLOCKS[1]
+# The copies of a block of the rewritten set, indexed by whether it is the MOS's: the
+# dataset's or a MOS block's.
+_COPIES_OF = (DATASET_BLOCKS[1], MOS_BLOCKS[1])
 
 
 def next_rewritten(pool: Pool) -> list[Extent]:

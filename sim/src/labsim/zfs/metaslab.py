@@ -127,7 +127,7 @@ def _region_allocator(objset: int, obj: int, level: int, region: int, allocators
 # ---------------------------------------------------------------- metaslab
 
 
-@dataclass
+@dataclass(slots=True)
 class Metaslab:
     """One metaslab: its place on the vdev, its free segments (offset, length), and what
     its space map on disk says."""
@@ -199,17 +199,19 @@ class Metaslab:
             self._weights.clear()
         if self._fragmentation:
             self._fragmentation.clear()
-        if self._memo_changes is not None and not self._memo_reported:
+        # Each report is made once until it is read: the flag is tested first, since
+        # most changes of a metaslab come after its first in a txg.
+        if not self._memo_reported and self._memo_changes is not None:
             self._memo_reported = True
             self._memo_changes.append(self)
-        if self._order_changes is not None and not self._order_reported:
+        if not self._order_reported and self._order_changes is not None:
             self._order_reported = True
             self._order_changes.append(self)
         self.has_space_map = True
         # mark_changed(), in place (every allocation and free comes here).
         self.dirty = True
         self.unflushed = True
-        if self._dirty_reports is not None and not self._dirty_reported:
+        if not self._dirty_reported and self._dirty_reports is not None:
             self._dirty_reported = True
             self._dirty_reports.append(self)
 
@@ -269,24 +271,25 @@ class Metaslab:
 
     def release(self, offset: int, length: int) -> None:
         """Return a segment to the free list, merging with its neighbours."""
-        i = bisect.bisect_left(self.free_starts, offset)
+        starts, lengths = self.free_starts, self.free_lengths
+        i = bisect.bisect_left(starts, offset)
         end = offset + length
         self.free += length
         self._touch()
-        merge_prev = i > 0 and self.free_starts[i - 1] + self.free_lengths[i - 1] == offset
-        merge_next = i < len(self.free_starts) and self.free_starts[i] == end
+        merge_prev = i > 0 and starts[i - 1] + lengths[i - 1] == offset
+        merge_next = i < len(starts) and starts[i] == end
         if merge_prev and merge_next:
-            self.free_lengths[i - 1] += length + self.free_lengths[i]
-            del self.free_starts[i]
-            del self.free_lengths[i]
+            lengths[i - 1] += length + lengths[i]
+            del starts[i]
+            del lengths[i]
         elif merge_prev:
-            self.free_lengths[i - 1] += length
+            lengths[i - 1] += length
         elif merge_next:
-            self.free_starts[i] = offset
-            self.free_lengths[i] += length
+            starts[i] = offset
+            lengths[i] += length
         else:
-            self.free_starts.insert(i, offset)
-            self.free_lengths.insert(i, length)
+            starts.insert(i, offset)
+            lengths.insert(i, length)
 
     def histogram(self, ashift: int) -> list[int]:
         """smp_histogram: free segments counted by power-of-two bucket, bucket i holding

@@ -6,6 +6,7 @@ snapshot names; creating a snapshot, a clone or a volume adds objects to it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 from labsim.zfs.history import features_of
@@ -87,6 +88,9 @@ def add_mos_growth(pool: Pool, psize: int, was: int, owner: MosBlocks) -> None:
         owner.physical += psize - was
 
 
+_FREE = operator.attrgetter("free")
+
+
 def place_copies(pool: Pool, psize: int, copies: int, turn: int,
                  was: int = 0) -> tuple[list[Extent], int]:
     """The copies of one metadata block of ``psize`` physical bytes, allocated: each on the
@@ -98,7 +102,8 @@ def place_copies(pool: Pool, psize: int, copies: int, turn: int,
     extents: list[Extent] = []
     on_vdev: dict[int, int] = {}  # copies of this block on each vdev so far
     for _ in range(copies):
-        order = sorted(pool.vdevs, key=lambda v: -v.free)
+        # Emptiest first, ties in vdev order (sorted() keeps them with reverse=True).
+        order = sorted(pool.vdevs, key=_FREE, reverse=True)
         vdev = order[turn % len(order)]
         turn += 1
         asize = vdev.psize_to_asize(psize) - (vdev.psize_to_asize(was) if was else 0)
