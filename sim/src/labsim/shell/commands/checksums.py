@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 from labsim.content import model
 from labsim.content.model import Content
-from labsim.format import coreutils as fmt
 from labsim.shell import fs
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, HostFile, UsageError, appended, written_whole
 from labsim.shell.commands.textutils import read_file
+from labsim.shell.gnu_options import option_error
 from labsim.shell.registry import command, register
 from labsim.zfs.write_path import write_file
 
@@ -59,7 +59,7 @@ def _digest(algorithm: str):
         try:
             opts, names = getopt.gnu_getopt(argv[1:], "bt", ["binary", "text"])
         except getopt.GetoptError as err:
-            raise _usage(tool, fmt.getopt_message(err)) from None
+            raise option_error(tool, err) from None
         out, errors = [], []
         for name in names or ["-"]:
             data = _input(session, tool, name, stdin_data)
@@ -100,7 +100,7 @@ def base64(session: Session, argv: list[str], stdin_data: Content | None = None
         opts, names = getopt.gnu_getopt(argv[1:], "diw:", ["decode", "ignore-garbage",
                                                             "wrap="])
     except getopt.GetoptError as err:
-        raise _usage("base64", fmt.getopt_message(err)) from None
+        raise option_error("base64", err) from None
     if len(names) > 1:
         raise _usage("base64", f"extra operand '{names[1]}'")
     wrap_arg = next((v for k, v in opts if k in ("-w", "--wrap")), "76")
@@ -141,7 +141,7 @@ def cmp(session: Session, argv: list[str], stdin_data: Content | None = None
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "sl", ["silent", "quiet", "verbose"])
     except getopt.GetoptError as err:
-        raise _usage("cmp", fmt.getopt_message(err)) from None
+        raise option_error("cmp", err) from None
     silent = any(k in ("-s", "--silent", "--quiet") for k, _ in opts)
     if any(k in ("-l", "--verbose") for k, _ in opts):
         return CommandResult.fail(msg.tool_not_simulated("cmp", "-l"), 2)
@@ -192,7 +192,7 @@ def touch(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "cam", ["no-create"])
     except getopt.GetoptError as err:
-        raise _usage("touch", fmt.getopt_message(err)) from None
+        raise option_error("touch", err) from None
     if not names:
         raise _usage("touch", "missing file operand")
     no_create = any(k in ("-c", "--no-create") for k, _ in opts)
@@ -226,7 +226,7 @@ def stat(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "c:", ["format=", "printf="])
     except getopt.GetoptError as err:
-        raise _usage("stat", fmt.getopt_message(err)) from None
+        raise option_error("stat", err) from None
     form = next((v for k, v in opts if k in ("-c", "--format")), None)
     if form is None:
         return CommandResult.fail(msg.tool_not_simulated(
@@ -286,7 +286,7 @@ def fallocate(session: Session, argv: list[str]) -> CommandResult:
         opts, names = getopt.gnu_getopt(argv[1:], "l:o:nxpzd", ["length=", "offset=",
                                                                  "keep-size", "posix"])
     except getopt.GetoptError as err:
-        raise _usage("fallocate", fmt.getopt_message(err)) from None
+        raise option_error("fallocate", err) from None
     flags = {k for k, _ in opts}
     if flags & {"-p", "-z", "-d"}:
         return CommandResult.fail(msg.notice("fallocate: -p, -z and -d", plural=True), 1)

@@ -21,6 +21,7 @@ from labsim.shell.base import (
     host_allocated,
     written_whole,
 )
+from labsim.shell.gnu_options import option_error
 from labsim.shell.registry import command
 from labsim.shell.units import parse_coreutils_size
 from labsim.shell.zil_writes import log_program_writes
@@ -45,7 +46,7 @@ def truncate(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, files = getopt.gnu_getopt(argv[1:], "cs:", ["size=", "no-create"])
     except getopt.GetoptError as err:
-        raise _usage("truncate", fmt.getopt_message(err)) from None
+        raise option_error("truncate", err) from None
     size_arg = next((v for k, v in opts if k in ("-s", "--size")), None)
     no_create = any(k in ("-c", "--no-create") for k, _ in opts)
     if size_arg is None:
@@ -116,9 +117,9 @@ def _size_of(session: Session, path: str) -> int | None:
 @command("rm")
 def rm(session: Session, argv: list[str]) -> CommandResult:
     try:
-        opts, names = getopt.gnu_getopt(argv[1:], "frv", ["force", "recursive"])
+        opts, names = getopt.gnu_getopt(argv[1:], "fr", ["force", "recursive"])
     except getopt.GetoptError as err:
-        raise _usage("rm", fmt.getopt_message(err)) from None
+        raise option_error("rm", err) from None
     force = any(k in ("-f", "--force") for k, _ in opts)
     recursive = any(k in ("-r", "--recursive") for k, _ in opts)
     if not names:
@@ -152,9 +153,9 @@ def ls(session: Session, argv: list[str], stdout_is_terminal: bool = True) -> Co
     """ls [-lhas1C] [NAME]...: names in columns on a terminal, one a line into a pipe or a
     file (GNU ls's format follows isatty(1); -1 and -C choose)."""
     try:
-        opts, names = getopt.gnu_getopt(argv[1:], "lhaS1sC", ["human-readable", "size"])
+        opts, names = getopt.gnu_getopt(argv[1:], "lhas1C", ["human-readable", "size"])
     except getopt.GetoptError as err:
-        raise _usage("ls", fmt.getopt_message(err)) from None
+        raise option_error("ls", err) from None
     columns = stdout_is_terminal
     for key, _ in opts:
         if key in ("-1", "-C"):
@@ -240,7 +241,7 @@ def du(session: Session, argv: list[str]) -> CommandResult:
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "ksh", ["human-readable"])
     except getopt.GetoptError as err:
-        raise _usage("du", fmt.getopt_message(err)) from None
+        raise option_error("du", err) from None
     # -h: du.c sets human_autoscale | human_SI | human_base_1024 with an output block of one
     # byte, gnulib rounding up, as ls -h does (labsim.format.coreutils.ls_size).
     human = any(k in ("-h", "--human-readable") for k, _ in opts)
@@ -350,9 +351,9 @@ def cp(session: Session, argv: list[str]) -> CommandResult:
     # Python's getopt does not have).
     args = ["--reflink=always" if a == "--reflink" else a for a in argv[1:]]
     try:
-        opts, names = getopt.gnu_getopt(args, "afprv", ["force", "reflink="])
+        opts, names = getopt.gnu_getopt(args, "f", ["force", "reflink="])
     except getopt.GetoptError as err:
-        raise _usage("cp", fmt.getopt_message(err)) from None
+        raise option_error("cp", err) from None
     reflink = "auto"
     for key, value in opts:
         if key == "--reflink":
@@ -450,11 +451,10 @@ _SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 def sleep(session: Session, argv: list[str]) -> CommandResult:
     """sleep NUMBER[SUFFIX]...: GNU sleep sums its operands (s, m, h, d; "inf"). Simulated time:
     the session's clock moves on at once. Sleeping past year 9999 stops as Ctrl-C would."""
-    args = argv[1:]
-    if args[:1] == ["--"]:
-        args = args[1:]
-    elif args and args[0].startswith("-") and len(args[0]) > 1:
-        raise _usage("sleep", f"invalid option -- '{args[0][1]}'")
+    try:  # GNU sleep's only options are --help and --version
+        _, args = getopt.gnu_getopt(argv[1:], "")
+    except getopt.GetoptError as err:
+        raise option_error("sleep", err) from None
     if not args:
         raise _usage("sleep", "missing operand")
     total = 0.0
@@ -496,11 +496,13 @@ def cd(session: Session, argv: list[str]) -> CommandResult:
 
 @command("mkdir")
 def mkdir(session: Session, argv: list[str]) -> CommandResult:
+    try:
+        opts, names = getopt.gnu_getopt(argv[1:], "pm:", ["parents", "mode="])
+    except getopt.GetoptError as err:
+        raise option_error("mkdir", err) from None
     errors = []
-    parents = "-p" in argv
-    # -m MODE: labsim keeps no modes, so the mode is read and dropped, not taken for a name.
-    names = [a for i, a in enumerate(argv[1:], 1)
-             if not a.startswith("-") and argv[i - 1] != "-m"]
+    parents = any(k in ("-p", "--parents") for k, _ in opts)
+    # -m MODE: labsim keeps no modes, so the mode is read and dropped.
     for name in names:
         path = session.absolute(name)
         if fs.is_dir(session, path):
@@ -549,8 +551,12 @@ def cat(session: Session, argv: list[str], stdin_data: Content | None = None
     from labsim.shell import streams
     from labsim.shell.commands.textutils import read_file
 
+    try:  # cat's options (-n, -A...) change what it prints: none is modelled
+        _, names = getopt.gnu_getopt(argv[1:], "")
+    except getopt.GetoptError as err:
+        raise option_error("cat", err) from None
     parts, errors, status = [], [], 0
-    for name in argv[1:] or ["-"]:
+    for name in names or ["-"]:
         path = session.absolute(name)
         if name == "-":
             parts.append(stdin_data if stdin_data is not None else Content())
@@ -585,7 +591,7 @@ def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandR
     try:
         opts, names = getopt.gnu_getopt(argv[1:], "ai", ["append", "ignore-interrupts"])
     except getopt.GetoptError as err:
-        raise _usage("tee", fmt.getopt_message(err)) from None
+        raise option_error("tee", err) from None
     append = any(k in ("-a", "--append") for k, _ in opts)
     data = stdin or ""
     errors = []
@@ -625,9 +631,9 @@ def mv(session: Session, argv: list[str]) -> CommandResult:
     and not when it was moved out of them (lesson 8); files inside datasets are not
     modelled."""
     try:
-        _, names = getopt.gnu_getopt(argv[1:], "finv", ["force"])
+        _, names = getopt.gnu_getopt(argv[1:], "f", ["force"])
     except getopt.GetoptError as err:
-        raise _usage("mv", fmt.getopt_message(err)) from None
+        raise option_error("mv", err) from None
     if not names:
         raise _usage("mv", "missing file operand")
     if len(names) == 1:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import getopt
 from typing import TYPE_CHECKING
 
-from labsim.format import coreutils as fmt
 from labsim.format import numbers as num
 from labsim.shell import fs
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, UsageError
+from labsim.shell.gnu_options import option_error
 from labsim.shell.registry import command
 from labsim.zfs.pool import Dataset, Pool, property_value
 from labsim.zfs.space import dataset_available, dataset_referenced
@@ -57,10 +57,9 @@ def _percent(used: int, available: int) -> str:
 def df(session: Session, argv: list[str]) -> CommandResult:
     """df [-h|-k] [-T] [FILE]...: one line per operand, for files in datasets."""
     try:
-        opts, names = getopt.gnu_getopt(argv[1:], "hkTP", ["human-readable", "print-type",
-                                                          "portability"])
+        opts, names = getopt.gnu_getopt(argv[1:], "hkT", ["human-readable", "print-type"])
     except getopt.GetoptError as err:
-        raise _usage(fmt.getopt_message(err)) from None
+        raise option_error("df", err) from None
     flags = {k for k, _ in opts}
     human = bool(flags & {"-h", "--human-readable"})
     if not names:

@@ -18,6 +18,7 @@ from labsim.format import coreutils as fmt
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, UsageError
 from labsim.shell.commands.textutils import DEVICES, read_file
+from labsim.shell.gnu_options import not_simulated_option, option_error
 from labsim.shell.registry import command
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def _options(tool: str, argv: list[str], short: str, long: list[str]
     try:
         return getopt.gnu_getopt(argv[1:], short, long)
     except getopt.GetoptError as err:
-        raise _usage(tool, fmt.getopt_message(err)) from None
+        raise option_error(tool, err) from None
 
 
 def _inputs(session: Session, tool: str, names: list[str], stdin: Content | None
@@ -459,6 +460,9 @@ def grep(session: Session, argv: list[str], stdin_data: Content | None = None) -
                                         "files-with-matches", "no-filename", "with-filename",
                                         "regexp="])
     except getopt.GetoptError as err:
+        unmodelled = not_simulated_option("grep", err)
+        if unmodelled is not None:
+            raise unmodelled from None
         return CommandResult(stderr=f"grep: {fmt.getopt_message(err)}\nUsage: grep [OPTION]... "
                              "PATTERNS [FILE]...\nTry 'grep --help' for more information.\n",
                              status=2)
