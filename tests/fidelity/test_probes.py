@@ -82,6 +82,13 @@ MOUNTPOINT_CHUNKS = ("which CPU's chunk of object numbers each `zfs create`'s mo
                      "more). With the entries' type bits (zfs_dirent()) the root's directory "
                      "of five is too large to embed: this run's REFER fits all five in the "
                      "first chunk")
+FILE_CHUNKS = ("which CPU's chunk of object numbers a new file's dnode comes from "
+               "(dmu_object_alloc_impl(): objects 2, 3... or 128, 129...) is chance, and "
+               "decides whether a file made after a snapshot rewrites a dnode block the "
+               "snapshot holds uniquely (lab15-file-chunks: f2 at 2, f3 at 128, f6 at 3, f8 "
+               "at 129; g1 to g4 at 130, 131, 4, 5). labsim puts every file in the first "
+               "chunk, so a snapshot between two file creations keeps the shared block: 8K "
+               "more at ashift 12 where the second file went to the other chunk")
 IMPORT_FLUSHES = ("which metaslabs the export's and the import's txgs flush, and so how many "
                   "log space maps the imported pool keeps: here one more (RAID-Z1, "
                   "lab15-import-mos: the metaslabs that had no space map get empty ones at "
@@ -119,6 +126,11 @@ ROTOR_PHASE = ("in whole 128K records the rotor's turns are 13 records on the la
                "through the rotor")
 LISTING_15M = "`zfs list -p -r -t all -o name,used,refer,usedds,usedchild,logicalused lab15m`"
 KNOWN_GAPS: dict[tuple[str, str], dict[str, str]] = {
+    ("2.3.9", "lab15-file-chunks"): {
+        f"command {n} `zfs list -p -r -t all -o name,used,refer,usedbysnapshots,usedbydataset "
+        f"lab15f`: lab15f{what} real": FILE_CHUNKS
+        for n, what in ((20, "@s7 USED"), (28, " USEDSNAP"))
+    },
     ("2.3.9", "lab15-dataset-metadata"): {
         f"command 16 {LISTING_15M}: lab15m {column} real": MOUNTPOINT_CHUNKS
         for column in ("REFER", "USEDDS")
