@@ -11,6 +11,7 @@ import pytest
 
 from labsim import Session
 from labsim.shell.gnu_options import REAL_OPTIONS, is_real_option
+from labsim.zfs.versions import get_version
 
 NOTICE = "is not simulated here"
 
@@ -108,3 +109,47 @@ def test_the_host_tools_have_no_option_the_table_lacks():
         documented = set(re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", text))
         missing = documented - set(REAL_OPTIONS[tool][1])
         assert not missing, (tool, missing)
+
+
+@pytest.mark.parametrize("release, line, first_line", [
+    # zdb's options by release (cmd/zdb/zdb.c main()): 2.2.0 added -B, -K and -T and long
+    # names, 2.3 --allocated-map.
+    ("2.1", "zdb -T pool", "zdb: invalid option -- 'T'"),
+    ("2.1", "zdb --metaslabs pool", "zdb: unrecognized option '--metaslabs'"),
+    ("2.3", "zdb -T pool", "labsim: zdb: `zdb -T pool' is not simulated here"),
+    ("2.3", "zdb --allocated-map pool", "labsim: zdb: `zdb --allocated-map pool' is not"),
+    ("2.2", "zdb --allocated-map pool", "zdb: unrecognized option '--allocated-map'"),
+    ("2.3", "zdb --metaslabs nosuch", "zdb: can't open 'nosuch': No such file or directory"),
+    ("2.3", "zdb nosuch -m", "zdb: can't open 'nosuch': No such file or directory"),
+])
+def test_zdb_knows_its_release_options(release, line, first_line):
+    result = Session(version=get_version(release)).run(line)
+    assert result.status == 1
+    assert result.stderr.splitlines()[0].startswith(first_line), result.stderr
+
+
+@pytest.mark.parametrize("operands, first_line", [
+    # dd's symbols (coreutils 9.7 dd.c): real ones labsim does not model are said to be
+    # not simulated, others refused as dd refuses them.
+    ("conv=sparse", "labsim: dd conv=sparse is not simulated here"),
+    ("conv=notrunc,ucase", "labsim: dd conv=ucase is not simulated here"),
+    ("iflag=count_bytes", "labsim: dd iflag=count_bytes is not simulated here"),
+    ("status=noxfer", "labsim: dd status=noxfer is not simulated here"),
+    ("ibs=4k", "labsim: dd operand ibs= is not simulated here"),
+    ("cbs=80", "labsim: dd operand cbs= is not simulated here"),
+    ("oflag=foo", "dd: invalid output flag: 'foo'"),
+    ("iflag=sparse", "dd: invalid input flag: 'sparse'"),
+    ("conv=fullblock", "dd: invalid conversion: 'fullblock'"),
+    ("status=loud", "dd: invalid status level: 'loud'"),
+    ("colour=red", "dd: unrecognized operand 'colour=red'"),
+])
+def test_dd_knows_its_operands(operands, first_line):
+    result = Session().run(f"dd if=/dev/zero of=/var/tmp/out bs=4k count=1 {operands}")
+    assert result.status == 1
+    assert result.stderr.splitlines()[0].startswith(first_line), result.stderr
+
+
+def test_dd_runs_what_it_models():
+    result = Session().run("dd if=/dev/zero of=/var/tmp/out bs=4k count=1 conv=notrunc,fsync "
+                           "oflag=dsync iflag=fullblock status=none")
+    assert (result.status, result.stderr) == (0, "")

@@ -328,13 +328,14 @@ LIMITS: tuple[Limit, ...] = (
     ),
     Limit(
         area="Shell",
-        what="Of the GNU tools beside ZFS (ls, cat, cp, mv, rm, du, df, grep, sort, tail, "
-             "touch, stat...), labsim models the options the lessons use. Every other "
-             "option the real tool has (GNU coreutils 9.7 and grep 3.11, as in Debian 13) "
-             "is known by name.",
+        what="Of the GNU tools beside ZFS (ls, cat, cp, mv, rm, du, df, dd, grep, sort, "
+             "tail, touch, stat...), labsim models the options the lessons use, and of dd's "
+             "conversions and flags `conv=notrunc`, `fsync`, `fdatasync`, `oflag=sync`, "
+             "`dsync` and `direct`. Every other option the real tool has (GNU coreutils 9.7 "
+             "and grep 3.11, as in Debian 13) is known by name.",
         shows_as="Such an option answers with a `labsim:` line saying it is not simulated "
-                 "(`ls -i`, `cat -n`, `rm -i`); an option the real tool does not have is "
-                 "refused in the tool's own words.",
+                 "(`ls -i`, `cat -n`, `rm -i`, `dd conv=sparse`); an option the real tool "
+                 "does not have is refused in the tool's own words.",
         try_it=f"Any shell in {LAB_VM}.",
         example="ls -i /var/tmp/labs",
         setup=POOL,

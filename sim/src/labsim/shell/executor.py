@@ -42,8 +42,11 @@ SUBSTITUTION_LIMIT = 1 << 20
 MAX_DEPTH = 50
 
 
-# Commands a Debian 12 lab VM has that labsim does not run: they get labsim's notice rather
-# than bash's "command not found", which would be false.
+# Commands a lab VM has that labsim does not run: they get labsim's notice rather than
+# bash's "command not found", which would be false. The first block is Debian 12's; the
+# second every program in the bin and sbin directories of Debian 13's coreutils 9.7,
+# util-linux 2.41, e2fsprogs, iproute2, procps, psmisc, kmod, diffutils, grep and
+# zfsutils-linux 2.3.9 packages that labsim does not run either (zilstat comes with 2.2).
 _KNOWN_COMMANDS_TEXT = """
     awk basename bc blkid bzip2 chattr chgrp chmod chown chroot cksum column comm cpio crontab
     date dirname dmesg env expand expr factor file find findmnt fmt fold free fuser gawk getfacl
@@ -57,6 +60,19 @@ _KNOWN_COMMANDS_TEXT = """
     tree tsort tty umount uname unexpand unlink unxz unzip uptime useradd usermod users vi vim
     vmstat w watch wget whereis which who whoami xargs xxd xz zcat zstd b2sum basenc diff
     ln dmsetup losetup blockdev wipefs clear apt apt-get dpkg fdisk lscpu
+    agetty arc_summary arch arcstat arpd badblocks base32 blkdiscard blkzone bridge chcon
+    chcpu chmem choom chrt csplit ctstat dbufstat dcb debugfs depmod devlink diff3 dir
+    dircolors dumpe2fs e2freefrag e2fsck e2image e2label e2mmpstatus e2scrub e2scrub_all
+    e2undo e4crypt e4defrag egrep fgrep filefrag findfs flock fsck fsck.ext2 fsck.ext3
+    fsck.ext4 fsck.zfs fsfreeze fstrim genl getopt getty hardlink hostid i386 insmod ionice
+    ipcmk ipcrm ipcs isosize kmod ldattach link linux32 linux64 lnstat logname lsipc
+    lslocks lslogins lsmem lsns mcookie mke2fs mkfs.ext2 mkfs.ext3 mkfs.ext4 mklost+found
+    mkswap mount.zfs namei nsenter nstat partx pathchk peekfd pidwait pivot_root pmap
+    printenv prlimit prtstat pslog pwdx rdma readprofile rename.ul rgrep routel rtacct
+    rtcwake rtmon rtstat runcon sdiff setarch setsid setterm skill slabtop snice sulogin
+    swaplabel switch_root tc tipc tload tune2fs uclampset unshare vdir vdpa wdctl x86_64
+    zfs_ids_to_path zgenhostid zhack zilstat zpool_influxdb zramctl zstream zstreamdump
+    zvol_wait
 """
 KNOWN_COMMANDS = frozenset(_KNOWN_COMMANDS_TEXT.split())
 

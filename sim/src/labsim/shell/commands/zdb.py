@@ -15,6 +15,7 @@ import getopt
 from typing import TYPE_CHECKING
 
 from labsim.format import zdb as fmt
+from labsim.format.coreutils import getopt_message
 from labsim.shell import messages as msg
 from labsim.shell import vdev_labels
 from labsim.shell.base import CommandResult, UsageError
@@ -22,21 +23,43 @@ from labsim.shell.registry import command
 from labsim.zfs import import_config
 from labsim.zfs.discovery import find_pools
 from labsim.zfs.pool import Pool
+from labsim.zfs.versions import release_at_least
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
 
-# zdb's getopt string in 2.1 (cmd/zdb/zdb.c main()).
+# zdb's getopt string (cmd/zdb/zdb.c main()) in 2.1.11; 2.2.0 added -B (backup), -K
+# (key) and -T (brt-stats) and long names for every option (getopt_long(), the same at
+# zfs-2.2.9 and zfs-2.3.9).
 ZDB_OPTIONS = "AbcCdDeEFGhiI:klLmMNo:Op:PqrRsSt:uU:vVx:XYyZ"
+ZDB_OPTIONS_2_2 = "AbBcCdDeEFGhiI:kK:lLmMNo:Op:PqrRsSt:TuU:vVx:XYyZ"
+ZDB_LONG_OPTIONS_2_2 = (
+    "ignore-assertions", "block-stats", "backup", "checksum", "config", "datasets",
+    "dedup-stats", "exported", "embedded-block-pointer", "automatic-rewind",
+    "dump-debug-msg", "history", "intent-logs", "inflight=", "checkpointed-state", "key=",
+    "label", "disable-leak-tracking", "metaslabs", "metaslab-groups", "numeric", "option=",
+    "object-lookups", "path=", "parseable", "skip-label", "copy-object", "read-block",
+    "io-stats", "simulate-dedup", "txg=", "brt-stats", "uberblock", "cachefile=", "verbose",
+    "verbatim", "dump-blocks=", "extreme-rewind", "all-reconstruction", "livelist",
+    "zstd-headers")
+ZDB_LONG_OPTIONS_2_3 = (*ZDB_LONG_OPTIONS_2_2, "allocated-map")  # a long option alone
+# The long names labsim models, as the short options they stand for.
+_LONG_MODELLED = {"--exported": "-e", "--path": "-p", "--metaslabs": "-m"}
 MODELLED = {"-e", "-p", "-m"}
 
 
 @command("zdb")
 def main(session: Session, argv: list[str]) -> CommandResult:
+    newer = release_at_least(session.version, 2, 2)
+    long = (ZDB_LONG_OPTIONS_2_3 if release_at_least(session.version, 2, 3)
+            else ZDB_LONG_OPTIONS_2_2 if newer else ())
     try:
-        opts, operands = getopt.getopt(argv[1:], ZDB_OPTIONS)
+        # glibc's getopt permutes: options may follow the pool's name.
+        opts, operands = getopt.gnu_getopt(argv[1:], ZDB_OPTIONS_2_2 if newer else ZDB_OPTIONS,
+                                           list(long))
     except getopt.GetoptError as err:
-        raise UsageError(f"zdb: invalid option -- '{err.opt}'", 1) from None
+        raise UsageError(f"zdb: {getopt_message(err)}", 1) from None
+    opts = [(_LONG_MODELLED.get(k, k), v) for k, v in opts]
     flags = [k for k, _ in opts]
     unsupported = sorted({k for k in flags if k not in MODELLED})
     if unsupported or "-m" not in flags:
