@@ -20,36 +20,36 @@ from labsim.shell.base import UsageError
 # tool -> (short option letters, long option names), as documented.
 REAL_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "base64": ("diw", (
-        "decode", "help", "ignore-garbage", "version", "wrap",)),
+        "decode", "help", "ignore-garbage", "version", "wrap")),
     "cat": ("AETbenstuv", (
         "help", "number", "number-nonblank", "show-all", "show-ends", "show-nonprinting",
-        "show-tabs", "squeeze-blank", "version",)),
+        "show-tabs", "squeeze-blank", "version")),
     "cmp": ("bilnsv", (
         "bytes", "help", "ignore-initial", "print-bytes", "quiet", "silent", "verbose",
-        "version",)),
+        "version")),
     "cp": ("HLPRSTZabdfilnprstuvx", (
         "archive", "attributes-only", "backup", "context", "copy-contents", "debug",
         "dereference", "force", "help", "interactive", "keep-directory-symlink", "link",
         "no-clobber", "no-dereference", "no-preserve", "no-target-directory",
         "one-file-system", "parents", "preserve", "recursive", "reflink",
         "remove-destination", "sparse", "strip-trailing-slashes", "suffix",
-        "symbolic-link", "target-directory", "update", "verbose", "version",)),
+        "symbolic-link", "target-directory", "update", "verbose", "version")),
     "cut": ("Mbcdfnsz", (
         "bytes", "characters", "complement", "delimiter", "fields", "help",
-        "only-delimited", "output-delimiter", "version", "zero-terminated",)),
+        "only-delimited", "output-delimiter", "version", "zero-terminated")),
     "df": ("BHPTahikltvx", (
         "all", "block-size", "exclude-type", "help", "human-readable", "inodes", "local",
         "no-sync", "output", "portability", "print-type", "si", "sync", "total", "type",
-        "version",)),
+        "version")),
     "du": ("0BDHLPSXabcdhklmstx", (
         "all", "apparent-size", "block-size", "bytes", "count-links", "dereference",
         "dereference-args", "exclude", "exclude-from", "files0-from", "help",
         "human-readable", "inodes", "max-depth", "no-dereference", "null",
         "one-file-system", "separate-dirs", "si", "summarize", "threshold", "time",
-        "time-style", "total", "version",)),
+        "time-style", "total", "version")),
     "fallocate": ("Vcdhilnopvxz", (
         "collapse-range", "dig-holes", "help", "insert-range", "keep-size", "length",
-        "offset", "posix", "punch-hole", "sparse", "verbose", "version", "zero-range",)),
+        "offset", "posix", "punch-hole", "sparse", "verbose", "version", "zero-range")),
     "grep": ("01ABCDEFGHILPRTUVZabcdefhilmnoqrsvwxz", (
         "after-context", "basic-regexp", "before-context", "binary", "binary-files",
         "byte-offset", "color", "colour", "context", "count", "dereference-recursive",
@@ -59,10 +59,10 @@ REAL_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "initial-tab", "invert-match", "label", "line-buffered", "line-number",
         "line-regexp", "max-count", "no-filename", "no-group-separator", "no-ignore-case",
         "no-messages", "null", "null-data", "only-matching", "perl-regexp", "quiet",
-        "recursive", "regexp", "silent", "text", "version", "with-filename", "word-regexp",)),
+        "recursive", "regexp", "silent", "text", "version", "with-filename", "word-regexp")),
     "head": ("cnqvz", (
         "bytes", "help", "lines", "quiet", "silent", "verbose", "version",
-        "zero-terminated",)),
+        "zero-terminated")),
     "ls": ("1ABCDFGHILNQRSTUXZabcdfghiklmnopqrstuvwx", (
         "all", "almost-all", "author", "block-size", "classify", "color", "context",
         "dereference", "dereference-command-line",
@@ -71,63 +71,63 @@ REAL_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "hide-control-chars", "human-readable", "hyperlink", "ignore", "ignore-backups",
         "indicator-style", "inode", "kibibytes", "literal", "no-group", "numeric-uid-gid",
         "quote-name", "quoting-style", "recursive", "reverse", "show-control-chars", "si",
-        "size", "sort", "tabsize", "time", "time-style", "version", "width", "zero",)),
+        "size", "sort", "tabsize", "time", "time-style", "version", "width", "zero")),
     "md5sum": ("bctwz", (
         "binary", "check", "help", "ignore-missing", "quiet", "status", "strict", "tag",
-        "text", "version", "warn", "zero",)),
+        "text", "version", "warn", "zero")),
     "mkdir": ("Zmpv", (
-        "context", "help", "mode", "parents", "verbose", "version",)),
+        "context", "help", "mode", "parents", "verbose", "version")),
     "mv": ("STZbfintuv", (
         "backup", "context", "debug", "exchange", "force", "help", "interactive",
         "no-clobber", "no-copy", "no-target-directory", "strip-trailing-slashes", "suffix",
-        "target-directory", "update", "verbose", "version",)),
+        "target-directory", "update", "verbose", "version")),
     "rm": ("IRdfirv", (
         "dir", "force", "help", "interactive", "no-preserve-root", "one-file-system",
-        "preserve-root", "recursive", "verbose", "version",)),
+        "preserve-root", "recursive", "verbose", "version")),
     "seq": ("fsw", (
-        "equal-width", "format", "help", "separator", "version",)),
+        "equal-width", "format", "help", "separator", "version")),
     "sha1sum": ("bctwz", (
         "binary", "check", "help", "ignore-missing", "quiet", "status", "strict", "tag",
-        "text", "version", "warn", "zero",)),
+        "text", "version", "warn", "zero")),
     "sha256sum": ("bctwz", (
         "binary", "check", "help", "ignore-missing", "quiet", "status", "strict", "tag",
-        "text", "version", "warn", "zero",)),
+        "text", "version", "warn", "zero")),
     "sha512sum": ("bctwz", (
         "binary", "check", "help", "ignore-missing", "quiet", "status", "strict", "tag",
-        "text", "version", "warn", "zero",)),
+        "text", "version", "warn", "zero")),
     "sleep": ("", (
-        "help", "version",)),
+        "help", "version")),
     "sort": ("CMRSTVbcdfghikmnorstuz", (
         "batch-size", "buffer-size", "check", "compress-program", "debug",
         "dictionary-order", "field-separator", "files0-from", "general-numeric-sort",
         "help", "human-numeric-sort", "ignore-case", "ignore-leading-blanks",
         "ignore-nonprinting", "key", "merge", "month-sort", "numeric-sort", "output",
         "parallel", "random-sort", "random-source", "reverse", "sort", "stable",
-        "temporary-directory", "unique", "version", "version-sort", "zero-terminated",)),
+        "temporary-directory", "unique", "version", "version-sort", "zero-terminated")),
     "stat": ("Lcft", (
         "cached", "dereference", "file-system", "format", "help", "printf", "terse",
-        "version",)),
+        "version")),
     "sync": ("df", (
-        "data", "file-system", "help", "version",)),
+        "data", "file-system", "help", "version")),
     "tail": ("Fcfnqsvz", (
         "bytes", "follow", "help", "lines", "max-unchanged-stats", "pid", "quiet", "retry",
-        "silent", "sleep-interval", "verbose", "version", "zero-terminated",)),
+        "silent", "sleep-interval", "verbose", "version", "zero-terminated")),
     "tee": ("aip", (
-        "append", "help", "ignore-interrupts", "output-error", "version",)),
+        "append", "help", "ignore-interrupts", "output-error", "version")),
     "touch": ("acdfhmrt", (
-        "date", "help", "no-create", "no-dereference", "reference", "time", "version",)),
+        "date", "help", "no-create", "no-dereference", "reference", "time", "version")),
     "tr": ("Ccdst", (
-        "complement", "delete", "help", "squeeze-repeats", "truncate-set1", "version",)),
+        "complement", "delete", "help", "squeeze-repeats", "truncate-set1", "version")),
     "truncate": ("cors", (
-        "help", "io-blocks", "no-create", "reference", "size", "version",)),
+        "help", "io-blocks", "no-create", "reference", "size", "version")),
     "uniq": ("Dcdfisuwz", (
         "all-repeated", "check-chars", "count", "group", "help", "ignore-case", "repeated",
-        "skip-chars", "skip-fields", "unique", "version", "zero-terminated",)),
+        "skip-chars", "skip-fields", "unique", "version", "zero-terminated")),
     "wc": ("Lclmw", (
         "bytes", "chars", "files0-from", "help", "lines", "max-line-length", "total",
-        "version", "words",)),
+        "version", "words")),
     "yes": ("", (
-        "help", "version",)),
+        "help", "version")),
 }
 
 
