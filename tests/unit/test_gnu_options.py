@@ -47,6 +47,9 @@ def run(line: str):
     ("truncate --reference=/var/tmp/labs/x /var/tmp/labs/y", "--reference"),
     ("md5sum --tag /var/tmp/labs/x", "--tag"),
     ("sleep --help", "--help"),
+    ("seq -w 3", "-w"),
+    ("head -q /var/tmp/labs/x", "-q"),
+    ("yes --he", "--he"),
 ])
 def test_a_real_option_labsim_does_not_model_is_said_to_be_not_simulated(line, option):
     result = run(line)
@@ -64,6 +67,9 @@ def test_a_real_option_labsim_does_not_model_is_said_to_be_not_simulated(line, o
     ("sleep -1", "sleep: invalid option -- '1'"),
     ("grep -j x /var/tmp/labs/x", "grep: invalid option -- 'j'"),
     ("truncate -s", "truncate: option requires an argument -- 's'"),
+    ("seq -q 3", "seq: invalid option -- 'q'"),
+    ("head -Q /var/tmp/labs/x", "head: invalid option -- 'Q'"),
+    ("yes -x", "yes: invalid option -- 'x'"),
 ])
 def test_an_option_the_real_tool_lacks_is_refused_in_its_words(line, message):
     result = run(line)

@@ -163,3 +163,10 @@ def option_error(tool: str, err: getopt.GetoptError) -> UsageError:
     for more information.", exit status 1)."""
     return not_simulated_option(tool, err) or UsageError(
         f"{tool}: {fmt.getopt_message(err)}\nTry '{tool} --help' for more information.", 1)
+
+
+def unmodelled_option(tool: str, arg: str) -> UsageError:
+    """option_error() for a command that reads its options by hand (seq, head, yes):
+    ``arg`` is the first one it does not model, as typed ("-q", "--format=%g")."""
+    opt = arg[2:].split("=", 1)[0] if arg.startswith("--") else arg[1:2]
+    return option_error(tool, getopt.GetoptError(f"option {arg} not recognized", opt))

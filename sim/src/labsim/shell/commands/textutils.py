@@ -15,6 +15,7 @@ from labsim.content.seq import SeqText
 from labsim.shell import fs, streams
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, UsageError
+from labsim.shell.gnu_options import unmodelled_option
 from labsim.shell.registry import command
 from labsim.shell.streams import ENDLESS
 from labsim.shell.units import parse_coreutils_size
@@ -57,7 +58,7 @@ def seq(session: Session, argv: list[str]) -> CommandResult:
             args = args[1:]
     options = [a for a in args if a.startswith("-") and not _INTEGER.match(a)]
     if options:
-        return not_simulated("seq", f"option {options[0]}")
+        raise unmodelled_option("seq", options[0])
     prefix = suffix = ""
     if template is not None:
         parts = template.replace("%%", "\0").split("%g")
@@ -93,9 +94,15 @@ def seq(session: Session, argv: list[str]) -> CommandResult:
 @command("yes")
 def yes(session: Session, argv: list[str]) -> CommandResult:
     """yes [STRING]...: the words and a newline, forever (ENDLESS bytes)."""
-    if any(a in ("--help", "--version") for a in argv[1:]):
-        return not_simulated("yes", argv[1])
-    unit = (" ".join(argv[1:]) if len(argv) > 1 else "y") + "\n"
+    # parse_gnu_standard_options_only(): --help, --version (or a prefix of one) and "--"
+    # are options, any other word starting with "-" an invalid one; the rest is printed.
+    words = argv[1:]
+    if words and words[0].startswith("-") and words[0] != "-":
+        if words[0] == "--":
+            words = words[1:]
+        else:
+            raise unmodelled_option("yes", words[0])
+    unit = (" ".join(words) if words else "y") + "\n"
     return CommandResult(data=model.of_source(Repeat(unit.encode()), ENDLESS))
 
 
@@ -174,7 +181,7 @@ def head(session: Session, argv: list[str], stdin_data: Content | None = None
         elif re.match(r"^-\d+$", arg):
             mode, count = "n", int(arg[1:])
         elif arg.startswith("-") and arg != "-":
-            return not_simulated("head", f"option {arg}")
+            raise unmodelled_option("head", arg)
         else:
             names.append(arg)
         i += 1
