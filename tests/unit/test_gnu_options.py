@@ -34,7 +34,7 @@ def run(line: str):
     ("rm -i /var/tmp/labs/x", "-i"),
     ("rm -v /var/tmp/labs/x", "-v"),  # accepted once, and "removed 'x'" never printed
     ("cp -r /var/tmp/labs /var/tmp/copy", "-r"),
-    ("mv -n /var/tmp/labs/x /var/tmp/labs/y", "-n"),
+    ("mv -i /var/tmp/labs/x /var/tmp/labs/y", "-i"),
     ("mkdir -v /var/tmp/new", "-v"),
     ("df -i /var/tmp/labs", "-i"),
     ("df -P /var/tmp/labs", "-P"),

@@ -625,15 +625,20 @@ def tee(session: Session, argv: list[str], stdin: str | None = None) -> CommandR
 
 @command("mv")
 def mv(session: Session, argv: list[str]) -> CommandResult:
-    """mv SRC... DST for host files (GNU coreutils): into DST when it is a directory,
-    else renamed to DST. A pool's vdev file takes its labels along: zpool import -d
-    finds it by them wherever it is in the directories searched (labsim.zfs.discovery),
+    """mv [-f|-n] [-v] SRC... DST for host files (GNU coreutils 9.7): into DST when it is a
+    directory, else renamed to DST. A pool's vdev file takes its labels along: zpool import
+    -d finds it by them wherever it is in the directories searched (labsim.zfs.discovery),
     and not when it was moved out of them (lesson 8); files inside datasets are not
     modelled."""
     try:
-        _, names = getopt.gnu_getopt(argv[1:], "f", ["force"])
+        opts, names = getopt.gnu_getopt(argv[1:], "fnv", ["force", "no-clobber", "verbose"])
     except getopt.GetoptError as err:
         raise option_error("mv", err) from None
+    # The last of -f and -n wins (mv.c sets one `interactive` mode); since coreutils 9.5 -n
+    # skips an existing destination silently with status 0 again (9.2-9.4 failed).
+    modes = [k for k, _ in opts if k in ("-f", "--force", "-n", "--no-clobber")]
+    no_clobber = bool(modes) and modes[-1] in ("-n", "--no-clobber")
+    verbose = any(k in ("-v", "--verbose") for k, _ in opts)
     if not names:
         raise _usage("mv", "missing file operand")
     if len(names) == 1:
@@ -643,19 +648,32 @@ def mv(session: Session, argv: list[str]) -> CommandResult:
     into = fs.is_dir(session, target_path)
     if len(sources) > 1 and not into:
         raise _usage("mv", f"target '{target}' is not a directory")
-    errors = []
+    output: list[tuple[int, str]] = []
     for name in sources:
         path = session.absolute(name)
         if path not in session.host_files:
             if fs.exists(session, path):
-                errors.append(msg.tool_not_simulated("mv", f"moving a file in a ZFS dataset "
-                                                           f"('{name}')") + "\n")
+                output.append((2, msg.tool_not_simulated(
+                    "mv", f"moving a file in a ZFS dataset ('{name}')") + "\n"))
             else:
-                errors.append(f"mv: cannot stat '{name}': No such file or directory\n")
+                output.append((2, f"mv: cannot stat '{name}': No such file or directory\n"))
             continue
-        dest = target_path.rstrip("/") + "/" + path.rsplit("/", 1)[1] if into else target_path
+        base = path.rsplit("/", 1)[1]
+        dest = target_path.rstrip("/") + "/" + base if into else target_path
+        shown = target.rstrip("/") + "/" + base if into else target
         if not fs.parent_exists(session, dest):
-            errors.append(f"mv: cannot move '{name}' to '{target}': No such file or directory\n")
+            output.append((2, f"mv: cannot move '{name}' to '{target}': "
+                              "No such file or directory\n"))
+            continue
+        if no_clobber and fs.exists(session, dest):
+            continue
+        if dest == path:
+            output.append((2, f"mv: '{name}' and '{shown}' are the same file\n"))
             continue
         session.host_files[dest] = session.host_files.pop(path)
-    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+        if verbose:
+            output.append((1, f"renamed '{name}' -> '{shown}'\n"))
+    stdout = "".join(text for fd, text in output if fd == 1)
+    stderr = "".join(text for fd, text in output if fd == 2)
+    return CommandResult(stdout=stdout, stderr=stderr, status=1 if stderr else 0,
+                         output=tuple(output))

@@ -352,14 +352,19 @@ def tr(session: Session, argv: list[str], stdin_data: Content | None = None) -> 
         return CommandResult.fail(msg.tool_not_simulated("tr", "-c"), 1)
     delete = bool(flags & {"-d", "--delete"})
     squeeze = bool(flags & {"-s", "--squeeze-repeats"})
+    # coreutils src/tr.c main(): how many strings each combination of -d and -s takes.
+    min_operands = 1 + (delete == squeeze)
+    max_operands = 1 + (delete <= squeeze)
     if not sets:
         raise _usage("tr", "missing operand")
-    if delete and not squeeze and len(sets) > 1:
-        raise _usage("tr", f"extra operand '{sets[1]}'\nOnly one string may be given when "
-                     "deleting without squeezing repeats.")
-    if not delete and not squeeze and len(sets) < 2:
-        raise _usage("tr", f"missing operand after '{sets[0]}'\nTwo strings must be given when "
-                     "translating.")
+    if len(sets) < min_operands:
+        why = ("both deleting and squeezing repeats" if squeeze else "translating")
+        raise _usage("tr", f"missing operand after '{sets[-1]}'\nTwo strings must be given "
+                     f"when {why}.")
+    if len(sets) > max_operands:
+        hint = ("\nOnly one string may be given when deleting without squeezing repeats."
+                if len(sets) == 2 else "")
+        raise _usage("tr", f"extra operand '{sets[max_operands]}'{hint}")
     first = _tr_set(sets[0])
     second = _tr_set(sets[1]) if len(sets) > 1 else ""
     try:
