@@ -156,3 +156,44 @@ def test_ip_objects_labsim_does_not_model_get_the_notice():
         result = session.run(line)
         assert result.status == 1 and "not simulated here" in result.stderr, line
     assert session.run("ip bogus").stderr == 'Object "bogus" is unknown, try "ip help".\n'
+
+
+@pytest.mark.parametrize("release", ["2.1", "2.3"])
+@pytest.mark.parametrize("line", [
+    "zfs get userused@root p/fs", "zfs get -p groupquota@root,used p/fs",
+    "zfs list -o name,projectobjused@0 p/fs", "zfs get written@s p/fs",
+    "zfs get written#b p/fs", "zfs set userquota@root=1G p/fs"])
+def test_userspace_and_written_properties_are_real(line, release):
+    """zprop_get_list() accepts zfs_prop_userquota() and zfs_prop_written() names
+    (module/zcommon/zfs_prop.c): labsim does not model them, and says so."""
+    result = machine(release).run(line)
+    assert result.status == 1 and "is not simulated" in result.stderr, result
+    assert "invalid property" not in result.stderr
+
+
+def test_written_is_read_only_and_a_snapshot_takes_user_properties_only():
+    """zfs_valid_proplist(): written@ and written# are read-only; on a snapshot any other
+    name than a user property is refused before its name is looked at."""
+    session = machine()
+    for line, text in (
+            ("zfs set written@s=1 p/fs", "cannot set property for 'p/fs': 'written@s' is readonly"),
+            ("zfs create -o written#b=1 p/x", "cannot create 'p/x': 'written#b' is readonly"),
+            ("zfs set atime=off p/fs@s", "cannot set property for 'p/fs@s': this property can "
+                                         "not be modified for snapshots"),
+            ("zfs set nosuch=1 p/fs@s", "cannot set property for 'p/fs@s': this property can "
+                                        "not be modified for snapshots"),
+            ("zfs set writtenx=1 p/fs", "cannot set property for 'p/fs': invalid property "
+                                        "'writtenx'")):
+        result = session.run(line)
+        assert (result.status, result.stderr) == (1, text + "\n"), (line, result)
+    assert "is not simulated" in session.run("zfs set com.example:x=1 p/fs@s").stderr
+
+
+def test_zpool_get_prints_nothing_for_a_feature_the_pool_does_not_have():
+    """zpool_prop_get_feature(): an unsupported@ name the pool does not carry, or a
+    feature@ name the release does not know, fails and get_callback() prints nothing."""
+    session = machine()
+    for line in ("zpool get unsupported@com.example:x p", "zpool get feature@bogus p"):
+        result = session.run(line)
+        assert (result.status, result.stdout, result.stderr) == (0, "", ""), (line, result)
+    assert "invalid property" in session.run("zpool get unsupportedx p").stderr

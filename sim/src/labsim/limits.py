@@ -402,6 +402,9 @@ def limits_markdown(version: ZfsVersion) -> str:
         f"- `zfs` subcommands: {codes(subs['zfs'])}",
         f"- `zpool` subcommands: {codes(subs['zpool'])}",
         f"- dataset properties: {codes(props['dataset'])}",
+        "- dataset properties named with a user, group, project, snapshot or bookmark: "
+        "`userused@`, `userquota@`, `userobjused@`, `userobjquota@` and the same for "
+        "`group` and `project`; `written@` and `written#`",
         f"- pool properties: {codes(props['pool'])}",
         "",
     ])

@@ -381,6 +381,24 @@ def dataset_property_names(version: ZfsVersion) -> frozenset[str]:
     return DATASET_PROPERTIES_2_1 | version.dataset_properties_added
 
 
+# zfs_userquota_prop_prefixes[] and zfs_prop_written() (module/zcommon/zfs_prop.c, the same
+# in 2.1.11 and 2.3.9): property names made of a prefix and a user, group, project,
+# snapshot or bookmark, which zprop_get_list() accepts for zfs get and zfs list -o.
+USERQUOTA_PREFIXES = tuple(f"{who}{what}@" for who in ("user", "group", "project")
+                           for what in ("used", "quota", "objused", "objquota"))
+WRITTEN_PREFIXES = ("written@", "written#")
+
+
+def is_userquota_property(name: str) -> bool:
+    """zfs_prop_userquota(): userused@USER, groupquota@GROUP, projectobjused@ID..."""
+    return name.startswith(USERQUOTA_PREFIXES)
+
+
+def is_written_property(name: str) -> bool:
+    """zfs_prop_written(): written@SNAPSHOT or written#BOOKMARK."""
+    return name.startswith(WRITTEN_PREFIXES)
+
+
 def release_at_least(version: ZfsVersion, major: int, minor: int) -> bool:
     """Whether ``version``'s release is ``major.minor`` or later (for options a release
     added, read from its getopt strings)."""

@@ -24,7 +24,12 @@ from labsim.zfs.space import (
     dataset_logical_referenced,
     dataset_used,
 )
-from labsim.zfs.versions import ZfsVersion, dataset_property_names
+from labsim.zfs.versions import (
+    ZfsVersion,
+    dataset_property_names,
+    is_userquota_property,
+    is_written_property,
+)
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
@@ -180,7 +185,8 @@ def refuse_unknown(version: ZfsVersion, command: str, prop: str, refusal: str,
     """A property labsim does not handle: real OpenZFS ``version`` knows it (or it is a
     user property, module:name) and labsim says it is not simulated; otherwise the real
     tool's ``refusal``."""
-    if ":" in prop or prop in dataset_property_names(version):
+    if ":" in prop or prop in dataset_property_names(version) \
+            or is_userquota_property(prop) or is_written_property(prop):
         raise UsageError(msg.property_not_simulated(command, prop, version.release), 1)
     raise UsageError(refusal, status)
 
@@ -199,6 +205,9 @@ def validate(name: str, prop: str, value: str, version: ZfsVersion,
     if prop not in SETTABLE and prop not in ("volsize", "volblocksize"):
         where = f"cannot create '{name}'" if action == "create" \
             else f"cannot set property for '{name}'"
+        if is_written_property(prop):
+            # zfs_valid_proplist(): written@ and written# are read-only whatever follows.
+            raise UsageError(f"{where}: '{prop}' is readonly", 1)
         refuse_unknown(version, f"zfs {action}", prop, f"{where}: invalid property '{prop}'",
                         1)
     if prop == "compression":

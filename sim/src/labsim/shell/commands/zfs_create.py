@@ -74,7 +74,12 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
 def _set_on(session: Session, name: str, assignments: dict[str, str]) -> None:
     if "@" in name:
         find_any(session, name)
-        raise UsageError(msg.not_simulated("zfs set", "setting a property of a snapshot",
+        if not all(props.is_user_property(prop) for prop in assignments):
+            # zfs_valid_proplist() (lib/libzfs/libzfs_dataset.c): only user properties can
+            # be set on a snapshot; any other name, real or not, is refused so.
+            raise UsageError(f"cannot set property for '{name}': this property can not be "
+                             "modified for snapshots", 1)
+        raise UsageError(msg.not_simulated("zfs set", "setting a user property of a snapshot",
                                            session.version.release), 1)
     pool, ds = find(session, name)
     checked = {}

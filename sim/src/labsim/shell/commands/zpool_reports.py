@@ -22,6 +22,7 @@ from labsim.zfs import (
     vdev_size,
 )
 from labsim.zfs import pool_property_table as pool_table
+from labsim.zfs.history import features_of
 from labsim.zfs.layouts import SINGLE
 from labsim.zfs.pool import Pool
 from labsim.zfs.vdevs import Leaf, TopVdev
@@ -280,7 +281,8 @@ def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
         return _known_properties(version)
     wanted = []
     for name in spec.split(","):
-        if name.startswith("feature@") or pool_props.is_user_property(name, version):
+        if name.startswith(("feature@", "unsupported@")) \
+                or pool_props.is_user_property(name, version):
             wanted.append(name)
             continue
         try:
@@ -311,6 +313,10 @@ def get(session: Session, args: list[str]) -> CommandResult:
         # zpool_expand_proplist() adds the pool's user properties to "all" (2.2 and later)
         users = tuple(sorted(p for p in pool.properties if ":" in p))
         for prop in wanted + users if operands[0] == "all" else wanted:
+            if prop.startswith("unsupported@"):
+                # zpool_prop_get_feature(): a feature this release does not support,
+                # listed only if the pool has it; a pool labsim made has none.
+                continue
             if prop.startswith("feature@"):
                 state = feature_state(pool, prop.removeprefix("feature@"))
                 if state is not None:  # else zpool_prop_get_feature() fails: not printed
@@ -338,6 +344,8 @@ def feature_state(pool: Pool, feature: str) -> str | None:
     """zpool_prop_get_feature(): "enabled" or "active" (a refcount above 0) for a feature
     of the release (zpool create enables them all); None for a name the release does not
     know (zfeature_lookup_name() fails, get_callback() prints nothing)."""
+    if feature not in features_of(pool.version.name):
+        return None
     field = MODELLED_FEATURES.get(feature)
     if field is None:
         raise UsageError(msg.property_not_simulated("zpool get", f"feature@{feature}",
