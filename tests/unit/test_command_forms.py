@@ -197,3 +197,47 @@ def test_zpool_get_prints_nothing_for_a_feature_the_pool_does_not_have():
         result = session.run(line)
         assert (result.status, result.stdout, result.stderr) == (0, "", ""), (line, result)
     assert "invalid property" in session.run("zpool get unsupportedx p").stderr
+
+
+def test_zpool_add_n_prints_the_configuration_and_adds_nothing():
+    """zpool_do_add() with -n: print_vdev_tree() of the pool (ids), then the new vdevs
+    (no ids), then the logs; the pool is unchanged (it used to add them)."""
+    session = machine()
+    for line in ("truncate -s 256M /var/tmp/d/c", "truncate -s 256M /var/tmp/d/e"):
+        assert session.run(line).status == 0
+    result = session.run("zpool add -nf p mirror /var/tmp/d/b /var/tmp/d/c log /var/tmp/d/e")
+    assert result.status == 0, result
+    assert result.stdout == ("would update 'p' to the following configuration:\n\n\tp\n"
+                             "\t  /var/tmp/d/a\n\t  mirror\n\t    /var/tmp/d/b\n"
+                             "\t    /var/tmp/d/c\n\tlogs\n\t  /var/tmp/d/e\n")
+    pool = session.pools["p"]
+    assert [v.name for v in pool.vdevs] == ["/var/tmp/d/a"] and not pool.logs
+
+
+@pytest.mark.parametrize("release, refused", [("2.1", False), ("2.2", True), ("2.3", True)])
+def test_zpool_add_checks_the_ashift_from_2_2(release, refused):
+    """spa_vdev_add(check_ashift) (module/zfs/spa.c, 2.2 and later): while the data vdevs
+    share one ashift, a new vdev of another is refused unless -f or
+    --allow-ashift-mismatch; 2.1.11 adds it."""
+    session = machine(release)
+    result = session.run("zpool add -o ashift=12 p /var/tmp/d/b")
+    if refused:
+        assert (result.status, result.stderr) == (
+            1, "cannot add to 'p': adding devices with different physical sector sizes is "
+               "not allowed\n")
+        assert session.run("zpool add --allow-ashift -o ashift=12 p /var/tmp/d/b").status == 0
+    else:
+        assert result.status == 0, result
+    assert [v.ashift for v in session.pools["p"].vdevs] == [9, 12]
+
+
+def test_zpool_add_takes_the_pools_ashift_property():
+    """zpool_do_add(): "unless manually specified use "ashift" pool property (if set)"."""
+    session = Session(version=get_version("2.3"))
+    for line in ("mkdir -p /var/tmp/d", "truncate -s 256M /var/tmp/d/a /var/tmp/d/b",
+                 "zpool create -o ashift=12 p /var/tmp/d/a", "zpool add p /var/tmp/d/b"):
+        assert session.run(line).status == 0, line
+    assert [v.ashift for v in session.pools["p"].vdevs] == [12, 12]
+    result = session.run("zpool add -f --allow-in-use p /var/tmp/d/b")
+    assert result.status == 2 and result.stderr.startswith(
+        "'-f' option is not allowed with '--allow-replication-mismatch'")

@@ -104,3 +104,22 @@ def test_get_all_follows_the_property_table_then_user_properties():
     assert names[:5] == ["type", "used", "available", "referenced", "compressratio"]
     enums = [DATASET_PROPS[name].enum for name in names[:-1]]
     assert enums == sorted(enums) and names[-1] == "org.lab:note"
+
+
+@pytest.mark.parametrize(("release", "shown"), [
+    ("2.1", {"sa": "sa", "dir": "on", "on": "on"}),
+    ("2.2", {"sa": "sa", "dir": "on", "on": "on"}),
+    ("2.3", {"sa": "on", "dir": "dir", "on": "on"})])
+def test_xattr_prints_the_first_word_of_its_number(release, shown):
+    """xattr_table[] (module/zcommon/zfs_prop.c): "on" is ZFS_XATTR_DIR before 2.3.0 and
+    ZFS_XATTR_SA from it (the default moved to sa), and zfs get prints the first word
+    with the value's number."""
+    from labsim.zfs.versions import get_version
+    session = Session(version=get_version(release))
+    for line in ("mkdir -p /var/tmp/labs", "truncate -s 1G /var/tmp/labs/p.raw",
+                 "zpool create p /var/tmp/labs/p.raw"):
+        assert session.run(line).status == 0, line
+    assert session.run("zfs get -H -o value xattr p").stdout == "on\n"
+    for value, printed in shown.items():
+        assert session.run(f"zfs set xattr={value} p").status == 0
+        assert session.run("zfs get -H -o value xattr p").stdout == printed + "\n", value

@@ -9,6 +9,7 @@ failing command and exits with its status (like ``set -e``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -42,5 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run() -> int:
+    """main(), quiet when the reader of the transcript stops early (`| head`), as the
+    coreutils are: the remaining output is dropped, not a traceback."""
+    try:
+        return main()
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the status a shell reports for such a command
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

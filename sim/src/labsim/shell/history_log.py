@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # spa_history_log_version() writes into the create and import events.
 KERNEL_RELEASE = {"2.1": "6.1.0-56-amd64", "2.3": "6.12.118+deb13-amd64"}
 # Options that take a value, per command (zfs_main.c and zpool_main.c getopt strings).
-_VALUED = {"create": "oVbO", "snapshot": "o", "clone": "o", "import": "dcoR",
+_VALUED = {"create": "oVbO", "snapshot": "o", "clone": "o", "import": "dcoR", "add": "o",
            "zpool-create": "oOmRt", "scrub": "", "destroy": "", "set": ""}
 _READ_ONLY_ZPOOL = {"list", "status", "get", "iostat", "sync", "wait", "version",
                     "history", "destroy"}
@@ -40,6 +40,19 @@ def _positionals(args: list[str], valued: str) -> list[str]:
             skip = word[-1] in valued and len(word) == 2
             continue
         out.append(word)
+    return out
+
+
+def _flags(args: list[str], valued: str) -> list[str]:
+    """The option words of ``args``, the values of ``valued`` options left out."""
+    out, skip = [], False
+    for word in args:
+        if skip:
+            skip = False
+            continue
+        if word.startswith("-") and len(word) > 1:
+            out.append(word)
+            skip = word[-1] in valued and len(word) == 2
     return out
 
 
@@ -172,6 +185,9 @@ def after_zpool(session: Session, subcommand: str, args: list[str],
     if subcommand in _READ_ONLY_ZPOOL:
         return
     line = " ".join(["zpool", subcommand, *args])
+    if subcommand == "add" and any(w.startswith("-") and not w.startswith("--") and "n" in w
+                                   for w in _flags(args, "o")):
+        return  # a dry run makes no change, and no ioctl that logs the command
     if subcommand == "export":
         if exported is not None and exported.history_psize is not None:
             _Log(session, exported).command(line)

@@ -124,10 +124,21 @@ def _before_2_2(version: ZfsVersion) -> bool:
     return (major, minor) < (2, 2)
 
 
-def canonical(reg: Registration, value: str) -> str:
+def _before_2_3(version: ZfsVersion) -> bool:
+    major, minor = (int(part) for part in version.release.split(".")[:2])
+    return (major, minor) < (2, 3)
+
+
+def canonical(reg: Registration, value: str, version: ZfsVersion) -> str:
     """The word `zfs get` prints for an index value: zprop_index_to_string() returns the
     first entry of the table with the same number, so an alias prints as its first
-    spelling (acltype=posixacl -> posix, xattr=sa -> on, volmode=geom -> full)."""
+    spelling (acltype=posixacl -> posix, volmode=geom -> full). xattr's "on" moved:
+    ZFS_XATTR_DIR before 2.3, so xattr=dir prints "on" and sa "sa"; ZFS_XATTR_SA from
+    2.3.0 (e419a63bf4, "xattr dataset prop: change defaults to sa"), so sa prints "on"
+    and dir "dir"."""
+    if reg.name == "xattr":
+        return {"dir": "on"}.get(value, value) if _before_2_3(version) \
+            else {"sa": "on"}.get(value, value)
     same = _ALIASES.get(reg.name, {})
     return same.get(value, value)
 
@@ -136,6 +147,5 @@ def canonical(reg: Registration, value: str) -> str:
 _ALIASES = {
     "acltype": {"disabled": "off", "noacl": "off", "posixacl": "posix"},
     "aclinherit": {"secure": "restricted"},
-    "xattr": {"sa": "on"},
     "volmode": {"geom": "full"},
 }

@@ -104,7 +104,7 @@ def check_stored(name: str, kind: str, prop: str, value: str, version: ZfsVersio
     if value in NOT_SIMULATED_VALUES.get(prop, ()):
         raise UsageError(msg.not_simulated(f"zfs {action}", f"{prop}={value}",
                                              version.release), 1)
-    return canonical(reg, value) if reg.choices else value
+    return canonical(reg, value, version) if reg.choices else value
 
 
 def stored_value(pool: Pool, ds: Dataset | Snapshot, prop: str,

@@ -31,6 +31,7 @@ from labsim.zfs.versions import (
     ZfsVersion,
     dataset_property_names,
     pool_property_names,
+    release_at_least,
 )
 
 if TYPE_CHECKING:
@@ -256,14 +257,58 @@ def _root_dataset_properties(pool: str, assignments: list[str],
     return props
 
 
+# zpool add's long options (getopt_long() in zpool_do_add(), cmd/zpool/zpool_main.c at
+# zfs-2.2.9 and zfs-2.3.9; 2.1.11 has none): each turns off one of the checks -f skips.
+ADD_ALLOW_OPTIONS = ("--allow-in-use", "--allow-replication-mismatch",
+                     "--allow-ashift-mismatch")
+
+
+def _allow_options(args: list[str], version: ZfsVersion) -> tuple[list[str], set[str]]:
+    """The --allow-... options among ``args`` (getopt_long() takes a unique prefix), and
+    the other words; a release before 2.2 has none and leaves them to getopt."""
+    if not release_at_least(version, 2, 2):
+        return args, set()
+    rest: list[str] = []
+    allowed: set[str] = set()
+    for index, word in enumerate(args):
+        if word == "--":
+            rest += args[index:]
+            break
+        matches = [o for o in ADD_ALLOW_OPTIONS if len(word) > 2 and o.startswith(word)]
+        if len(matches) == 1 or word in ADD_ALLOW_OPTIONS:
+            allowed.add(matches[0] if len(matches) == 1 else word)
+            continue
+        rest.append(word)
+    return rest, allowed
+
+
 def add(session: Session, args: list[str]) -> CommandResult:
+    """zpool add [-fgLnP] [-o ashift=N] [--allow-...] POOL VDEV...: zpool_do_add()."""
+    args, allowed = _allow_options(args, session.version)
     opts, operands = zpool_getopt(args, "fgLnPo:", "add")
+    flags = {k for k, _ in opts}
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("add"), 2)
+    if len(operands) < 2:
+        raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage("add"), 2)
+    force = "-f" in flags
+    if force and allowed:
+        raise UsageError("'-f' option is not allowed with '--allow-replication-mismatch', "
+                         "'--allow-ashift-mismatch', or '--allow-in-use'\n"
+                         + msg.zpool_subcommand_usage("add"), 2)
     pool = pool_named(session, operands[0])
-    specs, log_specs, ashift = vdev_specs(session, operands[1:], "add", pool, pool.name,
-                                           [v for k, v in opts if k == "-o"],
-                                           force=("-f", "") in opts)
+    props = [v for k, v in opts if k == "-o"]
+    if not any(prop.partition("=")[0] == "ashift" for prop in props) \
+            and "ashift" in pool.properties:
+        # "unless manually specified use "ashift" pool property (if set)"
+        props.append(f"ashift={pool.properties['ashift']}")
+    specs, log_specs, ashift = vdev_specs(
+        session, operands[1:], "add", pool, pool.name, props,
+        force=force or "--allow-replication-mismatch" in allowed)
+    if "-n" in flags:
+        return CommandResult(stdout=_would_update(pool, specs, log_specs))
+    check_ashift = release_at_least(session.version, 2, 2) and not force \
+        and "--allow-ashift-mismatch" not in allowed
     try:
         # Build every new vdev before adding any: a device that is too small fails the
         # whole command (the kernel opens the new vdevs together in spa_vdev_add()).
@@ -274,6 +319,13 @@ def add(session: Session, args: list[str]) -> CommandResult:
                 build_vdev(0, spec, ashift, pool.version)
             except DeviceTooSmall:
                 raise UsageError(msg.device_unavailable(pool.name), 1) from None
+        data_ashifts = {vdev.ashift for vdev in pool.vdevs}
+        if check_ashift and len(data_ashifts) == 1 and ashift not in data_ashifts:
+            # spa_vdev_add() (module/zfs/spa.c, 2.2 and later): while the data vdevs share
+            # one ashift (spa_max_ashift == spa_min_ashift), every new top-level vdev, a
+            # log included, must have it; ZFS_ERR_ASHIFT_MISMATCH.
+            raise UsageError(f"cannot add to '{pool.name}': adding devices with different "
+                             "physical sector sizes is not allowed", 1)
         if specs:
             add_vdevs(pool, list(specs), ashift)
         if log_specs:
@@ -282,6 +334,35 @@ def add(session: Session, args: list[str]) -> CommandResult:
         raise UsageError(msg.device_too_small("add", pool.name), 1) from None
     vdev_labels.write_labels(session, pool)
     return CommandResult()
+
+
+def _would_update(pool: Pool, specs: list[VdevSpec], log_specs: list[VdevSpec]) -> str:
+    """zpool add -n: "would update 'tank' to the following configuration:", then
+    print_vdev_tree() of the pool (its top-level vdevs named with their ids), the new
+    vdevs (named without), and the "logs" class the same way (names without ids)."""
+    lines = [f"would update '{pool.name}' to the following configuration:", "",
+             f"\t{pool.name}"]
+
+    def tree(name: str, leaves: list[str], single: bool) -> list[str]:
+        if single:
+            return [f"\t  {leaves[0]}"]
+        return [f"\t  {name}", *(f"\t    {leaf}" for leaf in leaves)]
+
+    for vdev in pool.vdevs:
+        lines += tree(vdev.name, [leaf.name for leaf in vdev.leaves],
+                      vdev.layout.kind == SINGLE)
+    for spec in specs:
+        lines += tree(spec.layout.type_name, [path for path, _ in spec.devices],
+                      spec.layout.kind == SINGLE)
+    if pool.logs or log_specs:
+        lines.append("\tlogs")
+        for vdev in pool.logs:
+            lines += tree(vdev.layout.type_name, [leaf.name for leaf in vdev.leaves],
+                          vdev.layout.kind == SINGLE)
+        for spec in log_specs:
+            lines += tree(spec.layout.type_name, [path for path, _ in spec.devices],
+                          spec.layout.kind == SINGLE)
+    return "\n".join(lines) + "\n"
 
 
 def destroy(session: Session, args: list[str]) -> CommandResult:

@@ -109,7 +109,7 @@ def _unlisted_column(column: str, version: ZfsVersion) -> NoReturn:
     try:
         known = zprop.pool_lookup(column, version).name
     except zprop.UnknownProperty:
-        known = column if column.startswith("feature@") \
+        known = column if column.startswith(("feature@", "unsupported@")) \
             or pool_props.is_user_property(column, version) else None
     if known is not None:
         raise UsageError(msg.not_simulated("zpool list", f"the column {known}",
