@@ -195,7 +195,7 @@ def blocks_at_risk(session: Session) -> tuple[tuple[BlockCopies, ...], ...]:
             groups = [(block,) for block in ditto.one_block_extents(data)]
         at_risk: list[BlockCopies] = []
         for group in groups:
-            leaves = [pool.vdevs[copy.vdev].leaves for copy in group]
+            leaves = [pool.top(copy.vdev).leaves for copy in group]
             if not all(len(ls) == 1 and ls[0].path == DISK for ls in leaves):
                 continue
             places = tuple(((copy.offset + VDEV_LABEL_START_SIZE) // GARBAGE_BLOCK,

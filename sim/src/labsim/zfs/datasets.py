@@ -42,7 +42,7 @@ def destroy_dataset(pool: Pool, dataset: Dataset) -> None:
     for name in list(dataset.files):
         remove_file(pool, dataset, name)
     for extent in dataset.objset_extents:
-        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        pool.top(extent.vdev).release(extent.offset, extent.length)
     # dsl_destroy_head_sync_impl() (module/zfs/dsl_destroy.c, 2.1.11 and 2.3.9) frees the
     # head's deadlist (dsl_deadlist_free(): its bpobjs) and its dsl_dir's objects
     # (dsl_dir_destroy_sync(): the dir's ZAP with them). Recorded on 2.3.9

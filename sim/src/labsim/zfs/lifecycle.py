@@ -181,7 +181,7 @@ def export_pool(pool: Pool) -> Pool:
         pool = on_disk
     sync_held_metadata(pool)
     for extent in (e for _, e in pool.deferred):
-        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        pool.top(extent.vdev).release(extent.offset, extent.length)
     pool.deferred = []
     pool.txg += TXG_DEFER_SIZE + 1
     spacemaps.flush_all([v.metaslabs for v in pool.vdevs], pool.txg, pool.space_maps)

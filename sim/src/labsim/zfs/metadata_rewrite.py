@@ -108,7 +108,7 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
             first = taken // size
             taken += length
             if length % size or length == size:  # one copy, or a gang block's piece
-                extent = Extent(target, offset, length, dvas=copies_of[owners[first]])
+                extent = Extent(vdev.id, offset, length, dvas=copies_of[owners[first]])
                 current.append(extent)
                 if owners[first]:
                     mos.append(extent)
@@ -121,7 +121,7 @@ def rewrite_metadata(pool: Pool, objset: int) -> None:
                 end = start + 1
                 while end < copies and owners[first + end] == owners[first + start]:
                     end += 1
-                extent = Extent(target, offset + start * size, (end - start) * size,
+                extent = Extent(vdev.id, offset + start * size, (end - start) * size,
                                 size if end - start > 1 else 0,
                                 dvas=copies_of[owners[first + start]])
                 current.append(extent)

@@ -267,7 +267,7 @@ def sync_objset(pool: Pool, dataset: Dataset) -> None:
         for _ in range(count):
             extent = next(e for e in reversed(dataset.objset_extents) if e.length == asize)
             dataset.objset_extents.remove(extent)
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+            pool.top(extent.vdev).release(extent.offset, extent.length)
     turn = 0
     for asize, count in (wanted - held).items():
         psize = psize_of[asize]

@@ -227,7 +227,7 @@ def indirect_runs_of(pool: Pool, file: File, copies: int) -> list[Run] | None:
         for _ in range(copies):
             if position >= len(own):
                 return None
-            vdev = pool.vdevs[own[position].vdev]
+            vdev = pool.top(own[position].vdev)
             want, got = vdev.psize_to_asize(psize), 0
             while got < want and position < len(own) and own[position].vdev == vdev.id:
                 extents.append(own[position])

@@ -419,6 +419,34 @@ class Pool:
     def all_metadata(self) -> list[Extent]:
         return [*self.metadata, *self.rewritten_metadata]
 
+    def top(self, vdev_id: int) -> TopVdev:
+        """The top-level vdev a block's DVA names (an Extent's ``vdev``): its id among
+        the root vdev's children (vdev_lookup_top()). ``vdevs`` holds the data vdevs in
+        id order, but a log vdev or a hole added before a data vdev takes an id too, so
+        the id is a position in ``vdevs`` only until then."""
+        vdevs = self.vdevs
+        if vdev_id < len(vdevs) and vdevs[vdev_id].id == vdev_id:
+            return vdevs[vdev_id]
+        for vdev in (*vdevs, *self.logs):
+            if vdev.id == vdev_id:
+                return vdev
+        raise KeyError(f"no top-level vdev {vdev_id} in {self.name}")
+
+    def top_ids(self) -> int:
+        """One more than the highest id of a top-level vdev: the length of a list by id."""
+        vdevs = self.vdevs
+        if not self.logs and vdevs and vdevs[-1].id == len(vdevs) - 1:
+            return len(vdevs)  # the usual pool: data vdevs only, ids 0, 1, ...
+        return 1 + max((v.id for v in (*vdevs, *self.logs)), default=-1)
+
+    def tops_by_id(self) -> list[TopVdev] | dict[int, TopVdev]:
+        """The top-level vdevs to look up by id many times (top() once per lookup): the
+        data vdevs themselves when their ids are their positions, else a dict."""
+        vdevs = self.vdevs
+        if vdevs and vdevs[-1].id == len(vdevs) - 1:
+            return vdevs
+        return {v.id: v for v in (*vdevs, *self.logs)}
+
     def held_metadata_extents(self) -> list[Extent]:
         """The blocks of metadata versions snapshots and clones keep."""
         return [e for extents in self.held_metadata.values() for e in extents]
@@ -453,11 +481,11 @@ class Pool:
         vdevs = self.vdevs
         # deflated_total() of the deferred frees on each vdev, summed as they are read:
         # their 512-byte sectors by vdev, times its deflate ratio.
-        sectors = [0] * len(vdevs)
+        sectors = [0] * self.top_ids()  # by vdev id
         for _, extent in self.deferred:
             sectors[extent.vdev] += extent.length >> SPA_MINBLOCKSHIFT
         return (self.dalloc
-                - sum([sectors[i] * vdev.deflate_ratio for i, vdev in enumerate(vdevs)])
+                - sum([sectors[vdev.id] * vdev.deflate_ratio for vdev in vdevs])
                 # A cloned block is charged to every file that points at it
                 # (dsl_dataset_block_born()): the DSL counts bclonesaved on top.
                 + self.brt.saved)

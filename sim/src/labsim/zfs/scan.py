@@ -269,7 +269,7 @@ class _Tally:
     unrepaired: set[int] = field(default_factory=set)
     lost_ids: set[int] = field(default_factory=set)
     # per top-level vdev (by id), its leaves' damage as the scrub found it
-    damage: list[list[LeafDamage]] = field(default_factory=list)
+    damage: dict[int, list[LeafDamage]] = field(default_factory=dict)  # by vdev id
     # leaf byte ranges [lo, hi) rewritten from a good copy, per top-level vdev id
     repairs: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
@@ -307,14 +307,15 @@ def ditto_fates(pool: Pool, tally: _Tally) -> None:
     DVAs is read like a mirror of them, vdev_mirror_map_init()), each bad copy counts
     on its leaf, and bad copies are rewritten from a good one. A block with no good copy
     is a permanent error of its file."""
-    vdevs = pool.vdevs
-    readable = [_readable(vdev) for vdev in vdevs]
+    # By vdev id, as a copy names its vdev (Pool.top()).
+    vdevs = {vdev.id: vdev for vdev in pool.vdevs}
+    readable = {vdev.id: _readable(vdev) for vdev in pool.vdevs}
     # A copy on a single device that is read (most copies of most pools) is good unless the
     # leaf's damage overlaps it, and then counts one CKSUM: what _scrub_copy() decides for
     # it, looked up here without its calls (lesson 8's widget scrubs 6,400 copies a run).
-    single_hits = [tally.damage[vdev.id][0].hits
-                   if vdev.kind == SINGLE and readable[index] == [0] else None
-                   for index, vdev in enumerate(vdevs)]
+    single_hits = {vdev.id: tally.damage[vdev.id][0].hits
+                   if vdev.kind == SINGLE and readable[vdev.id] == [0] else None
+                   for vdev in pool.vdevs}
     for dataset in pool.datasets.values():
         for file in dataset.files.values():
             for group in file.ditto:
@@ -336,7 +337,7 @@ def ditto_fates(pool: Pool, tally: _Tally) -> None:
                     for copy, ok in zip(group, good, strict=True):
                         if not ok:
                             tally.repaired += copy.length
-                            repair(tally, pool.vdevs[copy.vdev], copy)
+                            repair(tally, pool.top(copy.vdev), copy)
                 else:  # the pool row does not count it (recorded on 2.1.11, lab 8)
                     tally.errors += 1
                     tally.lose((dataset, file))
@@ -358,7 +359,7 @@ def apply_repairs(pool: Pool, tally: _Tally) -> None:
     """Take the repaired byte ranges out of each leaf's damage."""
     for vdev_id, cuts in tally.repairs.items():
         merged = _merge(cuts)
-        for leaf in pool.vdevs[vdev_id].leaves:
+        for leaf in pool.top(vdev_id).leaves:
             if leaf.damaged:
                 leaf.damaged = subtract(leaf.damaged, merged)
 
@@ -372,8 +373,8 @@ def scrub(pool: Pool, now: float) -> ScanRecord:
     Returns the finished scan (also kept in ``pool.scan``).
     """
     # Damage only changes when the scrub ends (apply_repairs()), so it is indexed once.
-    tally = _Tally(damage=[[LeafDamage.of(leaf) for leaf in vdev.leaves]
-                           for vdev in pool.vdevs])
+    tally = _Tally(damage={vdev.id: [LeafDamage.of(leaf) for leaf in vdev.leaves]
+                           for vdev in pool.vdevs})
     ditto_fates(pool, tally)  # before any vdev's damage is forgotten below
     for vdev in pool.vdevs:
         readable = _readable(vdev)
@@ -518,7 +519,7 @@ def clear_errors(pool: Pool, leaves: Iterable[Leaf] | None = None) -> None:
 
 def _copy_readable(pool: Pool, extent: Extent) -> bool:
     """Whether one copy of a block reads back good (its vdev's own redundancy included)."""
-    vdev = pool.vdevs[extent.vdev]
+    vdev = pool.top(extent.vdev)
     readable = _readable(vdev)
     bad = _bad_leaves(vdev, readable, extent)
     return bool(readable) and (not bad or _recoverable(vdev, readable, bad))

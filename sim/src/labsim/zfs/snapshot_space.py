@@ -386,7 +386,7 @@ def space(pool: Pool, dataset: Dataset) -> Space:
         # The root's dsl_dir also holds $MOS, $FREE and $ORIGIN, children of its own: its
         # USED is what the pool has allocated (pool.dsl_used) and what snapshots keep.
         # What they keep that labsim.zfs.held_metadata has not allocated yet.
-        held = sum(pool.vdevs[e.vdev].deflate(e.length) for e in pool.held_metadata_extents())
+        held = sum(pool.top(e.vdev).deflate(e.length) for e in pool.held_metadata_extents())
         used = pool.dsl_used + max(0, kept_metadata_bytes(pool) - held)
         # Unfilled refreservations (thick volumes) count as used (labsim.zfs.zvols).
         used += sum(usedbyrefreservation(pool, d) for d in pool.datasets.values())

@@ -55,12 +55,12 @@ def parts_of(files: Iterable[File]) -> dict[int, Part]:
 
 def part_used_bytes(pool: Pool, part: Part) -> int:
     """Every copy of every block of one part, deflated (bp_get_dsize())."""
-    return sum(pool.vdevs[e.vdev].deflate(e.length) for e in part_extents(part))
+    return sum(pool.top(e.vdev).deflate(e.length) for e in part_extents(part))
 
 
 def file_used_bytes(pool: Pool, file: File) -> int:
     """DN_USED_BYTES of the file's dnode: every copy of every block, deflated."""
-    return sum(pool.vdevs[e.vdev].deflate(e.length) for e in file.extents)
+    return sum(pool.top(e.vdev).deflate(e.length) for e in file.extents)
 
 
 def dataset_referenced(pool: Pool, dataset: Dataset) -> int:

@@ -121,12 +121,13 @@ def _log_frees(pool: Pool) -> None:
     (metaslab_sync() writes ms_freeing, module/zfs/metaslab.c in 2.1.11 and 2.3.9), though
     the space comes back only TXG_DEFER_SIZE txgs later."""
     txg = pool.txg
-    vdevs = pool.vdevs
-    # The byte range of the metaslab last marked on each vdev: a txg's frees lie mostly
-    # in a few metaslabs (the copies of a block alternate between vdevs), and a free
-    # inside one already marked needs nothing more.
-    marked_start = [-1] * len(vdevs)
-    marked_end = [-1] * len(vdevs)
+    # The byte range of the metaslab last marked on each vdev (by id): a txg's frees lie
+    # mostly in a few metaslabs (the copies of a block alternate between vdevs), and a
+    # free inside one already marked needs nothing more.
+    ids = pool.top_ids()
+    marked_start = [-1] * ids
+    marked_end = [-1] * ids
+    tops = pool.tops_by_id()
     # This txg's frees are the tail of pool.deferred (it is in txg order, advance_txg());
     # marking is the same in any order (the dirty list is read sorted, DirtyMetaslabs).
     for freed, extent in reversed(pool.deferred):
@@ -136,7 +137,7 @@ def _log_frees(pool: Pool) -> None:
         if not length or (marked_start[vdev_id] <= offset
                           and offset + length <= marked_end[vdev_id]):
             continue
-        vdev = vdevs[vdev_id]
+        vdev = tops[vdev_id]
         shift = vdev.ms_shift
         first = offset >> shift
         last = (offset + length - 1) >> shift
@@ -175,13 +176,13 @@ def release_runs(pool: Pool, extents: list[Extent]) -> None:
     runs)."""
     if not extents:
         return
-    vdevs = pool.vdevs
+    tops = pool.tops_by_id()
     first = extents[0]
     vdev, start, end = first.vdev, first.offset, first.offset + first.length
     for extent in extents[1:]:
         if extent.vdev == vdev and extent.offset == end:
             end += extent.length
             continue
-        _release(vdevs[vdev], start, end - start)
+        _release(tops[vdev], start, end - start)
         vdev, start, end = extent.vdev, extent.offset, extent.offset + extent.length
-    _release(vdevs[vdev], start, end - start)
+    _release(tops[vdev], start, end - start)

@@ -363,7 +363,7 @@ def free_part(pool: Pool, part: Part) -> None:
         _free_data(pool, part.extents, part.ditto)
     elif part.runs:
         for extent in part_extents(part):
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+            pool.top(extent.vdev).release(extent.offset, extent.length)
     else:
         free_file(pool, part)  # cloned blocks only lose a reference
 
@@ -384,11 +384,11 @@ def data_blocks(pool: Pool, file: File) -> Iterator[tuple[brt.BlockKey, int]]:
         for group in file.ditto:
             first = group[0]
             yield ((first.vdev, first.offset),
-                   sum(pool.vdevs[copy.vdev].deflate(copy.length) for copy in group))
+                   sum(pool.top(copy.vdev).deflate(copy.length) for copy in group))
         return
     for extent in data_extents(file):
         size = extent.block_size
-        dsize = pool.vdevs[extent.vdev].deflate(size)
+        dsize = pool.top(extent.vdev).deflate(size)
         for i in range(extent.blocks):
             yield (extent.vdev, extent.offset + i * size), dsize
 
@@ -400,11 +400,11 @@ def free_file(pool: Pool, file: File) -> None:
     no clone reference left is freed."""
     if not pool.brt.entries:
         for extent in file.extents:
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+            pool.top(extent.vdev).release(extent.offset, extent.length)
         return
     _free_data(pool, data_extents(file), file.ditto)
     for extent in file.extents[len(file.extents) - file.indirect_extents:]:
-        pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+        pool.top(extent.vdev).release(extent.offset, extent.length)
 
 
 def _free_data(pool: Pool, extents: list[Extent], groups: list[tuple[Extent, ...]]) -> None:
@@ -412,16 +412,16 @@ def _free_data(pool: Pool, extents: list[Extent], groups: list[tuple[Extent, ...
     through the BRT first: only a block with no clone reference left is freed."""
     if not pool.brt.entries:
         for extent in extents:
-            pool.vdevs[extent.vdev].release(extent.offset, extent.length)
+            pool.top(extent.vdev).release(extent.offset, extent.length)
         return
     if groups:
         for group in groups:
             if brt.decref(pool.brt, (group[0].vdev, group[0].offset)):
                 for copy in group:
-                    pool.vdevs[copy.vdev].release(copy.offset, copy.length)
+                    pool.top(copy.vdev).release(copy.offset, copy.length)
     else:
         for extent in extents:
-            vdev, size = pool.vdevs[extent.vdev], extent.block_size
+            vdev, size = pool.top(extent.vdev), extent.block_size
             run_start, run_length = extent.offset, 0  # consecutive blocks freed together
             for i in range(extent.blocks):
                 offset = extent.offset + i * size

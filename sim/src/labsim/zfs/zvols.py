@@ -266,7 +266,7 @@ def _grow_indirects(pool: Pool, file: File, records: int, filled: int) -> None:
     ``records``: per level, ceil(blocks / 1024) blocks sharing the pointers evenly."""
     vdev = max(pool.vdevs, key=lambda v: v.free)
     for extent in [e for e in file.extents if not e.block]:  # the single-block ones
-        vdev_of = pool.vdevs[extent.vdev]
+        vdev_of = pool.top(extent.vdev)
         vdev_of.release(extent.offset, extent.length)
         file.extents.remove(extent)
     sizes = []
