@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from labsim.shell import messages as m
+from labsim.zfs.versions import get_version
 
 
 def test_exit_statuses():
@@ -16,21 +17,33 @@ def test_bash_command_not_found():
     assert m.command_not_found("zpoool") == "bash: zpoool: command not found"
 
 
+V21, V23 = get_version("2.1"), get_version("2.3")
+
+
 def test_unrecognized_zpool_command_then_full_usage():
-    # main() in cmd/zpool/zpool_main.c; the listing's shape matches the 2.2 binary's
-    # (GitHub corpus id 43762880831) minus what 2.2 added.
-    text = m.zpool_unrecognized_command("foo")
+    # main() and usage() in cmd/zpool/zpool_main.c: command_table[] in order, each
+    # get_usage() synopsis of the release; from 2.2 a last line on `zpool help`.
+    text = m.zpool_unrecognized_command("foo", V21)
     lines = text.splitlines()
     assert lines[:5] == ["unrecognized command 'foo'", "usage: zpool command args ...",
                          "where 'command' is one of the following:", "", "\tversion"]
     assert "\tcreate [-fnd] [-o property=value] ... \n" in text
     assert "\tscrub [-s | -p] [-w] <pool> ...\n" in text
     assert lines[-1] == "\twait [-Hp] [-T d|u] [-t <activity>[,...]] <pool> [interval]"
+    text = m.zpool_unrecognized_command("foo", V23)
+    assert "\tprefetch -t <type> [<type opts>] <pool>\n" in text
+    assert text.endswith("\n\tddtprune -d|-p <amount> <pool>\n\n"
+                         "For further help on a command or topic, run: zpool help [<topic>]")
 
 
 def test_subcommand_usage():
-    assert m.zpool_subcommand_usage("destroy") == "usage:\n\tdestroy [-f] <pool>"
-    listing = m.zpool_subcommand_usage("list")
+    assert m.zpool_subcommand_usage("destroy", V21) == "usage:\n\tdestroy [-f] <pool>"
+    assert m.zpool_subcommand_usage("add", V21) == \
+        "usage:\n\tadd [-fgLnP] [-o property=value] <pool> <vdev> ..."
+    # 2.2 put -a in add's synopsis, though its getopt string never took it
+    assert m.zpool_subcommand_usage("add", V23) == \
+        "usage:\n\tadd [-afgLnP] [-o property=value] <pool> <vdev> ..."
+    listing = m.zpool_subcommand_usage("list", V21)
     assert listing.startswith("usage:\n\tlist [-gHLpPv] [-o property[,...]] [-T d|u] "
                               "[pool] ... \n\t    [interval [count]]\n\n"
                               "the following properties are supported:\n\n"
@@ -39,6 +52,19 @@ def test_subcommand_usage():
     assert listing.endswith("\tfeature@...       YES   disabled | enabled | active\n\n"
                             "The feature@ properties must be appended with a feature name.\n"
                             "See zpool-features(7).")
+
+
+def test_zfs_usage_closes_with_the_lists_and_from_2_2_the_help_line():
+    """usage() in cmd/zfs/zfs_main.c: a subcommand without the property table ends with the
+    property and permission list lines; 2.2 adds `zfs help`."""
+    assert m.zfs_subcommand_usage("promote", V21) == (
+        "usage:\n\tpromote <clone-filesystem>\n\n"
+        "For the property list, run: zfs set|get\n\n"
+        "For the delegated permission list, run: zfs allow|unallow")
+    assert m.zfs_subcommand_usage("promote", V23).endswith(
+        "\n\nFor further help on a command or topic, run: zfs help [<topic>]")
+    assert m.zfs_subcommand_usage("get", V23).startswith("usage:\n\tget [-rHp] [-j [--json-int]]")
+    assert "create [-Pnpuv]" in m.zfs_subcommand_usage("create", V21)  # -u is in 2.1.11
 
 
 @pytest.mark.parametrize(("text", "expected"), [

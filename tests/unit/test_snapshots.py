@@ -196,7 +196,8 @@ def test_snapshot_and_clone_errors(session):
             "cannot open 'p/nosuch': dataset does not exist\nusage:\n"
             "\tsnapshot [-r] [-o property=value] ... <filesystem|volume>@<snap> ...\n\n"
             "For the property list, run: zfs set|get\n\n"
-            "For the delegated permission list, run: zfs allow|unallow\n", 2),
+            "For the delegated permission list, run: zfs allow|unallow\n\n"
+            "For further help on a command or topic, run: zfs help [<topic>]\n", 2),
         "zfs promote p/d": ("cannot promote 'p/d': not a cloned filesystem\n", 1),
         "zfs rollback p/d": ("cannot open 'p/d': missing '@' delimiter in snapshot name\n", 1),
         "zfs destroy p/d@nosuch": ("could not find any snapshots to destroy; "

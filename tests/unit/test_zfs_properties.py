@@ -43,7 +43,9 @@ def test_a_stored_property_is_inherited_and_shown_with_its_source(lab):
 ])
 def test_stored_properties_are_validated_as_real_openzfs_does(lab, line, refusal):
     result = lab.run(line)
-    assert result.status == 1 and refusal in result.stderr
+    # zfs set exits 255 (zfs_for_each() ORs in set_callback()'s -1, recorded on 2.3.9)
+    assert result.status == (255 if line.startswith("zfs set") else 1)
+    assert refusal in result.stderr
 
 
 def test_an_alias_value_prints_as_the_first_name_of_its_number(lab):

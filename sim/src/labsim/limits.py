@@ -297,6 +297,16 @@ LIMITS: tuple[Limit, ...] = (
         setup=POOL,
     ),
     Limit(
+        area="Usage messages",
+        what="A mistyped `zpool` or `zfs` command gets its release's usage synopsis, read "
+             "from that release's source. After the synopsis of `zfs set`, `zfs get`, "
+             "`zfs list` and `zfs inherit`, real zfs goes on with the table of every "
+             "dataset property; labsim stops after the synopsis.",
+        shows_as="The usage of those four subcommands ends early; the rest of the message "
+                 "and the exit status are the real ones.",
+        try_it=f"`zfs get` with no arguments in {LAB_VM}.",
+    ),
+    Limit(
         area="Time",
         what="labsim's clock advances by modelled durations (dd at a fixed rate, a scrub "
              "by its bytes), not by the recording machine's.",

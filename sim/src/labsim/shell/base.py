@@ -63,7 +63,9 @@ def parse_options(args: list[str], optstring: str, *, missing_argument: Callable
         if err.opt and "requires argument" in err.msg:
             text = missing_argument(err.opt)
         else:
-            text = invalid_option(err.opt)
+            # getopt() without long options reads "--name" as the option '-' (recorded on
+            # 2.1.11: `zpool add --allow-in-use` is "invalid option '-'").
+            text = invalid_option(err.opt if len(err.opt) <= 1 else "-")
         raise UsageError(text + "\n" + usage, 2) from None
 
 

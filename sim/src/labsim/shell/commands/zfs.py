@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 @command("zfs")
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
-        raise UsageError(msg.zfs_missing_command(), 2)
+        raise UsageError(msg.zfs_missing_command(session.version), 2)
     name = ALIAS_SUBCOMMANDS.get(argv[1], argv[1])
     sub = SUBCOMMANDS.get(name)
     if sub is None and "=" in name:
@@ -52,7 +52,7 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         raise UsageError(msg.subcommand_not_simulated("zfs", name,
                                                       session.version.release), 1)
     if sub is None:
-        raise UsageError(msg.zfs_unrecognized_command(argv[1]), 2)
+        raise UsageError(msg.zfs_unrecognized_command(argv[1], session.version), 2)
     if name in JSON_SUBCOMMANDS and msg.asks_json(argv[2:], session.version):
         raise UsageError(msg.not_simulated(f"zfs {name}", "JSON output (-j)",
                                            session.version.release), 1)

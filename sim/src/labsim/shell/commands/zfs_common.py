@@ -85,10 +85,10 @@ LIST_TYPES = {"filesystem": "filesystem", "fs": "filesystem", "snapshot": "snaps
               "all": "all"}
 
 
-def zfs_getopt(args: list[str], optstring: str, subcommand: str):
+def zfs_getopt(args: list[str], optstring: str, subcommand: str, version: ZfsVersion):
     return parse_options(args, optstring, missing_argument=msg.zfs_missing_argument,
                          invalid_option=msg.zfs_invalid_option,
-                         usage=msg.zfs_subcommand_usage(subcommand))
+                         usage=msg.zfs_subcommand_usage(subcommand, version))
 
 
 def find(session: Session, name: str) -> tuple[Pool, Dataset]:

@@ -35,7 +35,7 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
     zfs-2.1.11 and zfs-2.3.9): the assignments first, then the datasets, each set in turn
     (one that does not exist is said and skipped). -u (2.2 and later) keeps a changed
     mountpoint from remounting, which changes nothing in labsim."""
-    usage = msg.zfs_subcommand_usage("set")
+    usage = msg.zfs_subcommand_usage("set", session.version)
     while args and args[0].startswith("-") and len(args[0]) > 1:
         flags = args[0][1:]
         bad = next((c for c in flags if c != "u" or not session.version.vdev_properties), None)
@@ -60,15 +60,30 @@ def set_property(session: Session, args: list[str]) -> CommandResult:
         if prop in assignments:  # parseprop(): main() then exits with zfs_do_set()'s -1
             raise UsageError(f"property '{prop}' specified multiple times", 255)
         assignments[prop] = value
+    # zfs_for_each() goes on with the other datasets after a failure: one it cannot open
+    # makes the status 1; a refusal by zfs_prop_set_list() returns -1, which ORed into the
+    # status makes zfs exit 255 (recorded on 2.3.9: lab16-properties, lab15-add-forms).
+    # It opens every dataset first and then calls back in name order, each once.
     errors = []
+    status = 0
+    opened = []
     for name in args[ds_start:]:
+        try:
+            find_any(session, name)
+        except UsageError as err:
+            status |= 1
+            errors.append(err.message + "\n")
+            continue
+        opened.append(name)
+    for name in sorted(set(opened)):
         try:
             _set_on(session, name, assignments)
         except UsageError as err:
-            if not err.message.startswith("cannot open '"):
-                raise
-            errors.append(err.message + "\n")  # zfs_for_each() goes on with the others
-    return CommandResult(stderr="".join(errors), status=1 if errors else 0)
+            if not err.message.startswith(f"cannot set property for '{name}'"):
+                raise  # labsim's own notice
+            status = 255
+            errors.append(err.message + "\n")
+    return CommandResult(stderr="".join(errors), status=status)
 
 
 def _set_on(session: Session, name: str, assignments: dict[str, str]) -> None:
@@ -108,9 +123,10 @@ def create_ancestors(pool: Pool, name: str) -> None:
 
 
 def create(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = zfs_getopt(args, "pusnvPV:b:o:", "create")
+    opts, operands = zfs_getopt(args, "pusnvPV:b:o:", "create", session.version)
     if not operands:
-        raise UsageError(msg.zfs_missing_dataset() + "\n" + msg.zfs_subcommand_usage("create"), 2)
+        raise UsageError(msg.zfs_missing_dataset() + "\n"
+                         + msg.zfs_subcommand_usage("create", session.version), 2)
     for flag, what in (("-n", "a dry run"), ("-v", "the verbose listing"),
                        ("-P", "the parsable listing")):
         if (flag, "") in opts:

@@ -158,7 +158,7 @@ def inherit(session: Session, args: list[str], *, modelled: tuple[str, ...],
             readable: tuple[str, ...], aliases: dict[str, str]) -> CommandResult:
     """zfs inherit [-rS] PROPERTY DATASET...: clear the local value, so the dataset
     takes its parent's (or the default)."""
-    usage = msg.zfs_subcommand_usage("inherit")
+    usage = msg.zfs_subcommand_usage("inherit", session.version)
     opts, operands = parse_options(args, "rS", missing_argument=msg.zfs_missing_argument,
                                    invalid_option=msg.zfs_invalid_option, usage=usage)
     flags = {k for k, _ in opts}

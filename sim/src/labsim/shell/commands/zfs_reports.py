@@ -12,7 +12,7 @@ from labsim.format.zprop import DATASET_PROPS
 from labsim.shell import messages as msg
 from labsim.shell.base import CommandResult, UsageError
 from labsim.shell.commands import zfs_properties as props
-from labsim.zfs import snapshot_space
+from labsim.zfs import snapshot_space, zvols
 from labsim.zfs import snapshots as snap
 from labsim.zfs.pool import Dataset, Pool, Snapshot
 from labsim.zfs.versions import ZfsVersion
@@ -47,7 +47,7 @@ def _columns(spec: str, allowed: tuple[str, ...], subcommand: str,
         col = ALIASES.get(col, col)
         if col != "name" and col not in allowed and not props.is_user_property(col):
             refuse_unknown(version, f"zfs {subcommand}", col, msg.zfs_bad_property(col)
-                            + "\n" + msg.zfs_subcommand_usage(subcommand), 2)
+                            + "\n" + msg.zfs_subcommand_usage(subcommand, version), 2)
         columns.append(col)
     return columns
 
@@ -56,7 +56,7 @@ Listed = tuple[Pool, "Dataset | Snapshot"]
 
 
 def _datasets(session: Session, names: list[str], recursive: bool,
-              types: frozenset[str] = frozenset({"filesystem"}),
+              types: frozenset[str] = frozenset({"filesystem", "volume"}),
               depth: int | None = None, listsnapshots: bool = False,
               missing: list[str] | None = None) -> list[Listed]:
     """What zfs list / zfs get visit: the named datasets (all of them without names),
@@ -76,7 +76,26 @@ def _datasets(session: Session, names: list[str], recursive: bool,
     if not names:
         for pool in session.pools.values():
             out.extend(_with_snapshots(pool, list(pool.datasets.values()), types_in(pool)))
+    # zfs_for_each() (cmd/zfs/zfs_iter.c) opens a named dataset with the types asked for,
+    # file systems added when it recurses (-r, -d, or -t snapshot alone) and volumes too
+    # when snapshots are asked for; zfs list without -t asks for snapshots as well
+    # (ZFS_TYPE_DATASET), as zfs get does. zfs_open() checks the name first
+    # (zfs_validate_name()), then the type of the dataset it found.
+    argtypes = set(types) | ({"snapshot"} if listsnapshots else set())
+    if recursive or depth is not None or types == frozenset({"snapshot"}):
+        argtypes.add("filesystem")
+        if "snapshot" in types:
+            argtypes.add("volume")
+
+    def refuse(text: str) -> None:
+        if missing is None:
+            raise UsageError(text, 1)
+        missing.append(text + "\n")
+
     for name in names:
+        if "@" in name and "snapshot" not in argtypes:
+            refuse(f"cannot open '{name}': snapshot delimiter '@' is not expected here")
+            continue
         try:
             pool, found = find_any(session, name)
         except UsageError as err:
@@ -85,6 +104,11 @@ def _datasets(session: Session, names: list[str], recursive: bool,
             # zfs_for_each() (cmd/zfs/zfs_iter.c): a name zfs_open() cannot open is
             # reported and the others are still visited; the exit status is 1.
             missing.append(err.message + "\n")
+            continue
+        kind = "snapshot" if isinstance(found, Snapshot) \
+            else "volume" if zvols.is_volume(found) else "filesystem"
+        if kind not in argtypes:
+            refuse(f"cannot open '{name}': operation not applicable to datasets of this type")
             continue
         if isinstance(found, Snapshot):
             out.append((pool, found))
@@ -116,7 +140,7 @@ def _with_snapshots(pool: Pool, datasets: list[Dataset], types: frozenset[str],
                     skip_snapshots_of: tuple[str, ...] = ()) -> list[Listed]:
     out: list[Listed] = []
     for ds in datasets:
-        if "filesystem" in types:
+        if ("volume" if zvols.is_volume(ds) else "filesystem") in types:
             out.append((pool, ds))
         if "snapshot" in types and ds.name not in skip_snapshots_of:
             out.extend((pool, s) for s in ds.snapshots)
@@ -130,20 +154,24 @@ def _sort_key(item: Listed) -> tuple[str, int, int]:
     return obj.name, 0, 0
 
 
-def _types(spec: str | None) -> frozenset[str]:
+def _types(spec: str | None, version: ZfsVersion,
+           subcommand: str = "list") -> frozenset[str]:
+    """-t's types (zfs_do_list(), zfs_do_get()); without -t, zfs list shows file systems
+    and volumes."""
     if spec is None:
-        return frozenset({"filesystem"})
+        return frozenset({"filesystem", "volume"})
     types = set()
     for word in spec.split(","):
         kind = LIST_TYPES.get(word)
         if kind is None:
-            raise UsageError(f"invalid type '{word}'\n" + msg.zfs_subcommand_usage("list"), 2)
-        types |= {"filesystem", "snapshot"} if kind == "all" else {kind}
+            raise UsageError(f"invalid type '{word}'\n"
+                             + msg.zfs_subcommand_usage(subcommand, version), 2)
+        types |= {"filesystem", "volume", "snapshot"} if kind == "all" else {kind}
     return frozenset(types)
 
 
 def list_datasets(session: Session, args: list[str]) -> CommandResult:
-    opts, names = zfs_getopt(args, "Hpro:s:S:t:d:", "list")
+    opts, names = zfs_getopt(args, "Hpro:s:S:t:d:", "list", session.version)
     flags = {k for k, _ in opts}
     spec = next((v for k, v in opts if k == "-o"), None)
     columns = (_columns(spec, readable_properties(session.version), "list", session.version)
@@ -151,7 +179,7 @@ def list_datasets(session: Session, args: list[str]) -> CommandResult:
     depth = next((int(v) for k, v in opts if k == "-d"), None)
     type_spec = next((v for k, v in opts if k == "-t"), None)
     missing: list[str] = []
-    found = _datasets(session, names, "-r" in flags, _types(type_spec), depth,
+    found = _datasets(session, names, "-r" in flags, _types(type_spec, session.version), depth,
                       listsnapshots=type_spec is None and spec != "space", missing=missing)
     if missing and not found:
         return CommandResult(stderr="".join(missing), status=1)
@@ -229,7 +257,7 @@ def _source_kind(source: str) -> str:
 
 
 def get(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = zfs_getopt(args, "Hprd:o:s:t:", "get")
+    opts, operands = zfs_getopt(args, "Hprd:o:s:t:", "get", session.version)
     flags = {k for k, _ in opts}
     sources = None
     for k, v in opts:
@@ -238,12 +266,12 @@ def get(session: Session, args: list[str]) -> CommandResult:
             for word in v.split(","):
                 if word not in GET_SOURCES:
                     raise UsageError(f"invalid source '{word}'\n"
-                                     + msg.zfs_subcommand_usage("get"), 2)
+                                     + msg.zfs_subcommand_usage("get", session.version), 2)
                 sources.add(word)
     depth = next((int(v) for k, v in opts if k == "-d"), None)
     if not operands:
         raise UsageError(msg.zfs_missing_property_argument() + "\n"
-                         + msg.zfs_subcommand_usage("get"), 2)
+                         + msg.zfs_subcommand_usage("get", session.version), 2)
     readable = readable_properties(session.version)
     everything = operands[0] == "all"
     # "all" in zfs_prop_t order (include/sys/fs/zfs.h): zprop_expand_list() walks the
@@ -254,14 +282,15 @@ def get(session: Session, args: list[str]) -> CommandResult:
     for prop in wanted:
         if prop not in readable and prop != "name" and not props.is_user_property(prop):
             refuse_unknown(session.version, "zfs get", prop, msg.zfs_bad_property(prop)
-                            + "\n" + msg.zfs_subcommand_usage("get"), 2)
+                            + "\n" + msg.zfs_subcommand_usage("get", session.version), 2)
     fields = next((v.split(",") for k, v in opts if k == "-o"),
                   ["name", "property", "value", "source"])
     rows = []
     # zfs_for_each() sorts what it visits by name (zfs_sort(), cmd/zfs/zfs_iter.c).
     missing: list[str] = []
     found = _datasets(session, operands[1:], "-r" in flags,
-                      _types(next((v for k, v in opts if k == "-t"), "all")), depth,
+                      _types(next((v for k, v in opts if k == "-t"), "all"), session.version,
+                             "get"), depth,
                       missing=missing)
     for pool, ds in found:
         listed = [*wanted, *props.user_properties_of(pool, ds)] if everything else wanted

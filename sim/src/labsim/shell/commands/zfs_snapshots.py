@@ -32,22 +32,15 @@ from labsim.shell.commands.zfs_common import (
 from labsim.shell.commands.zfs_create import create_ancestors
 
 
-def _usage_with_properties(subcommand: str) -> str:
-    """usage(B_FALSE) of a subcommand other than set/get/inherit/list: the synopsis, then
-    where to find the property and permission lists."""
-    return (msg.zfs_subcommand_usage(subcommand)
-            + "\n\nFor the property list, run: zfs set|get"
-            + "\n\nFor the delegated permission list, run: zfs allow|unallow")
-
-
 def _missing_delimiter(name: str) -> str:
     return f"cannot open '{name}': missing '@' delimiter in snapshot name"
 
 
 def snapshot(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = zfs_getopt(args, "ro:", "snapshot")
+    opts, operands = zfs_getopt(args, "ro:", "snapshot", session.version)
     if not operands:
-        raise UsageError("missing snapshot argument\n" + _usage_with_properties("snapshot"), 2)
+        raise UsageError("missing snapshot argument\n"
+                         + msg.zfs_subcommand_usage("snapshot", session.version), 2)
     recursive = "-r" in {k for k, _ in opts}
     if any(k == "-o" for k, _ in opts):
         raise UsageError(msg.option_not_simulated("zfs snapshot", "-o", "properties of the "
@@ -59,7 +52,7 @@ def snapshot(session: Session, args: list[str]) -> CommandResult:
             raise UsageError(_missing_delimiter(operand), 1)
         if pool is None or name not in pool.datasets:
             raise UsageError(msg.dataset_does_not_exist(name) + "\n"
-                             + _usage_with_properties("snapshot"), 2)
+                             + msg.zfs_subcommand_usage("snapshot", session.version), 2)
         top = pool.datasets[name]
         targets = [top, *(snap.descendants_of(pool, top) if recursive else [])]
         for ds in targets:  # a refreservation must still be honoured afterwards
@@ -76,11 +69,11 @@ def snapshot(session: Session, args: list[str]) -> CommandResult:
 
 
 def clone(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = zfs_getopt(args, "po:", "clone")
+    opts, operands = zfs_getopt(args, "po:", "clone", session.version)
     if len(operands) < 2:
         text = "missing source dataset argument" if not operands else \
             "missing target dataset argument"
-        raise UsageError(text + "\n" + _usage_with_properties("clone"), 2)
+        raise UsageError(text + "\n" + msg.zfs_subcommand_usage("clone", session.version), 2)
     source, target = operands[0], operands[1]
     if "@" not in source:
         raise UsageError(_missing_delimiter(source), 1)
@@ -103,9 +96,9 @@ def rename(session: Session, args: list[str]) -> CommandResult:
     """zfs rename [-r] FS@OLD FS@NEW (or @NEW, or NEW): zfs_do_rename() and zfs_rename()
     (cmd/zfs/zfs_main.c, lib/libzfs/libzfs_dataset.c at zfs-2.3.9). Renaming a file system
     or a volume (its mountpoint and its children move) is not simulated."""
-    opts, operands = zfs_getopt(args, "pruf", "rename")
+    opts, operands = zfs_getopt(args, "pruf", "rename", session.version)
     flags = {k for k, _ in opts}
-    usage = msg.zfs_subcommand_usage("rename")
+    usage = msg.zfs_subcommand_usage("rename", session.version)
     if not operands:
         raise UsageError("missing source dataset argument\n" + usage, 2)
     if len(operands) < 2:
@@ -157,10 +150,10 @@ def _valid_component(name: str) -> bool:
 
 
 def promote(session: Session, args: list[str]) -> CommandResult:
-    _, operands = zfs_getopt(args, "", "promote")
+    _, operands = zfs_getopt(args, "", "promote", session.version)
     if not operands:
         raise UsageError("missing clone filesystem argument\n"
-                         + _usage_with_properties("promote"), 2)
+                         + msg.zfs_subcommand_usage("promote", session.version), 2)
     pool, ds = find(session, operands[0])
     try:
         snap.promote(pool, ds)
@@ -234,13 +227,14 @@ def _refusal(target: Dataset | Snapshot, kind: str, dependents: list[str],
 
 
 def destroy(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = zfs_getopt(args, "vpndfrR", "destroy")
+    opts, operands = zfs_getopt(args, "vpndfrR", "destroy", session.version)
     flags = {k for k, _ in opts}
     if not operands:
         raise UsageError(msg.zfs_missing_dataset("destroy") + "\n"
-                         + msg.zfs_subcommand_usage("destroy"), 2)
+                         + msg.zfs_subcommand_usage("destroy", session.version), 2)
     if len(operands) > 1:
-        raise UsageError("too many arguments\n" + msg.zfs_subcommand_usage("destroy"), 2)
+        raise UsageError("too many arguments\n"
+                         + msg.zfs_subcommand_usage("destroy", session.version), 2)
     if "-d" in flags:
         raise UsageError(msg.option_not_simulated("zfs destroy", "-d", "deferred destroy",
                                                   session.version.release), 1)
@@ -361,10 +355,11 @@ def _destroy_filesystem(session: Session, name: str, flags: set[str]) -> Command
 def rollback(session: Session, args: list[str]) -> CommandResult:
     """zfs rollback [-rR] FS@SNAP (zfs_do_rollback(), rollback_check()): newer snapshots
     must be destroyed (-r), and clones of them too (-R)."""
-    opts, operands = zfs_getopt(args, "rRf", "rollback")
+    opts, operands = zfs_getopt(args, "rRf", "rollback", session.version)
     flags = {k for k, _ in opts}
     if not operands:
-        raise UsageError("missing dataset argument\n" + _usage_with_properties("rollback"), 2)
+        raise UsageError("missing dataset argument\n"
+                         + msg.zfs_subcommand_usage("rollback", session.version), 2)
     if "@" not in operands[0]:
         raise UsageError(_missing_delimiter(operands[0]), 1)
     pool, target = find_any(session, operands[0])

@@ -40,6 +40,7 @@ from labsim.zfs.objset import txg_synced
 from labsim.zfs.pool import TXG_DEFER_SIZE
 from labsim.zfs.txg import advance_txg
 from labsim.zfs.versions import (
+    release_at_least,
     zpool_subcommands,
 )
 
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 @command("zpool")
 def main(session: Session, argv: list[str]) -> CommandResult:
     if len(argv) < 2:
-        raise UsageError(msg.zpool_missing_command(), 2)
+        raise UsageError(msg.zpool_missing_command(session.version), 2)
     sub = SUBCOMMANDS.get(argv[1])
     if sub is None and "=" in argv[1]:
         # main() (cmd/zpool/zpool_main.c): a first word with "=" is `zpool set` shorthand
@@ -59,10 +60,15 @@ def main(session: Session, argv: list[str]) -> CommandResult:
         raise UsageError(msg.subcommand_not_simulated("zpool", argv[1],
                                                       session.version.release), 1)
     if sub is None:
-        raise UsageError(msg.zpool_unrecognized_command(argv[1]), 2)
+        raise UsageError(msg.zpool_unrecognized_command(argv[1], session.version), 2)
     if argv[1] in JSON_SUBCOMMANDS and msg.asks_json(argv[2:], session.version):
         raise UsageError(msg.not_simulated(f"zpool {argv[1]}", "JSON output (-j)",
                                            session.version.release), 1)
+    if argv[1] in POWER_SUBCOMMANDS and release_at_least(session.version, 2, 2) \
+            and any(len(arg) > 3 and "--power".startswith(arg) for arg in argv[2:]):
+        raise UsageError(msg.option_not_simulated(f"zpool {argv[1]}", "--power",
+                                                  "enclosure slot power",
+                                                  session.version.release), 1)
     exported = history_log.exported_pool(session, argv[1], argv[2:])
     result = sub(session, argv[2:])
     if result.status == 0:
@@ -74,6 +80,11 @@ def main(session: Session, argv: list[str]) -> CommandResult:
 # zfs-2.3.9: zpool_do_list(), zpool_do_status(), zpool_do_get(), zpool_do_version()).
 JSON_SUBCOMMANDS = ("list", "status", "get", "version")
 
+# The subcommands with --power since 2.2.0 (getopt_long() in zpool_do_status(),
+# zpool_do_online(), zpool_do_offline() and zpool_do_clear() at zfs-2.2.9 and zfs-2.3.9):
+# the power of a device's enclosure slot, which labsim's file vdevs do not have.
+POWER_SUBCOMMANDS = ("status", "online", "offline", "clear")
+
 
 def sync(session: Session, args: list[str]) -> CommandResult:
     """zpool sync [-f]: each pool named (or every pool) syncs its open transaction group
@@ -82,7 +93,7 @@ def sync(session: Session, args: list[str]) -> CommandResult:
     so the frees of the open txg are back in the free space, and the metadata
     snapshots keep is allocated (labsim.zfs.held_metadata) (-f forces a txg when
     nothing is dirty, as labsim always does)."""
-    _, names = zpool_getopt(args, "f", "sync")
+    _, names = zpool_getopt(args, "f", "sync", session.version)
     for pool in selected_pools(session, names):
         sync_held_metadata(pool)
         for _ in range(1 + TXG_DEFER_SIZE):

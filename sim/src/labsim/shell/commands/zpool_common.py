@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     from labsim.shell.session import Session
 
 
-def zpool_getopt(args: list[str], optstring: str, subcommand: str):
+def zpool_getopt(args: list[str], optstring: str, subcommand: str, version: ZfsVersion):
     return parse_options(args, optstring, missing_argument=msg.zpool_missing_argument,
                          invalid_option=msg.zpool_invalid_option,
-                         usage=msg.zpool_subcommand_usage(subcommand))
+                         usage=msg.zpool_subcommand_usage(subcommand, version))
 
 
 # Options later releases added to subcommands labsim simulates, read in the getopt strings

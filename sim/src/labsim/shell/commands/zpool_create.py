@@ -122,7 +122,8 @@ def vdev_specs(session: Session, words: list[str], action: str, pool: Pool | Non
     by the kernel.
     """
     if not words:
-        raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage(action), 2)
+        raise UsageError(msg.missing_vdev_spec() + "\n"
+                         + msg.zpool_subcommand_usage(action, session.version), 2)
     try:
         data_words, log_words = vdev_spec.split_log(words)
         groups = vdev_spec.split_groups(data_words)
@@ -164,7 +165,7 @@ def _dry_run_tree(specs: list[VdevSpec]) -> list[str | tuple[str, list[str]]]:
 
 
 def create(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = zpool_getopt(args, "fndR:m:o:O:t:", "create")
+    opts, operands = zpool_getopt(args, "fndR:m:o:O:t:", "create", session.version)
     flags = {k for k, _ in opts}
     for flag, what in (("-m", "the root dataset's mountpoint"), ("-R", "an alternate root"),
                        ("-d", "a pool with no feature enabled"),
@@ -174,7 +175,8 @@ def create(session: Session, args: list[str]) -> CommandResult:
                                                       session.version.release), 1)
     props = [v for k, v in opts if k == "-o"]
     if not operands:
-        raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("create"), 2)
+        raise UsageError(msg.missing_pool_name() + "\n"
+                         + msg.zpool_subcommand_usage("create", session.version), 2)
     name = operands[0]
     if not POOL_NAME.match(name) or name in GROUP_KEYWORDS:
         raise UsageError(msg.invalid_pool_name("create", name), 1)
@@ -243,7 +245,7 @@ def _root_dataset_properties(pool: str, assignments: list[str],
         prop = zfs_common.ALIASES.get(prop, prop)
         if not eq:
             raise UsageError(msg.zfs_missing_equals(assignment) + "\n"
-                             + msg.zpool_subcommand_usage("create"), 2)
+                             + msg.zpool_subcommand_usage("create", version), 2)
         if not (prop in zfs_common.SETTABLE or zfs_props.is_user_property(prop)
                 or prop in zfs_props.stored_properties(version)):
             if prop in dataset_property_names(version):
@@ -251,7 +253,7 @@ def _root_dataset_properties(pool: str, assignments: list[str],
                                                             version.release), 1)
             # add_prop_list() (cmd/zpool/zpool_main.c, 2.1.11 and 2.3.9), exit 2
             raise UsageError(f"property '{prop}' is not a valid filesystem property\n"
-                             + msg.zpool_subcommand_usage("create"), 2)
+                             + msg.zpool_subcommand_usage("create", version), 2)
         # zpool_create() checks them with zfs_valid_proplist(), errors "cannot create".
         props[prop] = zfs_common.validate(pool, prop, value, version, "create")
     return props
@@ -285,17 +287,19 @@ def _allow_options(args: list[str], version: ZfsVersion) -> tuple[list[str], set
 def add(session: Session, args: list[str]) -> CommandResult:
     """zpool add [-fgLnP] [-o ashift=N] [--allow-...] POOL VDEV...: zpool_do_add()."""
     args, allowed = _allow_options(args, session.version)
-    opts, operands = zpool_getopt(args, "fgLnPo:", "add")
+    opts, operands = zpool_getopt(args, "fgLnPo:", "add", session.version)
     flags = {k for k, _ in opts}
     if not operands:
-        raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("add"), 2)
+        raise UsageError(msg.missing_pool_name() + "\n"
+                         + msg.zpool_subcommand_usage("add", session.version), 2)
     if len(operands) < 2:
-        raise UsageError(msg.missing_vdev_spec() + "\n" + msg.zpool_subcommand_usage("add"), 2)
+        raise UsageError(msg.missing_vdev_spec() + "\n"
+                         + msg.zpool_subcommand_usage("add", session.version), 2)
     force = "-f" in flags
     if force and allowed:
         raise UsageError("'-f' option is not allowed with '--allow-replication-mismatch', "
                          "'--allow-ashift-mismatch', or '--allow-in-use'\n"
-                         + msg.zpool_subcommand_usage("add"), 2)
+                         + msg.zpool_subcommand_usage("add", session.version), 2)
     pool = pool_named(session, operands[0])
     props = [v for k, v in opts if k == "-o"]
     if not any(prop.partition("=")[0] == "ashift" for prop in props) \
@@ -366,10 +370,10 @@ def _would_update(pool: Pool, specs: list[VdevSpec], log_specs: list[VdevSpec]) 
 
 
 def destroy(session: Session, args: list[str]) -> CommandResult:
-    _, operands = zpool_getopt(args, "f", "destroy")
+    _, operands = zpool_getopt(args, "f", "destroy", session.version)
     if not operands:
         raise UsageError(msg.missing_pool_argument() + "\n"
-                         + msg.zpool_subcommand_usage("destroy"), 2)
+                         + msg.zpool_subcommand_usage("destroy", session.version), 2)
     pool = pool_named(session, operands[0])
     del session.pools[operands[0]]
     zpool_import.destroy_labels(session, pool)
@@ -380,15 +384,17 @@ def remove(session: Session, args: list[str]) -> CommandResult:
     """zpool remove POOL DEVICE...: labsim removes log vdevs (always allowed); removing
     a data vdev (the device_removal feature, which copies its data away) is not
     modelled."""
-    opts, operands = zpool_getopt(args, "npsw", "remove")
+    opts, operands = zpool_getopt(args, "npsw", "remove", session.version)
     if ("-s", "") in opts:
         raise UsageError(msg.option_not_simulated("zpool remove", "-s", "stopping a device "
                                                   "removal", session.version.release), 1)
     if not operands:
-        raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("remove"), 2)
+        raise UsageError(msg.missing_pool_name() + "\n"
+                         + msg.zpool_subcommand_usage("remove", session.version), 2)
     pool = pool_named(session, operands[0])
     if len(operands) < 2:
-        raise UsageError(msg.missing_device() + "\n" + msg.zpool_subcommand_usage("remove"), 2)
+        raise UsageError(msg.missing_device() + "\n"
+                         + msg.zpool_subcommand_usage("remove", session.version), 2)
     for word in operands[1:]:
         path = session.absolute(word) if word.startswith("/") else word
         log = next((v for v in pool.logs if any(leaf.path == path for leaf in v.leaves)

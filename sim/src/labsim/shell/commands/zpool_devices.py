@@ -28,6 +28,7 @@ from labsim.zfs.vdevs import Leaf, TopVdev
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
+    from labsim.zfs.versions import ZfsVersion
 from labsim.shell.commands import zpool_properties as pool_props
 from labsim.shell.commands.zpool_common import (
     added_options,
@@ -69,11 +70,13 @@ def _finish_resilver(session: Session, pool: Pool, nbytes: int) -> None:
 def scrub(session: Session, args: list[str]) -> CommandResult:
     """zpool scrub [-s | -p] [-w] pool ...: labsim's scrubs finish at once, so -w changes
     nothing and there is never one to stop or pause."""
-    opts, names = zpool_getopt(args, "spw" + added_options("scrub", session.version), "scrub")
+    opts, names = zpool_getopt(args, "spw" + added_options("scrub", session.version), "scrub",
+                                 session.version)
     refuse_added_options("scrub", opts, session.version)
     flags = {k for k, _ in opts}
     if not names:
-        raise UsageError(msg.missing_pool_name() + "\n" + msg.zpool_subcommand_usage("scrub"),
+        raise UsageError(msg.missing_pool_name() + "\n"
+                         + msg.zpool_subcommand_usage("scrub", session.version),
                          2)
     errors = []
     for name in names:
@@ -100,13 +103,13 @@ def scrub(session: Session, args: list[str]) -> CommandResult:
 
 
 def clear(session: Session, args: list[str]) -> CommandResult:
-    _, operands = zpool_getopt(args, "FnX", "clear")
+    _, operands = zpool_getopt(args, "FnX", "clear", session.version)
     if not operands:
         raise UsageError(msg.missing_pool_name_short() + "\n"
-                         + msg.zpool_subcommand_usage("clear"), 2)
+                         + msg.zpool_subcommand_usage("clear", session.version), 2)
     if len(operands) > 2:
         raise UsageError(msg.too_many_arguments() + "\n"
-                         + msg.zpool_subcommand_usage("clear"), 2)
+                         + msg.zpool_subcommand_usage("clear", session.version), 2)
     pool = pool_named(session, operands[0])
     if len(operands) == 2:
         found = _device(pool, operands[1])
@@ -123,20 +126,20 @@ def clear(session: Session, args: list[str]) -> CommandResult:
 def _pool_and_devices(session: Session, args: list[str], optstring: str,
                       subcommand: str) -> tuple[Pool, list[str], set[str]]:
     """The pool, the devices named and the flags given."""
-    opts, operands = zpool_getopt(args, optstring, subcommand)
+    opts, operands = zpool_getopt(args, optstring, subcommand, session.version)
     if not operands:
         raise UsageError(msg.missing_pool_name_short() + "\n"
-                         + msg.zpool_subcommand_usage(subcommand), 2)
+                         + msg.zpool_subcommand_usage(subcommand, session.version), 2)
     if len(operands) < 2:
         raise UsageError(msg.missing_device_name() + "\n"
-                         + msg.zpool_subcommand_usage(subcommand), 2)
+                         + msg.zpool_subcommand_usage(subcommand, session.version), 2)
     return pool_named(session, operands[0]), operands[1:], {k for k, _ in opts}
 
 
 def offline(session: Session, args: list[str]) -> CommandResult:
     """zpool offline: refused with "no valid replicas" when the vdev would stop working
     (vdev_offline_locked(), module/zfs/vdev.c)."""
-    opts, _ = zpool_getopt(args, "ft", "offline")
+    opts, _ = zpool_getopt(args, "ft", "offline", session.version)
     for flag, what in (("-f", "faulting the device"), ("-t", "a temporary offline")):
         if (flag, "") in opts:
             raise UsageError(msg.option_not_simulated("zpool offline", flag, what,
@@ -230,16 +233,17 @@ def _refuse_unsimulated_reopen(session: Session, vdev: TopVdev, onlined: Leaf) -
             "vdev uses", session.version.release), 1)
 
 
-def _attach_operands(args: list[str], subcommand: str, release: str,
+def _attach_operands(args: list[str], subcommand: str, version: ZfsVersion,
                      flags: set[str] | None = None) -> tuple[list[str], list[str]]:
     """-o values and operands; ``flags``, when given, receives the flags (-f -s -w)."""
-    opts, operands = zpool_getopt(args, "fso:w", subcommand)
+    opts, operands = zpool_getopt(args, "fso:w", subcommand, version)
     if ("-s", "") in opts:
         raise UsageError(msg.option_not_simulated(f"zpool {subcommand}", "-s",
-                                                  "a sequential reconstruction", release), 1)
+                                                  "a sequential reconstruction",
+                                                  version.release), 1)
     if flags is not None:
         flags.update(k for k, _ in opts if k != "-o")
-    usage = msg.zpool_subcommand_usage(subcommand)
+    usage = msg.zpool_subcommand_usage(subcommand, version)
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + usage, 2)
     if len(operands) < 2:
@@ -258,7 +262,7 @@ def attach(session: Session, args: list[str]) -> CommandResult:
     (labsim.zfs.raidz_expansion); 2.1 and 2.2 refuse it, as they refuse a RAID-Z child
     (spa_vdev_attach(): ENOTSUP). -w waits for the resilver or the expansion."""
     flags: set[str] = set()
-    props, operands = _attach_operands(args, "attach", session.version.release, flags)
+    props, operands = _attach_operands(args, "attach", session.version, flags)
     pool = pool_named(session, operands[0])
     existing, new = operands[1], operands[2]
     found = _device(pool, existing)
@@ -335,11 +339,11 @@ def wait(session: Session, args: list[str]) -> CommandResult:
     """zpool wait [-Hp] [-T d|u] [-t activity[,...]] pool [interval]: returns once none of
     the activities runs. In labsim only an expansion and the scrub after it take time;
     everything else is done before its command returns."""
-    opts, operands = zpool_getopt(args, "HpT:t:", "wait")
+    opts, operands = zpool_getopt(args, "HpT:t:", "wait", session.version)
     if any(k == "-T" for k, _ in opts):
         raise UsageError(msg.option_not_simulated("zpool wait", "-T", "a timestamp",
                                                   session.version.release), 1)
-    usage = msg.zpool_subcommand_usage("wait")
+    usage = msg.zpool_subcommand_usage("wait", session.version)
     known = [a for a in WAIT_ACTIVITIES
              if a != "raidz_expand" or session.version.raidz_expansion]
     activities = set(known)
@@ -373,7 +377,7 @@ def replace(session: Session, args: list[str]) -> CommandResult:
     """zpool replace pool old [new]: the new leaf takes the old one's place and is
     resilvered: every block for a mirror or single device, the leaf's columns of every
     block for RAID-Z."""
-    props, operands = _attach_operands(args, "replace", session.version.release)
+    props, operands = _attach_operands(args, "replace", session.version)
     pool = pool_named(session, operands[0])
     old = operands[1]
     new = operands[2] if len(operands) > 2 else old
@@ -400,8 +404,8 @@ def detach(session: Session, args: list[str]) -> CommandResult:
     """zpool detach pool device: only a mirror child (spa_vdev_detach(): ENOTSUP for
     anything else; EBUSY when it holds the last good copy). A mirror left with one child
     becomes that single device again."""
-    _, operands = zpool_getopt(args, "", "detach")
-    usage = msg.zpool_subcommand_usage("detach")
+    _, operands = zpool_getopt(args, "", "detach", session.version)
+    usage = msg.zpool_subcommand_usage("detach", session.version)
     if not operands:
         raise UsageError(msg.missing_pool_name() + "\n" + usage, 2)
     if len(operands) < 2:

@@ -42,6 +42,7 @@ from labsim.zfs.vdevs import Leaf, TopVdev
 
 if TYPE_CHECKING:
     from labsim.shell.session import Session
+    from labsim.zfs.versions import ZfsVersion
 
 # zpool_do_import()'s search path without -d (lib/libzutil/os/linux/zutil_import_os.c).
 DEFAULT_IMPORT_DIRS = ("/dev/disk/by-vdev", "/dev/mapper", "/dev/disk/by-partlabel",
@@ -49,15 +50,15 @@ DEFAULT_IMPORT_DIRS = ("/dev/disk/by-vdev", "/dev/mapper", "/dev/disk/by-partlab
                        "/dev/disk/by-id", "/dev/disk/by-path", "/dev")
 
 
-def _getopt(args: list[str], optstring: str, subcommand: str):
+def _getopt(args: list[str], optstring: str, subcommand: str, version: ZfsVersion):
     return parse_options(args, optstring, missing_argument=msg.zpool_missing_argument,
                          invalid_option=msg.zpool_invalid_option,
-                         usage=msg.zpool_subcommand_usage(subcommand))
+                         usage=msg.zpool_subcommand_usage(subcommand, version))
 
 
 def export(session: Session, args: list[str]) -> CommandResult:
     """zpool export [-af] pool ...: each named pool (or all, with -a) is exported."""
-    opts, names = _getopt(args, "afF", "export")
+    opts, names = _getopt(args, "afF", "export", session.version)
     if ("-F", "") in opts:
         raise _not_simulated("zpool export -F (a hard force that leaves the labels as "
                              "they were)")
@@ -65,7 +66,7 @@ def export(session: Session, args: list[str]) -> CommandResult:
         names = sorted(session.pools)
     elif not names:
         raise UsageError(msg.missing_pool_argument() + "\n"
-                         + msg.zpool_subcommand_usage("export"), 2)
+                         + msg.zpool_subcommand_usage("export", session.version), 2)
     for name in names:
         pool = session.pools.get(name)
         if pool is None:
@@ -160,7 +161,7 @@ def import_(session: Session, args: list[str]) -> CommandResult:
     what the search finds (show_import()); with one, import it, by name or numeric id."""
     if "--rewind-to-checkpoint" in args:  # long_options[] of zpool_do_import()
         raise _not_simulated("zpool import --rewind-to-checkpoint (checkpoints)")
-    opts, operands = _getopt(args, "aCc:d:DEfFlmnNo:R:stT:VX", "import")
+    opts, operands = _getopt(args, "aCc:d:DEfFlmnNo:R:stT:VX", "import", session.version)
     flags = {k for k, _ in opts}
     if "-D" in flags:
         raise _not_simulated("zpool import -D (destroyed pools)")
@@ -183,7 +184,7 @@ def import_(session: Session, args: list[str]) -> CommandResult:
             listings, session.version.import_headings_as_status))
     if len(operands) > 2:
         raise UsageError(msg.too_many_arguments() + "\n"
-                         + msg.zpool_subcommand_usage("import"), 2)
+                         + msg.zpool_subcommand_usage("import", session.version), 2)
     wanted = operands[0]
     # zpool_do_import(): a number is a pool guid, anything else a name.
     matches = [(f, p) for f, p in found

@@ -116,7 +116,7 @@ def stored_value(pool: Pool, prop: str) -> tuple[object, str]:
 def set_(session: Session, args: list[str]) -> CommandResult:
     """zpool set PROPERTY=VALUE POOL (2.2 and later: [VDEV], a vdev property)."""
     version = session.version
-    usage = msg.zpool_subcommand_usage("set")
+    usage = msg.zpool_subcommand_usage("set", session.version)
     if args and args[0].startswith("-"):
         raise UsageError(msg.zpool_invalid_option(args[0][1:2]) + "\n" + usage, 2)
     if not args:

@@ -46,9 +46,9 @@ from labsim.shell.commands.zpool_common import (
 def iostat(session: Session, args: list[str]) -> CommandResult:
     """zpool iostat [-v] [-p] [-H] [pool...]: one report, the statistics since each pool
     was imported (an interval and count are not modelled)."""
-    opts, names = zpool_getopt(args, "c:gHLpPT:vyhlrwnq", "iostat")
+    opts, names = zpool_getopt(args, "c:gHLpPT:vyhlrwnq", "iostat", session.version)
     if ("-h", "") in opts:  # zpool_do_iostat(): case 'h': usage(B_FALSE)
-        raise UsageError(msg.zpool_subcommand_usage("iostat"), 2)
+        raise UsageError(msg.zpool_subcommand_usage("iostat", session.version), 2)
     refuse_unsimulated_options("iostat", opts, session.version)
     flags = {k for k, _ in opts}
     if names and names[-1].isdigit():
@@ -82,7 +82,7 @@ def iostat_row(session: Session, pool: Pool) -> iostat_fmt.IostatRow:
 
 
 def list_pools(session: Session, args: list[str]) -> CommandResult:
-    opts, names = zpool_getopt(args, "gHLpPvo:T:", "list")
+    opts, names = zpool_getopt(args, "gHLpPvo:T:", "list", session.version)
     refuse_unsimulated_options("list", opts, session.version)
     flags = {k for k, _ in opts}
     columns = None
@@ -115,7 +115,7 @@ def _unlisted_column(column: str, version: ZfsVersion) -> NoReturn:
         raise UsageError(msg.not_simulated("zpool list", f"the column {known}",
                                            version.release), 1)
     raise UsageError(msg.pool_bad_property_list(column) + "\n"
-                     + msg.zpool_subcommand_usage("list"), 2)
+                     + msg.zpool_subcommand_usage("list", version), 2)
 
 
 def _vdev_row(vdev: TopVdev, physical: bool, type_id: bool) -> list_fmt.VdevRow:
@@ -164,7 +164,7 @@ def status(session: Session, args: list[str]) -> CommandResult:
     always shown by their full path); -v would list damaged files, which labsim does not
     track by name, so it prints what plain status prints."""
     opts, names = zpool_getopt(args, "DigLpPstvxc:T:" + added_options("status", session.version),
-                          "status")
+                               "status", session.version)
     refuse_added_options("status", opts, session.version)
     refuse_unsimulated_options("status", opts, session.version)
     flags = {k for k, _ in opts}
@@ -292,7 +292,7 @@ def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
                 raise UsageError(msg.property_not_simulated("zpool get", name,
                                                             version.release), 1) from None
             raise UsageError(msg.pool_bad_property_list(name) + "\n"
-                             + msg.zpool_subcommand_usage("get"), 2) from None
+                             + msg.zpool_subcommand_usage("get", version), 2) from None
         if prop.name not in _known_properties(version):
             raise UsageError(msg.property_not_simulated("zpool get", prop.name,
                                                         version.release), 1)
@@ -301,12 +301,12 @@ def _wanted_properties(spec: str, version: ZfsVersion) -> tuple[str, ...]:
 
 
 def get(session: Session, args: list[str]) -> CommandResult:
-    opts, operands = zpool_getopt(args, "pHo:", "get")
+    opts, operands = zpool_getopt(args, "pHo:", "get", session.version)
     flags = {k for k, _ in opts}
     columns = next((v for k, v in reversed(opts) if k == "-o"), None)
     if not operands:
         raise UsageError(msg.missing_property_argument() + "\n"
-                         + msg.zpool_subcommand_usage("get"), 2)
+                         + msg.zpool_subcommand_usage("get", session.version), 2)
     wanted = _wanted_properties(operands[0], session.version)
     rows: list[tuple[str, str, object, str]] = []
     for pool in selected_pools(session, operands[1:]):
@@ -329,7 +329,8 @@ def get(session: Session, args: list[str]) -> CommandResult:
                                          columns=columns,
                                          widths_rule=session.version.column_widths)
     except zprop.InvalidColumn as err:
-        raise UsageError(err.message + "\n" + msg.zpool_subcommand_usage("get"), 2) from None
+        raise UsageError(err.message + "\n"
+                         + msg.zpool_subcommand_usage("get", session.version), 2) from None
     # zpool get all lists every property and feature; labsim's list is shorter, and says so.
     note = msg.notice(f"zpool get all: the other properties and the features of OpenZFS "
                       f"{session.version.release}", plural=True, where=msg.REAL_OPENZFS) \

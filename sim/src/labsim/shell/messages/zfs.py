@@ -4,71 +4,61 @@ operands, datasets that do not exist or exist already, property validation
 
 from __future__ import annotations
 
-# get_usage(), 2.1 (unverified where 2.2 added options: create -u, set -u)
-_ZFS_USAGE = {
-    "version": "\tversion\n",
-    "create": ("\tcreate [-Pnpv] [-o property=value] ... <filesystem>\n"
-               "\tcreate [-Pnpsv] [-b blocksize] [-o property=value] ... "
-               "-V <size> <volume>\n"),
-    "destroy": ("\tdestroy [-fnpRrv] <filesystem|volume>\n"
-                "\tdestroy [-dnpRrv] <filesystem|volume>@<snap>[%<snap>][,...]\n"
-                "\tdestroy <filesystem|volume>#<bookmark>\n"),
-    "snapshot": "\tsnapshot [-r] [-o property=value] ... <filesystem|volume>@<snap> ...\n",
-    "rollback": "\trollback [-rRf] <snapshot>\n",
-    "clone": "\tclone [-p] [-o property=value] ... <snapshot> <filesystem|volume>\n",
-    "promote": "\tpromote <clone-filesystem>\n",
-    "rename": ("\trename [-f] <filesystem|volume|snapshot> <filesystem|volume|snapshot>\n"
-               "\trename -p [-f] <filesystem|volume> <filesystem|volume>\n"
-               "\trename -u [-f] <filesystem> <filesystem>\n"
-               "\trename -r <snapshot> <snapshot>\n"),
-    "list": ("\tlist [-Hp] [-r|-d max] [-o property[,...]] [-s property]...\n"
-             "\t    [-S property]... [-t type[,...]] [filesystem|volume|snapshot] ...\n"),
-    "set": "\tset <property=value> ... <filesystem|volume|snapshot> ...\n",
-    "get": ("\tget [-rHp] [-d max] [-o \"all\" | field[,...]]\n"
-            "\t    [-t type[,...]] [-s source[,...]]\n"
-            "\t    <\"all\" | property[,...]> [filesystem|volume|snapshot|bookmark] ...\n"),
-    "inherit": "\tinherit [-rS] <property> <filesystem|volume|snapshot> ...\n",
-    "mount": "\tmount\n\tmount [-flvO] [-o opts] <-a | filesystem>\n",
-    "unmount": "\tunmount [-fu] <-a | filesystem|mountpoint>\n",
-}
+from labsim.shell.messages.usage_texts import (
+    ZFS_COMMAND_ORDER,
+    ZFS_SYNOPSES,
+    usage_release,
+)
+from labsim.zfs.versions import ZfsVersion, release_at_least
+
+# The subcommands whose usage goes on with the dataset property table (usage()).
+_WITH_PROPERTIES = ("set", "get", "inherit", "list")
 
 
-def zfs_subcommand_usage(subcommand: str) -> str:
-    """usage(B_FALSE) inside a zfs subcommand: "usage:" and the synopsis (exit 2).
+def _zfs_usage_tail(version: ZfsVersion) -> str:
+    """usage()'s closing lines when it prints no property table; `zfs help` from 2.2."""
+    text = ("\nFor the property list, run: zfs set|get\n"
+            "\nFor the delegated permission list, run: zfs allow|unallow\n")
+    if release_at_least(version, 2, 2):
+        text += "\nFor further help on a command or topic, run: zfs help [<topic>]\n"
+    return text
+
+
+def zfs_subcommand_usage(subcommand: str, version: ZfsVersion) -> str:
+    """usage(B_FALSE) inside a zfs subcommand: "usage:", ``version``'s synopsis
+    (get_usage()), then the lines on the property and permission lists (exit 2).
 
     Known gap: for set/get/list/inherit the real usage goes on with the whole
     dataset property table ("The following properties are supported: ..."),
     which is not reproduced."""
-    return ("usage:\n" + _ZFS_USAGE[subcommand]).removesuffix("\n")
-
-
-def zfs_usage() -> str:
-    """usage(B_FALSE) outside a subcommand, abridged to the commands labsim knows
-    (unverified: the real table lists every zfs subcommand)."""
-    text = "usage: zfs command args ...\nwhere 'command' is one of the following:\n\n"
-    order: tuple[str | None, ...] = (
-        "version", None, "create", "destroy", None, "snapshot", "rollback", "clone",
-        "promote", "rename", None, "list", None, "set", "get", "inherit", None, "mount",
-        "unmount")
-    for name in order:
-        text += "\n" if name is None else _ZFS_USAGE[name]
-    text += ("\nEach dataset is of the form: pool/[dataset/]*dataset[@name]\n"
-             "\nFor the property list, run: zfs set|get\n"
-             "\nFor the delegated permission list, run: zfs allow|unallow\n")
+    text = "usage:\n" + ZFS_SYNOPSES[usage_release(version)][subcommand]
+    if subcommand not in _WITH_PROPERTIES:
+        text += _zfs_usage_tail(version)
     return text.removesuffix("\n")
 
 
-def zfs_missing_command() -> str:
-    return "missing command\n" + zfs_usage()
+def zfs_usage(version: ZfsVersion) -> str:
+    """usage(B_FALSE) outside a subcommand: ``version``'s whole command table, the form
+    of a dataset's name, and the closing lines (exit 2)."""
+    text = "usage: zfs command args ...\nwhere 'command' is one of the following:\n\n"
+    synopses = ZFS_SYNOPSES[usage_release(version)]
+    for name in ZFS_COMMAND_ORDER[usage_release(version)]:
+        text += "\n" if name is None else synopses[name]
+    text += "\nEach dataset is of the form: pool/[dataset/]*dataset[@name]\n"
+    return (text + _zfs_usage_tail(version)).removesuffix("\n")
 
 
-def zfs_unrecognized_command(name: str) -> str:
+def zfs_missing_command(version: ZfsVersion) -> str:
+    return "missing command\n" + zfs_usage(version)
+
+
+def zfs_unrecognized_command(name: str, version: ZfsVersion) -> str:
     """main(): "unrecognized command 'foo'" then the full usage (exit 2)."""
-    return f"unrecognized command '{name}'\n" + zfs_usage()
+    return f"unrecognized command '{name}'\n" + zfs_usage(version)
 
 
 def zfs_invalid_option(opt: str) -> str:
-    return f"invalid option '{opt.lstrip('-')}'"
+    return f"invalid option '{opt if opt == '-' else opt.lstrip('-')}'"
 
 
 def zfs_missing_argument(opt: str) -> str:

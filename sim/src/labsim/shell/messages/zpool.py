@@ -6,65 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# get_usage() texts, 2.1.  create/destroy/add/list/status/get/set/sync/version are
-# the ones labsim answers; the rest only appear in the full usage.  Lines marked
-# 2.2 in the 2.2 listing (scrub -e, initialize -u, set <vdev_property>, the final
-# "For further help" line) are left out.
-_ZPOOL_USAGE = {
-    "version": "\tversion\n",
-    "create": ("\tcreate [-fnd] [-o property=value] ... \n"
-               "\t    [-O file-system-property=value] ... \n"
-               "\t    [-m mountpoint] [-R root] <pool> <vdev> ...\n"),
-    "destroy": "\tdestroy [-f] <pool>\n",
-    "add": "\tadd [-fgLnP] [-o property=value] <pool> <vdev> ...\n",
-    "remove": "\tremove [-npsw] <pool> <device> ...\n",
-    "labelclear": "\tlabelclear [-f] <vdev>\n",
-    "checkpoint": "\tcheckpoint [-d [-w]] <pool> ...\n",
-    "list": ("\tlist [-gHLpPv] [-o property[,...]] [-T d|u] [pool] ... \n"
-             "\t    [interval [count]]\n"),
-    "iostat": ("\tiostat [[[-c [script1,script2,...][-lq]]|[-rw]] [-T d | u] [-ghHLpPvy]\n"
-               "\t    [[pool ...]|[pool vdev ...]|[vdev ...]] [[-n] interval [count]]\n"),
-    "status": ("\tstatus [-c [script1,script2,...]] [-igLpPstvxD]  [-T d|u] [pool] ... \n"
-               "\t    [interval [count]]\n"),
-    "online": "\tonline [-e] <pool> <device> ...\n",
-    "offline": "\toffline [-f] [-t] <pool> <device> ...\n",
-    "clear": "\tclear [-nF] <pool> [device]\n",
-    "reopen": "\treopen [-n] <pool>\n",
-    "attach": "\tattach [-fsw] [-o property=value] <pool> <device> <new-device>\n",
-    "detach": "\tdetach <pool> <device>\n",
-    "replace": "\treplace [-fsw] [-o property=value] <pool> <device> [new-device]\n",
-    "split": ("\tsplit [-gLnPl] [-R altroot] [-o mntopts]\n"
-              "\t    [-o property=value] <pool> <newpool> [<device> ...]\n"),
-    "initialize": "\tinitialize [-c | -s] [-w] <pool> [<device> ...]\n",
-    "resilver": "\tresilver <pool> ...\n",
-    "scrub": "\tscrub [-s | -p] [-w] <pool> ...\n",
-    "trim": "\ttrim [-dw] [-r <rate>] [-c | -s] <pool> [<device> ...]\n",
-    "import": ("\timport [-d dir] [-D]\n"
-               "\timport [-o mntopts] [-o property=value] ... \n"
-               "\t    [-d dir | -c cachefile] [-D] [-l] [-f] [-m] [-N] [-R root] [-F [-n]] -a\n"
-               "\timport [-o mntopts] [-o property=value] ... \n"
-               "\t    [-d dir | -c cachefile] [-D] [-l] [-f] [-m] [-N] [-R root] [-F [-n]]\n"
-               "\t    [--rewind-to-checkpoint] <pool | id> [newpool]\n"),
-    "export": "\texport [-af] <pool> ...\n",
-    "upgrade": "\tupgrade\n\tupgrade -v\n\tupgrade [-V version] <-a | pool ...>\n",
-    "reguid": "\treguid <pool>\n",
-    "history": "\thistory [-il] [<pool>] ...\n",
-    "events": "\tevents [-vHf [pool] | -c]\n",
-    "get": ("\tget [-Hp] [-o \"all\" | field[,...]] "
-            "<\"all\" | property[,...]> <pool> ...\n"),
-    "set": "\tset <property=value> <pool> \n",
-    "sync": "\tsync [pool] ...\n",
-    "wait": "\twait [-Hp] [-T d|u] [-t <activity>[,...]] <pool> [interval]\n",
-}
-
-# command_table[]: None is an empty line in the general usage
-_ZPOOL_TABLE: tuple[str | None, ...] = (
-    "version", None, "create", "destroy", None, "add", "remove", None, "labelclear", None,
-    "checkpoint", None, "list", "iostat", "status", None, "online", "offline", "clear",
-    "reopen", None, "attach", "detach", "replace", "split", None, "initialize", "resilver",
-    "scrub", "trim", None, "import", "export", "upgrade", "reguid", None, "history",
-    "events", None, "get", "set", "sync", None, "wait",
+from labsim.shell.messages.usage_texts import (
+    ZPOOL_COMMAND_ORDER,
+    ZPOOL_SYNOPSES,
+    usage_release,
 )
+from labsim.zfs.versions import ZfsVersion, release_at_least
 
 # zpool_prop.c value strings and readonly-ness, for print_prop_cb()
 _POOL_PROP_VALUES = {
@@ -100,36 +47,40 @@ def _pool_property_table() -> str:
     return text
 
 
-def zpool_usage() -> str:
-    """usage(B_FALSE) outside a subcommand: the whole command table (exit 2)."""
+def zpool_usage(version: ZfsVersion) -> str:
+    """usage(B_FALSE) outside a subcommand: ``version``'s whole command table, then from
+    2.2 the line on `zpool help` (exit 2)."""
     text = "usage: zpool command args ...\nwhere 'command' is one of the following:\n\n"
-    for name in _ZPOOL_TABLE:
-        text += "\n" if name is None else _ZPOOL_USAGE[name]
+    synopses = ZPOOL_SYNOPSES[usage_release(version)]
+    for name in ZPOOL_COMMAND_ORDER[usage_release(version)]:
+        text += "\n" if name is None else synopses[name]
+    if release_at_least(version, 2, 2):
+        text += "\nFor further help on a command or topic, run: zpool help [<topic>]\n"
     return text.removesuffix("\n")
 
 
-def zpool_subcommand_usage(subcommand: str) -> str:
-    """usage(B_FALSE) inside a subcommand: "usage:" and its synopsis; list, get and
-    set add the property table (exit 2)."""
-    text = "usage:\n" + _ZPOOL_USAGE[subcommand]
+def zpool_subcommand_usage(subcommand: str, version: ZfsVersion) -> str:
+    """usage(B_FALSE) inside a subcommand: "usage:" and ``version``'s synopsis of it
+    (get_usage()); list, get and set add the property table (exit 2)."""
+    text = "usage:\n" + ZPOOL_SYNOPSES[usage_release(version)][subcommand]
     if subcommand in ("list", "get", "set"):
         text += _pool_property_table()
     return text.removesuffix("\n")
 
 
-def zpool_missing_command() -> str:
+def zpool_missing_command(version: ZfsVersion) -> str:
     """main(): "missing command" then the full usage (exit 2)."""
-    return "missing command\n" + zpool_usage()
+    return "missing command\n" + zpool_usage(version)
 
 
-def zpool_unrecognized_command(name: str) -> str:
+def zpool_unrecognized_command(name: str, version: ZfsVersion) -> str:
     """main(): "unrecognized command 'foo'" then the full usage (exit 2)."""
-    return f"unrecognized command '{name}'\n" + zpool_usage()
+    return f"unrecognized command '{name}'\n" + zpool_usage(version)
 
 
 def zpool_invalid_option(opt: str) -> str:
     """getopt '?': "invalid option 'x'" (then the subcommand usage, exit 2)."""
-    return f"invalid option '{opt.lstrip('-')}'"
+    return f"invalid option '{opt if opt == '-' else opt.lstrip('-')}'"
 
 
 def zpool_missing_argument(opt: str) -> str:
