@@ -30,30 +30,30 @@ _READ_ONLY_ZPOOL = {"list", "status", "get", "iostat", "sync", "wait", "version"
                     "history", "destroy"}
 
 
-def _positionals(args: list[str], valued: str) -> list[str]:
-    out, skip = [], False
+def _split(args: list[str], valued: str) -> tuple[list[str], list[str]]:
+    """The option words of ``args`` and its operands; the word after a ``valued`` option
+    (-o VALUE) is its value, neither."""
+    flags: list[str] = []
+    operands: list[str] = []
+    skip = False
     for word in args:
         if skip:
             skip = False
             continue
         if word.startswith("-") and len(word) > 1:
+            flags.append(word)
             skip = word[-1] in valued and len(word) == 2
             continue
-        out.append(word)
-    return out
+        operands.append(word)
+    return flags, operands
+
+
+def _positionals(args: list[str], valued: str) -> list[str]:
+    return _split(args, valued)[1]
 
 
 def _flags(args: list[str], valued: str) -> list[str]:
-    """The option words of ``args``, the values of ``valued`` options left out."""
-    out, skip = [], False
-    for word in args:
-        if skip:
-            skip = False
-            continue
-        if word.startswith("-") and len(word) > 1:
-            out.append(word)
-            skip = word[-1] in valued and len(word) == 2
-    return out
+    return _split(args, valued)[0]
 
 
 def _options(args: list[str], flag: str) -> list[str]:
