@@ -105,6 +105,10 @@ def test_zfs_usage_closes_with_the_lists_and_from_2_2_the_help_line():
      "use 'zfs create' to create a dataset"),
     (m.would_create("tank", ["/var/tmp/a.img"]),
      "would create 'tank' with the following layout:\n\n\ttank\n\t  /var/tmp/a.img"),
+    # zpool_do_create(): print_vdev_tree() of the "logs" class after the pool's
+    (m.would_create("tank", [("mirror", ["/a", "/b"])], [("mirror", ["/c", "/d"])]),
+     "would create 'tank' with the following layout:\n\n\ttank\n\t  mirror\n\t    /a\n"
+     "\t    /b\n\tlogs\n\t  mirror\n\t    /c\n\t    /d"),
     (m.zpool_version("2.1.11"), "zfs-2.1.11-1\nzfs-kmod-2.1.11-1"),
     (m.no_pools_available(), "no pools available"),
 ])

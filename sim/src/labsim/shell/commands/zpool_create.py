@@ -206,11 +206,8 @@ def create(session: Session, args: list[str]) -> CommandResult:
         else:  # kept as given: `zpool get ashift` shows it "local" (0 "default" unset)
             kept[key] = str(parse_zfs_number(value))
     if "-n" in flags:
-        if log_specs:
-            raise UsageError(msg.option_not_simulated("zpool create", "-n",
-                                                      "with log vdevs",
-                                                      session.version.release), 1)
-        return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs)) + "\n")
+        return CommandResult(stdout=msg.would_create(name, _dry_run_tree(specs),
+                                                     _dry_run_tree(log_specs)) + "\n")
     try:
         pool = create_pool(name, list(specs), session.version, ashift)
         if log_specs:

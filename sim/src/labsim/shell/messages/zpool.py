@@ -196,19 +196,27 @@ def invalid_pool_name(action: str, name: str) -> str:
     return f"{_action(action, name)}: {reason}"
 
 
-def would_create(pool: str, vdevs: Sequence[str | tuple[str, Sequence[str]]]) -> str:
+def would_create(pool: str, vdevs: Sequence[str | tuple[str, Sequence[str]]],
+                 logs: Sequence[str | tuple[str, Sequence[str]]] = ()) -> str:
     """``zpool create -n`` (stdout): "would create 'tank' with the following
     layout:" + a blank line + print_vdev_tree() ("\\t%*s%s\\n", two spaces per
-    level).  ``vdevs`` are the top-level vdevs in order: a device path, or a (name,
-    members) pair such as ("mirror", [...]) or ("raidz2", [...]).  The group is named
-    without its id (zpool_vdev_name() without VDEV_NAME_TYPE_ID; unverified in 2.1.11)."""
-    text = f"would create '{pool}' with the following layout:\n\n\t{pool}\n"
-    for vdev in vdevs:
-        if isinstance(vdev, str):
-            text += f"\t  {vdev}\n"
-        else:
-            kind, members = vdev
-            text += f"\t  {kind}\n" + "".join(f"\t    {m}\n" for m in members)
+    level), then the same for the "logs" class when there are log vdevs.  ``vdevs``
+    are the top-level vdevs in order: a device path, or a (name, members) pair such as
+    ("mirror", [...]) or ("raidz2", [...]).  A group is named without its id
+    (zpool_vdev_name() without VDEV_NAME_TYPE_ID)."""
+    def tree(top: Sequence[str | tuple[str, Sequence[str]]]) -> str:
+        text = ""
+        for vdev in top:
+            if isinstance(vdev, str):
+                text += f"\t  {vdev}\n"
+            else:
+                kind, members = vdev
+                text += f"\t  {kind}\n" + "".join(f"\t    {m}\n" for m in members)
+        return text
+
+    text = f"would create '{pool}' with the following layout:\n\n\t{pool}\n" + tree(vdevs)
+    if logs:
+        text += "\tlogs\n" + tree(logs)
     return text.removesuffix("\n")
 
 
