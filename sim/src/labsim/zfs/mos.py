@@ -418,8 +418,6 @@ def mark_mos_changed(pool: Pool) -> None:
 
 def _metaslab_changed(pool: Pool, extent: Extent) -> None:
     """Mark the metaslab holding ``extent`` as changed in this txg."""
-    vdevs = pool.vdevs
-    vdev = vdevs[extent.vdev] if extent.vdev < len(vdevs) \
-        and vdevs[extent.vdev].id == extent.vdev else pool.top(extent.vdev)
+    vdev = pool.top(extent.vdev)
     if vdev.metaslabs:
         vdev.metaslabs[min(extent.offset >> vdev.ms_shift, len(vdev.metaslabs) - 1)].mark_changed()
